@@ -1,0 +1,119 @@
+import type { Digests } from "../store/types.ts";
+import type { SystemMetadata } from "../types/sysmeta.ts";
+
+/** An object as the node holds it: its full system metadata (v2 shape) and where its bytes are. */
+export interface StoredObject {
+  sysmeta: SystemMetadata;
+  /** Content key in the object store (SHA-256 hex of the bytes). */
+  contentKey: string;
+  /** Digests computed when the bytes arrived; getChecksum answers from these. */
+  digests: Digests;
+  /** True when this node holds the object as a replica (not the authoritative copy). */
+  isReplica: boolean;
+}
+
+/** One row of an ObjectList. */
+export interface ObjectInfo {
+  identifier: string;
+  formatId: string;
+  checksum: { algorithm: string; value: string };
+  dateSysMetadataModified: Date;
+  size: number;
+}
+
+export interface ObjectListFilter {
+  /** dateSysMetadataModified >= fromDate */
+  fromDate?: Date;
+  /** dateSysMetadataModified < toDate */
+  toDate?: Date;
+  formatId?: string;
+  /** A PID, or a SID (then every PID of the series). */
+  identifier?: string;
+  /** false: leave out objects held only as replicas. */
+  replicaStatus?: boolean;
+  /** CN listObjects: authoritativeMemberNode equals this. */
+  nodeId?: string;
+  /** Only objects readable by one of these subjects (rightsHolder or an allow rule); undefined: no filter. */
+  readableBy?: string[];
+}
+
+export interface Page<T> {
+  start: number;
+  total: number;
+  items: T[];
+}
+
+export interface LogEntry {
+  entryId: string;
+  identifier: string;
+  ipAddress: string;
+  userAgent: string;
+  subject: string;
+  event: string;
+  dateLogged: Date;
+  nodeIdentifier: string;
+}
+
+export type NewLogEntry = Omit<LogEntry, "entryId">;
+
+export interface LogFilter {
+  fromDate?: Date;
+  toDate?: Date;
+  event?: string;
+  /** Prefix match on the identifier. */
+  idFilter?: string;
+  /** Only entries about objects readable by one of these subjects; undefined: no filter. */
+  readableBy?: string[];
+}
+
+/** Reads and writes on objects; every method may run inside a transaction. */
+export interface ObjectRepository {
+  get(pid: string): Promise<StoredObject | undefined>;
+  /** The HEAD PID of a series: the newest (by dateUploaded) member not obsoleted by another member. */
+  headOfSeries(sid: string): Promise<string | undefined>;
+  /** Whether the string is used as a PID or as a SID by any object. */
+  isIdentifierInUse(id: string): Promise<boolean>;
+  /** Every PID that carries this SID, oldest first. */
+  pidsOfSeries(sid: string): Promise<string[]>;
+  insert(object: StoredObject): Promise<void>;
+  /** Replace the stored system metadata of an existing PID (all fields, access rules and replicas). */
+  replaceSysmeta(sysmeta: SystemMetadata): Promise<void>;
+  remove(pid: string): Promise<void>;
+  /** How many objects reference these bytes. */
+  countByContentKey(key: string): Promise<number>;
+  /** Ordered by (dateSysMetadataModified, identifier); keyset paging underneath, also for start/count. */
+  list(filter: ObjectListFilter, start: number, count: number): Promise<Page<ObjectInfo>>;
+}
+
+export interface EventLog {
+  /** Queue an entry; written in batches off the request path. */
+  append(entry: NewLogEntry): void;
+  /** Write everything queued now. */
+  flush(): Promise<void>;
+  /** Ordered by dateLogged then entry id. */
+  list(filter: LogFilter, start: number, count: number): Promise<Page<LogEntry>>;
+}
+
+/**
+ * Bytes that were moved into the store but whose row may not be committed yet.
+ * add() is committed before the rename; the object insert's transaction removes it. At start-up any left
+ * over key that no object references is deleted from the store.
+ */
+export interface BlobIntents {
+  add(key: string): Promise<void>;
+  remove(key: string): Promise<void>;
+  list(): Promise<string[]>;
+}
+
+export interface Repositories {
+  objects: ObjectRepository;
+  blobIntents: BlobIntents;
+}
+
+export interface Database extends Repositories {
+  readonly dialect: "sqlite" | "postgres";
+  events: EventLog;
+  /** Run `work` in one transaction; the repositories it receives write inside it. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,45 @@
+import type { Readable } from "node:stream";
+
+/** Digests computed in the single pass over an upload. Hex values are lower case. */
+export interface Digests {
+  size: number;
+  md5: string;
+  sha1: string;
+  sha256: string;
+  /** The algorithm the system metadata names, when it is none of the three above (e.g. SHA-512). */
+  extra?: { algorithm: string; value: string };
+}
+
+/** Bytes written to a temporary file inside the store, hashed, not yet visible. */
+export interface StagedObject {
+  readonly digests: Digests;
+  /** Content key: the SHA-256 hex of the bytes. */
+  readonly key: string;
+  /** Move the bytes into their content-addressed place (atomic rename + fsync). Idempotent. */
+  commit(): Promise<void>;
+  /** Remove the temporary file. Safe to call after commit (then it does nothing). */
+  discard(): Promise<void>;
+}
+
+export interface StageOptions {
+  /** DataONE algorithm name the sysmeta declares (MD5, SHA-1, SHA-256, SHA-384, SHA-512). */
+  algorithm?: string;
+  signal?: AbortSignal;
+}
+
+/** Content-addressed object bytes. Keys are SHA-256 hex strings, never identifiers. */
+export interface ObjectStore {
+  /** Stream `source` to a temp file while computing size and digests in one pass. */
+  stage(source: Readable, options?: StageOptions): Promise<StagedObject>;
+  /** A read stream of committed bytes (1 MiB chunks). Throws ENOENT-coded error when absent. */
+  read(key: string, range?: { start: number; end: number }): Readable;
+  /** Whether committed bytes exist under this key. */
+  has(key: string): Promise<boolean>;
+  /** Remove committed bytes (no error when already absent). */
+  remove(key: string): Promise<void>;
+  /** Remove leftover temp files (called at start-up, before serving). Returns how many. */
+  sweepTemp(): Promise<number>;
+  /** Every committed key (for audits and orphan collection). */
+  keys(): AsyncIterable<string>;
+  close(): Promise<void>;
+}
