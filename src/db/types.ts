@@ -105,6 +105,13 @@ export interface BlobIntents {
   list(): Promise<string[]>;
 }
 
+/** systemMetadataChanged notifications from a CN, waiting for the refresh from the authoritative copy. */
+export interface SysmetaRefreshQueue {
+  request(pid: string, serialVersion: number, modified: Date): Promise<void>;
+  pending(): Promise<{ pid: string; serialVersion: number; modified: Date }[]>;
+  done(pid: string): Promise<void>;
+}
+
 export interface Repositories {
   objects: ObjectRepository;
   blobIntents: BlobIntents;
@@ -113,6 +120,7 @@ export interface Repositories {
 export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   events: EventLog;
+  sysmetaRefresh: SysmetaRefreshQueue;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -17,6 +17,11 @@ export interface StagedObject {
   readonly key: string;
   /** Move the bytes into their content-addressed place (atomic rename + fsync). Idempotent. */
   commit(): Promise<void>;
+  /**
+   * Compute one more digest over the staged bytes (a second read of the temp file). Only for the rare upload
+   * whose system metadata part arrives after the object part and names an algorithm beyond MD5/SHA-1/SHA-256.
+   */
+  addDigest(algorithm: string): Promise<void>;
   /** Remove the temporary file. Safe to call after commit (then it does nothing). */
   discard(): Promise<void>;
 }
@@ -31,7 +36,7 @@ export interface StageOptions {
 export interface ObjectStore {
   /** Stream `source` to a temp file while computing size and digests in one pass. */
   stage(source: Readable, options?: StageOptions): Promise<StagedObject>;
-  /** A read stream of committed bytes (1 MiB chunks). Throws ENOENT-coded error when absent. */
+  /** A read stream of committed bytes (1 MiB chunks); `range.end` is inclusive. Throws ENOENT-coded error when absent. */
   read(key: string, range?: { start: number; end: number }): Readable;
   /** Whether committed bytes exist under this key. */
   has(key: string): Promise<boolean>;

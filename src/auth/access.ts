@@ -1,0 +1,45 @@
+/**
+ * Access decisions, in one place. "Permissions on an object come from its accessPolicy (read, write,
+ * changePermission) and its rightsHolder. The subject public stands for every caller." (API text,
+ * Authentication 4). changePermission implies write implies read; the rightsHolder holds every permission.
+ */
+import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
+import type { Session } from "./session.ts";
+
+const RANK: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
+
+/** Whether the session holds `permission` on an object with this system metadata. */
+export function isAllowed(
+  session: Session,
+  permission: Permission,
+  sysmeta: Pick<SystemMetadata, "rightsHolder" | "accessPolicy">,
+): boolean {
+  if (session.isAdmin || session.isCn) return true;
+  if (session.subjects.has(sysmeta.rightsHolder)) return true;
+  const needed = RANK[permission];
+  for (const rule of sysmeta.accessPolicy) {
+    if (!rule.subjects.some((s) => session.subjects.has(s))) continue;
+    if (rule.permissions.some((p) => RANK[p] >= needed)) return true;
+  }
+  return false;
+}
+
+/** The subjects a list must be filtered by, or undefined when the session may read everything. */
+export function readFilter(session: Session): string[] | undefined {
+  if (session.isAdmin || session.isCn) return undefined;
+  return [...session.subjects];
+}
+
+/** Node administrators and Coordinating Nodes: the callers the CN-only operations accept. */
+export function isTrusted(session: Session): boolean {
+  return session.isAdmin || session.isCn;
+}
+
+/** Whether the session may create objects: a subject on the submitter allow-list, or a trusted caller. */
+export function maySubmit(session: Session, submitters: readonly string[]): boolean {
+  return (
+    isTrusted(session) ||
+    submitters.some((s) => session.subjects.has(s) && s !== "public") ||
+    submitters.includes("public")
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * The node's own token-signing key pair, kept in the data folder so that `d1node token` and a node started on
+ * the same folder agree. Created on first use with owner-only permissions.
+ */
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  X509Certificate,
+} from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export interface SigningKey {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+export function signingKeyPath(dataDir: string): string {
+  return path.join(dataDir, "keys", "token-signing-key.pem");
+}
+
+export function loadOrCreateSigningKey(dataDir: string): SigningKey {
+  const file = signingKeyPath(dataDir);
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+    renameSync(temp, file);
+  }
+  const privateKey = createPrivateKey(readFileSync(file));
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
+/** Public keys from PEM files holding public keys or X.509 certificates (several per file allowed). */
+export function loadPublicKeys(files: readonly string[]): KeyObject[] {
+  const keys: KeyObject[] = [];
+  for (const file of files) {
+    const pem = readFileSync(file, "utf8");
+    const blocks = pem.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
+    if (blocks.length === 0) throw new Error(`${file}: no PEM block found`);
+    for (const block of blocks) {
+      if (block.includes("CERTIFICATE")) keys.push(new X509Certificate(block).publicKey);
+      else if (block.includes("PUBLIC KEY")) keys.push(createPublicKey(block));
+      else throw new Error(`${file}: expected public keys or certificates, found another PEM block`);
+    }
+  }
+  return keys;
+}

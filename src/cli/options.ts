@@ -1,0 +1,44 @@
+/** Flags shared by the commands, and how they become a Config (flags win over environment, environment over file). */
+import type { Command } from "commander";
+import { type ConfigInput, configFromEnv, configFromFile, resolveConfig } from "../config/config.ts";
+
+export interface CommonFlags {
+  config?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  adminSubject?: string[];
+  cnSubject?: string[];
+}
+
+export function addCommonOptions(command: Command): Command {
+  return command
+    .option("-c, --config <file>", "JSON configuration file (env: D1NODE_CONFIG)")
+    .option(
+      "-d, --data-dir <dir>",
+      "data folder: embedded database, object bytes, signing key (env: D1NODE_DATA_DIR)",
+    )
+    .option(
+      "--database-url <url>",
+      "postgres://... to use PostgreSQL instead of the embedded SQLite (env: D1NODE_DATABASE_URL)",
+    )
+    .option(
+      "--admin-subject <subject...>",
+      "node administrator subjects (env: D1NODE_ADMIN_SUBJECTS, ;-separated)",
+    )
+    .option(
+      "--cn-subject <subject...>",
+      "Coordinating Node subjects trusted for CN-only calls (env: D1NODE_CN_SUBJECTS)",
+    );
+}
+
+export function configFromFlags(flags: CommonFlags & Record<string, unknown>, extra: ConfigInput = {}) {
+  const file = flags.config ?? process.env.D1NODE_CONFIG;
+  const fromFlags: ConfigInput = {
+    ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...(flags.adminSubject ? { adminSubjects: flags.adminSubject } : {}),
+    ...(flags.cnSubject ? { cnSubjects: flags.cnSubject } : {}),
+    ...extra,
+  };
+  return resolveConfig(file ? configFromFile(file) : {}, configFromEnv(process.env), fromFlags);
+}

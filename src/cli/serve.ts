@@ -1,0 +1,41 @@
+/** `d1node serve`: start a node and print the base URL it serves. */
+import type { Command } from "commander";
+import type { ConfigInput } from "../config/config.ts";
+import { startNode } from "../http/server.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+
+interface ServeFlags extends CommonFlags {
+  role?: string;
+  host?: string;
+  port?: string;
+  basePath?: string;
+  baseUrl?: string;
+  nodeId?: string;
+  logLevel?: string;
+}
+
+export function registerServeCommand(program: Command): void {
+  addCommonOptions(program.command("serve").description("run a node (Member Node by default)"))
+    .option("--role <role>", "mn or cn (env: D1NODE_ROLE)")
+    .option("-H, --host <host>", "address to listen on (env: D1NODE_HOST; default 127.0.0.1)")
+    .option("-p, --port <port>", "port to listen on (env: D1NODE_PORT; default 8080; 0 picks a free one)")
+    .option("--base-path <path>", "path the API is served under (env: D1NODE_BASE_PATH; default /mn)")
+    .option("--base-url <url>", "public base URL, when behind a proxy (env: D1NODE_BASE_URL)")
+    .option("--node-id <urn>", "node identifier, urn:node:... (env: D1NODE_NODE_ID)")
+    .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
+    .action(async (flags: ServeFlags) => {
+      const extra: ConfigInput = {};
+      for (const key of ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const) {
+        if (flags[key] !== undefined) extra[key] = flags[key];
+      }
+      const config = configFromFlags(flags as ServeFlags & Record<string, unknown>, extra);
+      const node = await startNode(config);
+      process.stdout.write(`d1node ${config.role.toUpperCase()} ${config.nodeId} serving ${node.baseUrl}\n`);
+      const stop = async () => {
+        await node.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

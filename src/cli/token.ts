@@ -1,0 +1,26 @@
+/** `d1node token --subject S`: a bearer token that a node started on the same data folder accepts. */
+import type { Command } from "commander";
+import { loadOrCreateSigningKey } from "../auth/keys.ts";
+import { mintToken } from "../auth/tokens.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+
+interface TokenFlags extends CommonFlags {
+  subject: string;
+  ttl: string;
+}
+
+export function registerTokenCommand(program: Command): void {
+  addCommonOptions(
+    program.command("token").description("print a bearer token for a subject, signed with the node's key"),
+  )
+    .requiredOption("-s, --subject <subject>", "the subject the token speaks for")
+    .option("--ttl <seconds>", "lifetime in seconds", "64800")
+    .action(async (flags: TokenFlags) => {
+      const config = configFromFlags(flags as TokenFlags & Record<string, unknown>);
+      const ttlSeconds = Number(flags.ttl);
+      if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0)
+        throw new Error("--ttl must be a positive whole number");
+      const { privateKey } = loadOrCreateSigningKey(config.dataDir);
+      process.stdout.write(`${await mintToken(privateKey, { subject: flags.subject, ttlSeconds })}\n`);
+    });
+}

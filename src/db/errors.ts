@@ -1,0 +1,15 @@
+/** Database errors the services act on. */
+
+/** An insert collided with an existing primary key (e.g. a PID already stored). */
+export class DuplicateKeyError extends Error {
+  constructor(message = "duplicate key") {
+    super(message);
+    this.name = "DuplicateKeyError";
+  }
+}
+
+/** SQLite's and PostgreSQL's unique-violation codes. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+}

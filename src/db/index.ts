@@ -1,0 +1,3 @@
+export { DuplicateKeyError } from "./errors.ts";
+export { type OpenOptions, openDatabase } from "./open.ts";
+export type * from "./types.ts";

@@ -1,0 +1,118 @@
+/** StoredObject <-> objects row. */
+
+import type { Replica } from "../types/sysmeta.ts";
+import type { ObjectsTable } from "./schema.ts";
+import type { ObjectInfo, StoredObject } from "./types.ts";
+
+export function toRow(object: StoredObject): ObjectsTable {
+  const { sysmeta: s, digests: d } = object;
+  return {
+    pid: s.identifier,
+    sid: s.seriesId ?? null,
+    format_id: s.formatId,
+    size: s.size,
+    checksum_algorithm: s.checksum.algorithm,
+    checksum_value: s.checksum.value,
+    md5: d.md5,
+    sha1: d.sha1,
+    sha256: d.sha256,
+    extra_algorithm: d.extra?.algorithm ?? null,
+    extra_value: d.extra?.value ?? null,
+    content_key: object.contentKey,
+    submitter: s.submitter ?? null,
+    rights_holder: s.rightsHolder,
+    access_policy: JSON.stringify(s.accessPolicy),
+    replication_policy: s.replicationPolicy ? JSON.stringify(s.replicationPolicy) : null,
+    obsoletes: s.obsoletes ?? null,
+    obsoleted_by: s.obsoletedBy ?? null,
+    archived: s.archived ? 1 : 0,
+    date_uploaded: (s.dateUploaded ?? new Date()).getTime(),
+    date_modified: (s.dateSysMetadataModified ?? new Date()).getTime(),
+    origin_mn: s.originMemberNode ?? null,
+    authoritative_mn: s.authoritativeMemberNode ?? null,
+    serial_version: s.serialVersion ?? 1,
+    media_type: s.mediaType ? JSON.stringify(s.mediaType) : null,
+    file_name: s.fileName ?? null,
+    replicas: JSON.stringify(s.replicas.map((r) => ({ ...r, replicaVerified: r.replicaVerified.getTime() }))),
+    is_replica: object.isReplica ? 1 : 0,
+  };
+}
+
+export function fromRow(row: ObjectsTable): StoredObject {
+  const replicas = (
+    JSON.parse(row.replicas) as (Omit<Replica, "replicaVerified"> & { replicaVerified: number })[]
+  ).map((r) => ({ ...r, replicaVerified: new Date(r.replicaVerified) }));
+  return {
+    contentKey: row.content_key,
+    isReplica: row.is_replica === 1,
+    digests: {
+      size: Number(row.size),
+      md5: row.md5,
+      sha1: row.sha1,
+      sha256: row.sha256,
+      ...(row.extra_algorithm && row.extra_value
+        ? { extra: { algorithm: row.extra_algorithm, value: row.extra_value } }
+        : {}),
+    },
+    sysmeta: {
+      serialVersion: Number(row.serial_version),
+      identifier: row.pid,
+      formatId: row.format_id,
+      size: Number(row.size),
+      checksum: { algorithm: row.checksum_algorithm, value: row.checksum_value },
+      ...(row.submitter !== null ? { submitter: row.submitter } : {}),
+      rightsHolder: row.rights_holder,
+      accessPolicy: JSON.parse(row.access_policy),
+      ...(row.replication_policy !== null ? { replicationPolicy: JSON.parse(row.replication_policy) } : {}),
+      ...(row.obsoletes !== null ? { obsoletes: row.obsoletes } : {}),
+      ...(row.obsoleted_by !== null ? { obsoletedBy: row.obsoleted_by } : {}),
+      archived: row.archived === 1,
+      dateUploaded: new Date(Number(row.date_uploaded)),
+      dateSysMetadataModified: new Date(Number(row.date_modified)),
+      ...(row.origin_mn !== null ? { originMemberNode: row.origin_mn } : {}),
+      ...(row.authoritative_mn !== null ? { authoritativeMemberNode: row.authoritative_mn } : {}),
+      replicas,
+      ...(row.sid !== null ? { seriesId: row.sid } : {}),
+      ...(row.media_type !== null ? { mediaType: JSON.parse(row.media_type) } : {}),
+      ...(row.file_name !== null ? { fileName: row.file_name } : {}),
+    },
+  };
+}
+
+/** The columns an ObjectList entry needs. */
+export const INFO_COLUMNS = [
+  "pid",
+  "format_id",
+  "checksum_algorithm",
+  "checksum_value",
+  "date_modified",
+  "size",
+] as const;
+
+export function toInfo(row: Pick<ObjectsTable, (typeof INFO_COLUMNS)[number]>): ObjectInfo {
+  return {
+    identifier: row.pid,
+    formatId: row.format_id,
+    checksum: { algorithm: row.checksum_algorithm, value: row.checksum_value },
+    dateSysMetadataModified: new Date(Number(row.date_modified)),
+    size: Number(row.size),
+  };
+}
+
+/** One row per (subject, permission) of the access policy. */
+export function accessRows(object: StoredObject): { pid: string; subject: string; permission: string }[] {
+  const pid = object.sysmeta.identifier;
+  const seen = new Set<string>();
+  const rows = [];
+  for (const rule of object.sysmeta.accessPolicy) {
+    for (const subject of rule.subjects) {
+      for (const permission of rule.permissions) {
+        const key = `${subject}\u0000${permission}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        rows.push({ pid, subject, permission });
+      }
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,78 @@
+/**
+ * Table shapes as Kysely sees them. Dates are integer milliseconds since the epoch (BIGINT in PostgreSQL, read
+ * back as numbers); booleans are integers 0/1 in both dialects; identifiers compare byte-wise in both (SQLite's
+ * BINARY collation, PostgreSQL's "C"), so lists order identically.
+ */
+import type { Generated } from "kysely";
+
+export interface ObjectsTable {
+  pid: string;
+  sid: string | null;
+  format_id: string;
+  size: number;
+  checksum_algorithm: string;
+  checksum_value: string;
+  md5: string;
+  sha1: string;
+  sha256: string;
+  extra_algorithm: string | null;
+  extra_value: string | null;
+  content_key: string;
+  submitter: string | null;
+  rights_holder: string;
+  /** JSON: the access rules exactly as given (grouping kept, so the document re-serialises as it was). */
+  access_policy: string;
+  /** JSON: ReplicationPolicy or null. */
+  replication_policy: string | null;
+  obsoletes: string | null;
+  obsoleted_by: string | null;
+  archived: number;
+  date_uploaded: number;
+  date_modified: number;
+  origin_mn: string | null;
+  authoritative_mn: string | null;
+  serial_version: number;
+  /** JSON: MediaType or null. */
+  media_type: string | null;
+  file_name: string | null;
+  /** JSON: Replica[] with dates as milliseconds. */
+  replicas: string;
+  is_replica: number;
+}
+
+/** One row per (object, subject, permission) of the access policy: what list filters join on. */
+export interface AccessRulesTable {
+  pid: string;
+  subject: string;
+  permission: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  pid: string;
+  ip: string;
+  user_agent: string;
+  subject: string;
+  event: string;
+  date_logged: number;
+  node_id: string;
+}
+
+export interface BlobIntentsTable {
+  content_key: string;
+}
+
+export interface SysmetaRefreshTable {
+  pid: string;
+  serial_version: number;
+  date_modified: number;
+  requested_at: number;
+}
+
+export interface Tables {
+  objects: ObjectsTable;
+  access_rules: AccessRulesTable;
+  events: EventsTable;
+  blob_intents: BlobIntentsTable;
+  sysmeta_refresh: SysmetaRefreshTable;
+}

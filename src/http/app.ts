@@ -1,0 +1,40 @@
+/**
+ * The HTTP application: parse, authenticate, call one service function, serialise. Backends never see a request.
+ */
+import multipart from "@fastify/multipart";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
+import type { SessionResolver } from "../auth/session.ts";
+import type { NodeContext } from "../services/context.ts";
+import { parseQueryString } from "./params.ts";
+import { registerCors } from "./plugins/cors.ts";
+import { registerErrorHandling } from "./plugins/errors.ts";
+import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
+
+export interface AppOptions {
+  ctx: NodeContext;
+  sessions: SessionResolver;
+  /** pino log level, or false for no request logging. */
+  logLevel?: string | false;
+}
+
+export async function buildApp({ ctx, sessions, logLevel = "info" }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logLevel === false ? false : { level: logLevel },
+    exposeHeadRoutes: false,
+    routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
+    logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),
+  });
+  registerErrorHandling(app, ctx.config.nodeId);
+  registerCors(app, ctx.config.corsOrigins);
+  await app.register(multipart, {
+    limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: 16 * 1024 * 1024 },
+  });
+  app.decorateRequest("session");
+  app.addHook("onRequest", async (request) => {
+    request.session = await sessions.resolve(request.headers.authorization);
+  });
+  for (const version of ["v1", "v2"] as const) {
+    registerMemberNodeRoutes(app, { ctx, version, prefix: `${ctx.config.basePath}/${version}` });
+  }
+  return app;
+}

@@ -1,0 +1,24 @@
+/**
+ * Identifiers in paths. Clients percent-encode the identifier as one path segment (`/` as %2F, space as %20,
+ * a literal "%2F" as %252F; `+` stays `+`). The raw URL is split after the route's fixed prefix and decoded
+ * exactly once, so the router never sees a decoded identifier.
+ */
+import type { FastifyRequest } from "fastify";
+import { InvalidRequest } from "../errors/exceptions.ts";
+
+/** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"). */
+export function identifierAfter(request: FastifyRequest, prefix: string): string {
+  const raw = request.raw.url ?? "";
+  const queryAt = raw.indexOf("?");
+  const rawPath = queryAt === -1 ? raw : raw.slice(0, queryAt);
+  const encoded = rawPath.startsWith(prefix)
+    ? rawPath.slice(prefix.length)
+    : (request.params as { "*": string })["*"];
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new InvalidRequest(
+      `The identifier in the URL path is not valid percent-encoded UTF-8: "${encoded}".`,
+    );
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * One error handler. "Failures return an exception document" with "HTTP status equal to errorCode"; "HEAD
+ * responses carry the same data in [DataONE]-Exception-* headers" (API text, Errors). The detail code comes from
+ * the catalogue for the API method the route serves. Never a stack trace: unexpected errors are logged and
+ * answered as ServiceFailure.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { detailCodeFor } from "../../errors/catalogue.ts";
+import {
+  D1Error,
+  type ExceptionName,
+  InsufficientResources,
+  InvalidRequest,
+  NotImplemented,
+  ServiceFailure,
+} from "../../errors/exceptions.ts";
+import { serializeError } from "../../types/index.ts";
+import { headerSafe } from "../headers.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The API method a route serves, e.g. "MNRead.get": picks detail codes and labels logs. */
+    apiMethod?: string;
+  }
+}
+
+export function registerErrorHandling(app: FastifyInstance, nodeId: string): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    const d1 = toD1Error(error);
+    if (d1.exception === "ServiceFailure" && !(error instanceof D1Error)) {
+      request.log.error({ err: error }, "unexpected error");
+    }
+    sendError(request, reply, d1, nodeId);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = new NotImplemented(
+      `${request.method} ${request.url.split("?")[0]} is not an operation this node serves.`,
+    );
+    sendError(request, reply, error, nodeId);
+  });
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: D1Error,
+  nodeId: string,
+): void {
+  const method = request.routeOptions.config?.apiMethod ?? "";
+  const detailCode = error.detailCode ?? detailCodeFor(method, error.exception);
+  if (request.method === "HEAD") {
+    reply
+      .code(error.errorCode)
+      .headers({
+        "content-type": "text/xml; charset=utf-8",
+        "dataone-exception-name": error.exception,
+        "dataone-exception-detailcode": detailCode,
+        "dataone-exception-description": headerSafe(error.description),
+        "dataone-exception-nodeid": nodeId,
+        ...(error.pid !== undefined
+          ? {
+              "dataone-exception-pid": headerSafe(error.pid),
+              "dataone-exception-identifier": headerSafe(error.pid),
+            }
+          : {}),
+      })
+      .send();
+    return;
+  }
+  const xml = serializeError({
+    exception: error.exception,
+    errorCode: error.errorCode,
+    detailCode,
+    description: error.description,
+    nodeId,
+    ...(error.pid !== undefined ? { pid: error.pid } : {}),
+  });
+  reply.code(error.errorCode).type("text/xml; charset=utf-8").send(xml);
+}
+
+/** Framework and parser errors become the DataONE exception that fits them. */
+function toD1Error(error: FastifyError | Error): D1Error {
+  if (error instanceof D1Error) return error;
+  const code = (error as FastifyError).code ?? "";
+  const status = (error as FastifyError).statusCode ?? 500;
+  if (code === "FST_REQ_FILE_TOO_LARGE" || status === 413) {
+    return new InsufficientResources(`The request is too large: ${error.message}`);
+  }
+  if (code === "FST_INVALID_MULTIPART_CONTENT_TYPE" || code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return new InvalidRequest("The request body must be multipart/form-data.");
+  }
+  if (status >= 400 && status < 500) return new InvalidRequest(`The request is malformed: ${error.message}`);
+  return new ServiceFailure("The node failed to complete the request; the failure is logged.");
+}
+
+export type { ExceptionName };

@@ -1,0 +1,14 @@
+/** Every Member Node route, for one API version. */
+import type { FastifyInstance } from "fastify";
+import { registerAuthorizationRoutes } from "./authorization.ts";
+import type { RouteScope } from "./context.ts";
+import { registerCoreRoutes } from "./core.ts";
+import { registerReadRoutes } from "./read.ts";
+import { registerStorageRoutes } from "./storage.ts";
+
+export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
+  registerCoreRoutes(app, scope);
+  registerReadRoutes(app, scope);
+  registerStorageRoutes(app, scope);
+  registerAuthorizationRoutes(app, scope);
+}

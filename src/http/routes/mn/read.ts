@@ -1,0 +1,123 @@
+/** MNRead routes: get, describe, getSystemMetadata, getChecksum, listObjects, getReplica and the CN callbacks. */
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { StoredObject } from "../../../db/types.ts";
+import { InvalidRequest } from "../../../errors/exceptions.ts";
+import * as core from "../../../services/mn/core.ts";
+import * as read from "../../../services/mn/read.ts";
+import {
+  parseError,
+  serializeChecksum,
+  serializeObjectList,
+  serializeSystemMetadata,
+} from "../../../types/index.ts";
+import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { readMultipart, requirePart } from "../../multipart.ts";
+import { booleanParam, dateParam, dateRange, integerParam, type Query, stringParam } from "../../params.ts";
+import { identifierAfter } from "../../path-id.ts";
+import type { RouteScope } from "./context.ts";
+import { DEFAULT_COUNT, MAX_COUNT } from "./core.ts";
+import { objectHeaders } from "./object-headers.ts";
+
+export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): void {
+  const { ctx, version, prefix } = scope;
+  const objectPrefix = `${prefix}/object/`;
+
+  app.get(`${prefix}/object`, { config: { apiMethod: "MNRead.listObjects" } }, async (request, reply) => {
+    const query = request.query as Query;
+    const formatId = stringParam(query, "formatId");
+    const identifier = stringParam(query, "identifier");
+    const replicaStatus = booleanParam(query, "replicaStatus");
+    const page = await read.listObjects(
+      ctx,
+      callInfo(request),
+      {
+        ...dateRange(query),
+        ...(formatId ? { formatId } : {}),
+        ...(identifier ? { identifier } : {}),
+        ...(replicaStatus === false ? { replicaStatus } : {}),
+      },
+      integerParam(query, "start", 0),
+      Math.min(integerParam(query, "count", DEFAULT_COUNT), MAX_COUNT),
+    );
+    return sendXml(reply, serializeObjectList(page));
+  });
+
+  app.get(`${objectPrefix}*`, { config: { apiMethod: "MNRead.get" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, objectPrefix));
+    const { object, body } = await read.get(ctx, callInfo(request), id);
+    return sendObject(reply, scope, object, body);
+  });
+
+  app.head(`${objectPrefix}*`, { config: { apiMethod: "MNRead.describe" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, objectPrefix));
+    const object = await read.readableObject(ctx, callInfo(request), id);
+    return reply.headers(objectHeaders(scope, object)).code(200).send();
+  });
+
+  const metaPrefix = `${prefix}/meta/`;
+  app.get(`${metaPrefix}*`, { config: { apiMethod: "MNRead.getSystemMetadata" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, metaPrefix));
+    const object = await read.readableObject(ctx, callInfo(request), id);
+    return sendXml(reply, serializeSystemMetadata(object.sysmeta, version));
+  });
+
+  const checksumPrefix = `${prefix}/checksum/`;
+  app.get(`${checksumPrefix}*`, { config: { apiMethod: "MNRead.getChecksum" } }, async (request, reply) => {
+    const pid = requiredId(identifierAfter(request, checksumPrefix));
+    const algorithm = stringParam(request.query as Query, "checksumAlgorithm");
+    const checksum = await read.getChecksum(ctx, callInfo(request), pid, algorithm || undefined);
+    return sendXml(reply, serializeChecksum(checksum));
+  });
+
+  const replicaPrefix = `${prefix}/replica/`;
+  app.get(`${replicaPrefix}*`, { config: { apiMethod: "MNRead.getReplica" } }, async (request, reply) => {
+    const pid = requiredId(identifierAfter(request, replicaPrefix));
+    const { object, body } = await read.getReplica(ctx, callInfo(request), pid);
+    return sendObject(reply, scope, object, body);
+  });
+
+  app.post(
+    `${prefix}/error`,
+    { config: { apiMethod: "MNRead.synchronizationFailed" } },
+    async (request, reply) => {
+      const body = await readMultipart(request);
+      const failure = parseError(requirePart(body, "message"));
+      await core.synchronizationFailed(ctx, callInfo(request), {
+        description: failure.description,
+        ...(failure.pid ? { pid: failure.pid } : {}),
+      });
+      return sendTrue(reply);
+    },
+  );
+
+  app.post(
+    `${prefix}/dirtySystemMetadata`,
+    { config: { apiMethod: "MNRead.systemMetadataChanged" } },
+    async (request, reply) => {
+      const body = await readMultipart(request);
+      const fields: Query = Object.fromEntries(body.parts);
+      const id = requiredId(body.parts.get("id") ?? body.parts.get("pid"));
+      const serialVersion = integerParam(fields, "serialVersion", -1);
+      const modified = dateParam(fields, "dateSysMetaLastModified");
+      if (serialVersion < 0 || !modified) {
+        throw new InvalidRequest("The parts serialVersion and dateSysMetaLastModified are required.");
+      }
+      await core.systemMetadataChanged(ctx, callInfo(request), id, serialVersion, modified);
+      return sendTrue(reply);
+    },
+  );
+}
+
+export function requiredId(id: string | undefined): string {
+  if (id === undefined || id === "") throw new InvalidRequest("The identifier is missing from the request.");
+  return id;
+}
+
+function sendObject(
+  reply: FastifyReply,
+  scope: RouteScope,
+  object: StoredObject,
+  body: NodeJS.ReadableStream,
+) {
+  return reply.headers(objectHeaders(scope, object)).code(200).send(body);
+}

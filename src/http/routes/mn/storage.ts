@@ -1,0 +1,109 @@
+/** MNStorage routes: create, update, archive, delete, generateIdentifier, updateSystemMetadata. */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { InvalidRequest } from "../../../errors/exceptions.ts";
+import { requireIdentifier } from "../../../services/identifiers.ts";
+import * as storage from "../../../services/mn/storage.ts";
+import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
+import { algorithmKey } from "../../../store/index.ts";
+import type { StagedObject } from "../../../store/types.ts";
+import { parseSystemMetadata, serializeIdentifier } from "../../../types/index.ts";
+import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { type MultipartBody, readMultipart, requirePart, sysmetaAlgorithm } from "../../multipart.ts";
+import { identifierAfter } from "../../path-id.ts";
+import type { RouteScope } from "./context.ts";
+import { requiredId } from "./read.ts";
+
+export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): void {
+  const { ctx, version, prefix } = scope;
+  const objectPrefix = `${prefix}/object/`;
+
+  app.post(`${prefix}/object`, { config: { apiMethod: "MNStorage.create" } }, async (request, reply) => {
+    const call = callInfo(request);
+    storage.requireSubmitter(ctx, call, "create");
+    const body = await readObjectUpload(request, scope);
+    const staged = requireObject(body);
+    try {
+      const pid = requireIdentifier(requirePart(body, "pid"), "pid");
+      const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+      await ensureDigest(staged, sysmeta.checksum.algorithm);
+      return sendXml(reply, serializeIdentifier(await storage.create(ctx, call, pid, sysmeta, staged)));
+    } finally {
+      await staged.discard();
+    }
+  });
+
+  app.put(`${objectPrefix}*`, { config: { apiMethod: "MNStorage.update" } }, async (request, reply) => {
+    const call = callInfo(request);
+    const pid = requiredId(identifierAfter(request, objectPrefix));
+    storage.requireSubmitter(ctx, call, "update");
+    const body = await readObjectUpload(request, scope);
+    const staged = requireObject(body);
+    try {
+      const newPid = requireIdentifier(requirePart(body, "newPid"), "newPid");
+      const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+      await ensureDigest(staged, sysmeta.checksum.algorithm);
+      return sendXml(
+        reply,
+        serializeIdentifier(await storage.update(ctx, call, pid, newPid, sysmeta, staged)),
+      );
+    } finally {
+      await staged.discard();
+    }
+  });
+
+  const archivePrefix = `${prefix}/archive/`;
+  app.put(`${archivePrefix}*`, { config: { apiMethod: "MNStorage.archive" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, archivePrefix));
+    return sendXml(reply, serializeIdentifier(await storage.archive(ctx, callInfo(request), id)));
+  });
+
+  app.delete(`${objectPrefix}*`, { config: { apiMethod: "MNStorage.delete" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, objectPrefix));
+    return sendXml(reply, serializeIdentifier(await storage.remove(ctx, callInfo(request), id)));
+  });
+
+  app.post(
+    `${prefix}/generate`,
+    { config: { apiMethod: "MNStorage.generateIdentifier" } },
+    async (request, reply) => {
+      const body = await readMultipart(request);
+      const id = storage.generateIdentifier(ctx, callInfo(request), body.parts.get("scheme"));
+      return sendXml(reply, serializeIdentifier(id));
+    },
+  );
+
+  if (version === "v2") {
+    app.put(
+      `${prefix}/meta`,
+      { config: { apiMethod: "MNStorage.updateSystemMetadata" } },
+      async (request, reply) => {
+        const body = await readMultipart(request);
+        const pid = requireIdentifier(requirePart(body, "pid"), "pid");
+        const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+        await updateSystemMetadata(ctx, callInfo(request), pid, sysmeta);
+        return sendTrue(reply);
+      },
+    );
+  }
+}
+
+function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise<MultipartBody> {
+  return readMultipart(request, { store: ctx.store, objectPart: "object", algorithmHint: sysmetaAlgorithm });
+}
+
+/**
+ * The bytes are hashed in the same pass as they arrive, with MD5, SHA-1, SHA-256 and the sysmeta's algorithm when
+ * the sysmeta part came first. When it came after the object part and names another algorithm, that one digest is
+ * computed over the staged file before the checksum is compared.
+ */
+async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
+  const key = algorithmKey(algorithm);
+  if (!key || key === "md5" || key === "sha1" || key === "sha256") return;
+  if (staged.digests.extra && algorithmKey(staged.digests.extra.algorithm) === key) return;
+  await staged.addDigest(algorithm);
+}
+
+function requireObject(body: MultipartBody): StagedObject {
+  if (!body.staged) throw new InvalidRequest('The multipart part "object" (the object bytes) is missing.');
+  return body.staged;
+}

@@ -1,0 +1,24 @@
+/**
+ * What every service function receives: the node's configuration and its backends. Built once at start-up.
+ */
+import type { Config } from "../config/config.ts";
+import type { Database } from "../db/types.ts";
+import type { ObjectStore } from "../store/types.ts";
+import type { FormatRegistry } from "./formats.ts";
+import type { KeyedMutex } from "./keyed-mutex.ts";
+
+export interface NodeContext {
+  config: Readonly<Config>;
+  db: Database;
+  store: ObjectStore;
+  formats: FormatRegistry;
+  /** Serialises work on the same content key (commit vs. removal of shared bytes). */
+  contentLocks: KeyedMutex;
+}
+
+/** Who asks, from where: what the event log records. */
+export interface CallInfo {
+  session: import("../auth/session.ts").Session;
+  ipAddress: string;
+  userAgent: string;
+}

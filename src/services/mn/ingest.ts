@@ -1,0 +1,105 @@
+/**
+ * Making staged bytes visible: compare them with the declared size and checksum, move them into the store and
+ * commit the row, so that a crash at any point leaves the old state or the new one.
+ *   1. the key is recorded as a blob intent (committed), 2. the bytes are renamed into place,
+ *   3. one transaction inserts the row(s) and clears the intent. Start-up recovery removes the bytes of any
+ *   intent that no row references.
+ */
+import { DuplicateKeyError } from "../../db/index.ts";
+import type { Repositories, StoredObject } from "../../db/types.ts";
+import { IdentifierNotUnique, InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { algorithmKey } from "../../store/index.ts";
+import type { Digests, StagedObject } from "../../store/types.ts";
+import type { SystemMetadata } from "../../types/sysmeta.ts";
+import type { NodeContext } from "../context.ts";
+
+/** "sysmeta checksum does not match the bytes -> InvalidSystemMetadata" (and the size likewise). */
+export function checkDigests(sysmeta: SystemMetadata, digests: Digests): void {
+  if (sysmeta.size !== digests.size) {
+    throw new InvalidSystemMetadata(
+      `The system metadata gives size ${sysmeta.size} but ${digests.size} bytes were received.`,
+      { pid: sysmeta.identifier },
+    );
+  }
+  const actual = digestFor(sysmeta.checksum.algorithm, digests);
+  if (actual === undefined) {
+    throw new InvalidSystemMetadata(`Checksum algorithm "${sysmeta.checksum.algorithm}" is not supported.`, {
+      pid: sysmeta.identifier,
+    });
+  }
+  if (actual !== sysmeta.checksum.value.toLowerCase()) {
+    throw new InvalidSystemMetadata(
+      `The ${sysmeta.checksum.algorithm} checksum of the received bytes is ${actual}, ` +
+        `not ${sysmeta.checksum.value} as the system metadata declares.`,
+      { pid: sysmeta.identifier },
+    );
+  }
+}
+
+function digestFor(algorithm: string, digests: Digests): string | undefined {
+  const key = algorithmKey(algorithm);
+  if (key === "md5" || key === "sha1" || key === "sha256") return digests[key];
+  if (key && digests.extra && algorithmKey(digests.extra.algorithm) === key) return digests.extra.value;
+  return undefined;
+}
+
+/**
+ * Commit staged bytes and run `write` (which inserts rows) in one transaction. On failure the bytes are
+ * removed again unless another object references them.
+ */
+export async function ingest(
+  ctx: NodeContext,
+  staged: StagedObject,
+  write: (tx: Repositories, contentKey: string) => Promise<void>,
+): Promise<void> {
+  const key = staged.key;
+  await ctx.contentLocks.run(key, async () => {
+    await ctx.db.blobIntents.add(key);
+    try {
+      await staged.commit();
+      await ctx.db.transaction(async (tx) => {
+        await write(tx, key);
+        await tx.blobIntents.remove(key);
+      });
+    } catch (error) {
+      await staged.discard();
+      if ((await ctx.db.objects.countByContentKey(key)) === 0) await ctx.store.remove(key);
+      await ctx.db.blobIntents.remove(key);
+      if (error instanceof DuplicateKeyError) {
+        throw new IdentifierNotUnique(`The identifier is already in use on this node.`);
+      }
+      throw error;
+    }
+  });
+}
+
+/** Remove an object's row, then its bytes when no other object shares them. */
+export async function removeObject(ctx: NodeContext, object: StoredObject): Promise<void> {
+  const key = object.contentKey;
+  await ctx.contentLocks.run(key, async () => {
+    let orphaned = false;
+    await ctx.db.transaction(async (tx) => {
+      await tx.objects.remove(object.sysmeta.identifier);
+      orphaned = (await tx.objects.countByContentKey(key)) === 0;
+      if (orphaned) await tx.blobIntents.add(key);
+    });
+    if (orphaned) {
+      await ctx.store.remove(key);
+      await ctx.db.blobIntents.remove(key);
+    }
+  });
+}
+
+/** Start-up recovery: bytes of unfinished writes that no object references are removed; temp files too. */
+export async function recoverStore(ctx: NodeContext): Promise<{ orphans: number; temps: number }> {
+  const temps = await ctx.store.sweepTemp();
+  let orphans = 0;
+  for (const key of await ctx.db.blobIntents.list()) {
+    if ((await ctx.db.objects.countByContentKey(key)) === 0) {
+      await ctx.store.remove(key);
+      orphans++;
+    }
+    await ctx.db.blobIntents.remove(key);
+  }
+  return { orphans, temps };
+}

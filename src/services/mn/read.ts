@@ -1,0 +1,102 @@
+/** MNRead: get, getSystemMetadata, describe, getChecksum, listObjects, getReplica. */
+import type { Readable } from "node:stream";
+import { isAllowed, isTrusted, readFilter } from "../../auth/access.ts";
+import type { ObjectInfo, ObjectListFilter, Page, StoredObject } from "../../db/types.ts";
+import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { algorithmKey } from "../../store/index.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { logEvent } from "./events.ts";
+import { findByPid, findByPidOrSid } from "./resolve.ts";
+
+/** The object (PID or SID) if the caller may read it. "NotAuthorized:1000 (no read permission)". */
+export async function readableObject(ctx: NodeContext, call: CallInfo, id: string): Promise<StoredObject> {
+  const object = await findByPidOrSid(ctx, id);
+  if (!isAllowed(call.session, "read", object.sysmeta)) {
+    throw new NotAuthorized(`${call.session.subject} may not read "${object.sysmeta.identifier}".`, {
+      pid: id,
+    });
+  }
+  return object;
+}
+
+/** MNRead.get: "GET /object/{id} ... id: PID or SID (SID gives the HEAD PID)"; "get writes a read log entry". */
+export async function get(
+  ctx: NodeContext,
+  call: CallInfo,
+  id: string,
+  range?: { start: number; end: number },
+): Promise<{ object: StoredObject; body: Readable }> {
+  const object = await readableObject(ctx, call, id);
+  const body = ctx.store.read(object.contentKey, range);
+  logEvent(ctx, call, object.sysmeta.identifier, "read");
+  return { object, body };
+}
+
+/** MNRead.getReplica: "logged as a replication event, not a read event". Node callers only. */
+export async function getReplica(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string,
+): Promise<{ object: StoredObject; body: Readable }> {
+  if (!isTrusted(call.session)) {
+    throw new NotAuthorized(
+      `getReplica is for Coordinating and Member Nodes; ${call.session.subject} is neither.`,
+      {
+        pid,
+      },
+    );
+  }
+  const object = await findByPid(ctx, pid);
+  const body = ctx.store.read(object.contentKey);
+  logEvent(ctx, call, object.sysmeta.identifier, "replicate");
+  return { object, body };
+}
+
+/** DataONE's system-wide default checksum algorithm. */
+export const DEFAULT_CHECKSUM_ALGORITHM = "SHA-1";
+
+/**
+ * MNRead.getChecksum: "The value must be valid for the object (computed on the fly or from a certain cache)";
+ * answered from the digests computed when the bytes arrived. "InvalidRequest:1402 (unsupported algorithm;
+ * message should list supported ones)".
+ */
+export async function getChecksum(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string,
+  algorithm: string = DEFAULT_CHECKSUM_ALGORITHM,
+): Promise<{ algorithm: string; value: string }> {
+  const object = await readableObject(ctx, call, pid);
+  const { digests } = object;
+  const available: Record<string, { name: string; value: string }> = {
+    md5: { name: "MD5", value: digests.md5 },
+    sha1: { name: "SHA-1", value: digests.sha1 },
+    sha256: { name: "SHA-256", value: digests.sha256 },
+  };
+  if (digests.extra) {
+    const key = algorithmKey(digests.extra.algorithm);
+    if (key) available[key] = { name: digests.extra.algorithm, value: digests.extra.value };
+  }
+  const key = algorithmKey(algorithm);
+  const found = key ? available[key] : undefined;
+  if (!found) {
+    const names = Object.values(available).map((a) => a.name);
+    throw new InvalidRequest(
+      `Checksum algorithm "${algorithm}" is not supported for this object; supported: ${names.join(", ")}.`,
+      { pid },
+    );
+  }
+  return { algorithm: found.name, value: found.value };
+}
+
+/** MNRead.listObjects: only objects the caller may read. */
+export async function listObjects(
+  ctx: NodeContext,
+  call: CallInfo,
+  filter: Omit<ObjectListFilter, "readableBy">,
+  start: number,
+  count: number,
+): Promise<Page<ObjectInfo>> {
+  const readableBy = readFilter(call.session);
+  return ctx.db.objects.list({ ...filter, ...(readableBy ? { readableBy } : {}) }, start, count);
+}

@@ -1,0 +1,165 @@
+/** MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts. */
+import { randomUUID } from "node:crypto";
+import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
+import {
+  IdentifierNotUnique,
+  InvalidRequest,
+  InvalidSystemMetadata,
+  NotAuthorized,
+} from "../../errors/exceptions.ts";
+import type { StagedObject } from "../../store/types.ts";
+import type { SystemMetadata } from "../../types/sysmeta.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { logEvent } from "./events.ts";
+import { checkDigests, ingest, removeObject } from "./ingest.ts";
+import { findByPidOrSid } from "./resolve.ts";
+import { checkIncoming, checkSeriesId, laterThan, nextRevision, withNodeFields } from "./sysmeta-rules.ts";
+
+/** "The caller needs write or create permission": the submitter allow-list. */
+export function requireSubmitter(ctx: NodeContext, call: CallInfo, what: string): void {
+  if (!maySubmit(call.session, ctx.config.submitters)) {
+    throw new NotAuthorized(`${call.session.subject} is not allowed to ${what} objects on this node.`);
+  }
+}
+
+/**
+ * MNStorage.create: "The pid must not exist or must be reserved by the caller." The staged bytes are checked
+ * against the declared size and checksum before anything becomes visible.
+ */
+export async function create(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string,
+  sysmeta: SystemMetadata,
+  staged: StagedObject,
+): Promise<string> {
+  requireSubmitter(ctx, call, "create");
+  checkIncoming(ctx, pid, sysmeta);
+  if (sysmeta.obsoletes !== undefined) {
+    throw new InvalidSystemMetadata(
+      "obsoletes must not be set on create; use MNStorage.update for a new version.",
+      {
+        pid,
+      },
+    );
+  }
+  if (await ctx.db.objects.isIdentifierInUse(pid)) {
+    throw new IdentifierNotUnique(`The identifier "${pid}" is already in use on this node.`, { pid });
+  }
+  await checkSeriesId(ctx, sysmeta);
+  checkDigests(sysmeta, staged.digests);
+  const stored = withNodeFields(ctx, sysmeta, call.session.subject, new Date());
+  await ingest(ctx, staged, (tx, contentKey) =>
+    tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
+  );
+  logEvent(ctx, call, pid, "create");
+  return pid;
+}
+
+/**
+ * MNStorage.update: "sysmeta.obsoletes equals pid; pid has no obsoletedBy; new sysmeta has no obsoletedBy"
+ * and "MUST fail with InvalidRequest when pid is archived". The old object gets obsoletedBy=newPid and both
+ * get a new dateSysMetadataModified, in one transaction.
+ */
+export async function update(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string,
+  newPid: string,
+  sysmeta: SystemMetadata,
+  staged: StagedObject,
+): Promise<string> {
+  requireSubmitter(ctx, call, "update");
+  const old = await findByPidOrSid(ctx, pid);
+  const oldPid = old.sysmeta.identifier;
+  if (!isAllowed(call.session, "write", old.sysmeta)) {
+    throw new NotAuthorized(`${call.session.subject} may not update "${oldPid}".`, { pid });
+  }
+  if (old.sysmeta.archived) {
+    throw new InvalidRequest(`"${oldPid}" is archived; archived objects cannot be updated.`, { pid });
+  }
+  checkIncoming(ctx, newPid, sysmeta);
+  if (sysmeta.obsoletes !== oldPid) {
+    throw new InvalidSystemMetadata(
+      `The new system metadata must have obsoletes="${oldPid}" (it has ${sysmeta.obsoletes ? `"${sysmeta.obsoletes}"` : "none"}).`,
+      { pid: newPid },
+    );
+  }
+  if (old.sysmeta.obsoletedBy !== undefined) {
+    throw new InvalidSystemMetadata(
+      `"${oldPid}" is already obsoleted by "${old.sysmeta.obsoletedBy}"; a version chain cannot branch.`,
+      { pid },
+    );
+  }
+  if (await ctx.db.objects.isIdentifierInUse(newPid)) {
+    throw new IdentifierNotUnique(`The new identifier "${newPid}" is already in use on this node.`, {
+      pid: newPid,
+    });
+  }
+  await checkSeriesId(ctx, sysmeta, old.sysmeta);
+  checkDigests(sysmeta, staged.digests);
+  const now = new Date();
+  const stored = withNodeFields(
+    ctx,
+    sysmeta,
+    call.session.subject,
+    laterThan(old.sysmeta.dateSysMetadataModified, now),
+  );
+  const obsoleted = nextRevision(old.sysmeta, now, { obsoletedBy: newPid });
+  await ingest(ctx, staged, async (tx, contentKey) => {
+    const current = await tx.objects.get(oldPid);
+    if (current?.sysmeta.obsoletedBy !== undefined) {
+      throw new InvalidSystemMetadata(`"${oldPid}" was obsoleted by a concurrent update.`, { pid });
+    }
+    await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
+    await tx.objects.replaceSysmeta(obsoleted);
+  });
+  logEvent(ctx, call, newPid, "update");
+  return newPid;
+}
+
+/** MNStorage.archive: "Sets archived=true. The MN MUST check authorization." The bytes are kept. */
+export async function archive(ctx: NodeContext, call: CallInfo, id: string): Promise<string> {
+  const object = await findByPidOrSid(ctx, id);
+  const pid = object.sysmeta.identifier;
+  if (!isAllowed(call.session, "changePermission", object.sysmeta)) {
+    throw new NotAuthorized(`${call.session.subject} may not archive "${pid}"; it needs changePermission.`, {
+      pid: id,
+    });
+  }
+  if (!object.sysmeta.archived) {
+    await ctx.db.transaction(async (tx) => {
+      const current = await tx.objects.get(pid);
+      if (current && !current.sysmeta.archived) {
+        await tx.objects.replaceSysmeta(nextRevision(current.sysmeta, new Date(), { archived: true }));
+      }
+    });
+  }
+  return pid;
+}
+
+/** MNStorage.delete: "caller authorized (typically a CN)": node administrators and Coordinating Nodes. */
+export async function remove(ctx: NodeContext, call: CallInfo, id: string): Promise<string> {
+  if (!isTrusted(call.session)) {
+    throw new NotAuthorized(
+      `${call.session.subject} may not delete objects; only node administrators and Coordinating Nodes may. ` +
+        "Use MNStorage.archive to withdraw an object.",
+      { pid: id },
+    );
+  }
+  const object = await findByPidOrSid(ctx, id);
+  await removeObject(ctx, object);
+  logEvent(ctx, call, object.sysmeta.identifier, "delete");
+  return object.sysmeta.identifier;
+}
+
+/** MNStorage.generateIdentifier: "the first version supports only UUID and ignores fragment". */
+export function generateIdentifier(ctx: NodeContext, call: CallInfo, scheme: string | undefined): string {
+  requireSubmitter(ctx, call, "generate identifiers for");
+  if (scheme === undefined || scheme.trim() === "")
+    throw new InvalidRequest("The scheme parameter is missing.");
+  if (scheme.trim().toUpperCase() !== "UUID") {
+    throw new InvalidRequest(`Identifier scheme "${scheme}" is not supported; the supported scheme is UUID.`);
+  }
+  return `urn:uuid:${randomUUID()}`;
+}

@@ -1,0 +1,189 @@
+/**
+ * The object store on a local filesystem, laid out like DataONE's HashStore: committed bytes live at
+ * `objects/ab/cd/abcd…` (their SHA-256 hex, sharded by the first two byte pairs), uploads in progress in
+ * `tmp/` (same filesystem, so that commit is a rename). Identifiers never appear in paths.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, openSync } from "node:fs";
+import { mkdir, open, opendir, readdir, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
+import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
+import { stageFile } from "./stage.ts";
+import type { ObjectStore, StagedObject } from "./types.ts";
+
+export interface FsStoreOptions extends HasherPoolOptions {
+  /**
+   * Uploads shorter than this are hashed on the calling thread (default 128 KiB: measured with 16 concurrent
+   * uploads, below it the thread round trip costs the event loop more than hashing does).
+   */
+  smallLimit?: number;
+  /** Ring slots one upload may hold at once (default 4). */
+  maxInFlight?: number;
+}
+
+/** Read streams hand out 1 MiB chunks (about twice as fast as the 64 KiB default). */
+export const READ_CHUNK = 1 << 20;
+
+const KEY = /^[0-9a-f]{64}$/;
+const SHARD = /^[0-9a-f]{2}$/;
+
+export async function createFsStore(root: string, options: FsStoreOptions = {}): Promise<ObjectStore> {
+  const objectsDir = path.join(root, "objects");
+  const tmpDir = path.join(root, "tmp");
+  await mkdir(objectsDir, { recursive: true });
+  await mkdir(tmpDir, { recursive: true });
+  const active = new Set<string>();
+  let pool: HasherPool | undefined;
+  let closed = false;
+
+  const settings = {
+    tmpDir,
+    active,
+    smallLimit: options.smallLimit ?? 128 * 1024,
+    maxInFlight: options.maxInFlight ?? 4,
+    pool(): HasherPool {
+      if (closed) throw new Error("The object store is closed.");
+      if (!pool || pool.broken) pool = createHasherPool(options);
+      return pool;
+    },
+  };
+
+  const pathOf = (key: string): string => {
+    if (!KEY.test(key)) {
+      throw Object.assign(new Error(`Not a content key: ${JSON.stringify(key)}.`), { code: "INVALID_KEY" });
+    }
+    return path.join(objectsDir, key.slice(0, 2), key.slice(2, 4), key);
+  };
+
+  /** Rename a temp file into its place, or drop it when the same content is already there. */
+  const place = async (temp: string, key: string): Promise<void> => {
+    const target = pathOf(key);
+    const dir = path.dirname(target);
+    const created = await mkdir(dir, { recursive: true });
+    if (await isFile(target)) await rm(temp, { force: true });
+    else await rename(temp, target);
+    await fsyncDir(dir);
+    // New shard folders must be recorded in their parents too.
+    if (created) {
+      for (let d = dir; d.length >= created.length && d !== objectsDir; d = path.dirname(d)) {
+        await fsyncDir(path.dirname(d));
+      }
+    }
+  };
+
+  return {
+    async stage(source: Readable, stageOptions = {}): Promise<StagedObject> {
+      if (closed) throw new Error("The object store is closed.");
+      const { path: temp, digests } = await stageFile(settings, source, stageOptions);
+      const key = digests.sha256;
+      let state: "staged" | "committed" | "discarded" = "staged";
+      let committing: Promise<void> | undefined;
+      return {
+        digests,
+        key,
+        commit() {
+          if (state === "discarded") return Promise.reject(new Error("The staged object was discarded."));
+          committing ??= place(temp, key).then(
+            () => {
+              state = "committed";
+            },
+            (error: unknown) => {
+              committing = undefined;
+              throw error;
+            },
+          );
+          return committing;
+        },
+        async addDigest(algorithm) {
+          const hashKey = algorithmKey(algorithm);
+          if (!hashKey)
+            throw Object.assign(new Error(`Unknown algorithm ${algorithm}.`), {
+              code: "UNSUPPORTED_ALGORITHM",
+            });
+          if (state !== "staged") throw new Error("Digests can only be added before commit.");
+          const hash = createHash(hashKey);
+          for await (const chunk of createReadStream(temp, { highWaterMark: READ_CHUNK })) hash.update(chunk);
+          digests.extra = { algorithm: DATAONE_NAME[hashKey], value: hash.digest("hex") };
+        },
+        async discard() {
+          if (state !== "staged" || committing) return;
+          state = "discarded";
+          await rm(temp, { force: true });
+        },
+      };
+    },
+
+    read(key, range) {
+      const file = pathOf(key);
+      // Opened here so that a missing object throws (ENOENT) before any response starts.
+      const fd = openSync(file, "r");
+      return createReadStream(file, {
+        fd,
+        highWaterMark: READ_CHUNK,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      });
+    },
+
+    async has(key) {
+      return isFile(pathOf(key));
+    },
+
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
+    },
+
+    async sweepTemp() {
+      let removed = 0;
+      for (const name of await readdir(tmpDir)) {
+        if (active.has(name)) continue;
+        await rm(path.join(tmpDir, name), { force: true, recursive: true });
+        removed++;
+      }
+      return removed;
+    },
+
+    async *keys() {
+      for (const a of await shardNames(objectsDir)) {
+        for (const b of await shardNames(path.join(objectsDir, a))) {
+          const dir = await opendir(path.join(objectsDir, a, b)).catch(ignoreMissing);
+          if (!dir) continue;
+          for await (const entry of dir) {
+            const key = entry.name;
+            if (entry.isFile() && KEY.test(key) && key.startsWith(a + b)) yield key;
+          }
+        }
+      }
+    },
+
+    async close() {
+      closed = true;
+      await pool?.close();
+    },
+  };
+}
+
+async function isFile(file: string): Promise<boolean> {
+  const info = await stat(file).catch(ignoreMissing);
+  return info?.isFile() ?? false;
+}
+
+async function shardNames(dir: string): Promise<string[]> {
+  const entries = (await readdir(dir, { withFileTypes: true }).catch(ignoreMissing)) ?? [];
+  return entries.filter((e) => e.isDirectory() && SHARD.test(e.name)).map((e) => e.name);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function ignoreMissing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+  throw error;
+}

@@ -1,0 +1,11 @@
+/** The content-addressed object store. */
+export { algorithmKey, DATAONE_NAME, type HashKey } from "./algorithms.ts";
+export { createFsStore, type FsStoreOptions, READ_CHUNK } from "./fs-store.ts";
+export {
+  createHasherPool,
+  type HasherPool,
+  type HasherPoolOptions,
+  type HashJob,
+  type Slot,
+} from "./hasher-pool.ts";
+export type { Digests, ObjectStore, StagedObject, StageOptions } from "./types.ts";

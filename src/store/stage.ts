@@ -1,0 +1,191 @@
+/**
+ * Staging: stream an upload into a temp file while hashing it in the same pass. Incoming chunks are gathered
+ * into slots of the hasher ring (1 MiB); each full slot is hashed by the hasher threads and written to the
+ * file at the same time. Uploads that end before reaching `smallLimit` are hashed on this thread instead (a
+ * round trip to the threads costs more than the hashing). Nothing is kept in memory beyond a few slots.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { type FileHandle, open, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
+import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
+import type { Digests, StageOptions } from "./types.ts";
+
+export interface StageSettings {
+  tmpDir: string;
+  /** The shared hasher pool (made on first use). */
+  pool(): HasherPool;
+  /** Uploads shorter than this are hashed on the calling thread. */
+  smallLimit: number;
+  /** Slots one upload may have in flight at once (so that concurrent uploads share the ring). */
+  maxInFlight: number;
+  /** Names of temp files being written (sweepTemp leaves them alone). */
+  active: Set<string>;
+}
+
+export interface StagedFile {
+  path: string;
+  digests: Digests;
+}
+
+export async function stageFile(
+  settings: StageSettings,
+  source: Readable,
+  options: StageOptions = {},
+): Promise<StagedFile> {
+  const extra = options.algorithm === undefined ? undefined : algorithmKey(options.algorithm);
+  if (options.algorithm !== undefined && !extra) throw unsupportedAlgorithm(options.algorithm);
+  const hashes: HashKey[] =
+    extra && !BASE_HASHES.includes(extra) ? [...BASE_HASHES, extra] : [...BASE_HASHES];
+  const { signal } = options;
+  signal?.throwIfAborted();
+
+  const name = randomUUID();
+  const file = path.join(settings.tmpDir, name);
+  settings.active.add(name);
+  const onAbort = () => source.destroy(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let handle: FileHandle | undefined;
+  const upload = new Upload(settings, hashes, signal);
+  try {
+    handle = await open(file, "wx");
+    upload.handle = handle;
+    for await (const chunk of source) {
+      await upload.add(toBuffer(chunk));
+    }
+    const values = await upload.end();
+    signal?.throwIfAborted();
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    const digests: Digests = {
+      size: upload.position,
+      md5: values.md5 ?? "",
+      sha1: values.sha1 ?? "",
+      sha256: values.sha256 ?? "",
+    };
+    if (extra && !BASE_HASHES.includes(extra)) {
+      digests.extra = { algorithm: DATAONE_NAME[extra], value: values[extra] ?? "" };
+    }
+    return { path: file, digests };
+  } catch (error) {
+    if (!source.destroyed) source.destroy();
+    await upload.abandon();
+    await handle?.close().catch(() => undefined);
+    await rm(file, { force: true });
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    settings.active.delete(name);
+  }
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === "string") return Buffer.from(chunk);
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError("An object upload must be a stream of bytes.");
+}
+
+/** The state of one upload: bytes not yet in a slot, slots in flight, the file position. */
+class Upload {
+  handle: FileHandle | undefined;
+  position = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private job: HashJob | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly settings: StageSettings,
+    private readonly hashes: readonly HashKey[],
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async add(chunk: Buffer): Promise<void> {
+    if (chunk.length === 0) return;
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    const pool = this.pendingBytes >= this.settings.smallLimit ? this.settings.pool() : undefined;
+    while (pool && this.pendingBytes >= pool.slotSize) await this.dispatch(pool, pool.slotSize);
+  }
+
+  /** Flush what is left; the digests once every slot is hashed and written. */
+  async end(): Promise<HexDigests> {
+    if (!this.job && this.pendingBytes < this.settings.smallLimit) return this.endOnThisThread();
+    const pool = this.settings.pool();
+    while (this.pendingBytes > 0) await this.dispatch(pool, Math.min(pool.slotSize, this.pendingBytes));
+    await Promise.all(this.inFlight);
+    await this.writes;
+    return (this.job ?? pool.open(this.hashes)).finish();
+  }
+
+  /** After a failure: let slots in flight come back (the threads may still read them), forget the job. */
+  async abandon(): Promise<void> {
+    await Promise.allSettled(this.inFlight);
+    await this.writes.catch(() => undefined);
+    this.job?.drop();
+    this.pending = [];
+  }
+
+  private async endOnThisThread(): Promise<HexDigests> {
+    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const values: HexDigests = {};
+    for (const hash of this.hashes) values[hash] = createHash(hash).update(bytes).digest("hex");
+    await this.write(bytes, bytes.length, this.position);
+    this.position += bytes.length;
+    return values;
+  }
+
+  /** Move `length` pending bytes into a slot, then hash and write it concurrently. */
+  private async dispatch(pool: HasherPool, length: number): Promise<void> {
+    while (this.inFlight.size >= this.settings.maxInFlight) await Promise.race(this.inFlight);
+    const slot = await pool.acquire(this.signal);
+    this.take(slot.bytes, length);
+    this.job ??= pool.open(this.hashes);
+    const hashed = this.job.update(slot, length);
+    const at = this.position;
+    this.position += length;
+    const written = this.writes.then(() => this.write(slot.bytes, length, at));
+    this.writes = written;
+    const task = Promise.allSettled([hashed, written]).then(([h, w]) => {
+      pool.release(slot);
+      if (h.status === "rejected") throw h.reason;
+      if (w.status === "rejected") throw w.reason;
+    });
+    this.inFlight.add(task);
+    // A failed task stays in the set so that the next race (or the final wait) reports it.
+    task.then(
+      () => this.inFlight.delete(task),
+      () => undefined,
+    );
+  }
+
+  private take(into: Uint8Array, length: number): void {
+    let offset = 0;
+    while (offset < length) {
+      const head = this.pending[0];
+      if (!head) throw new Error("stage: fewer pending bytes than counted");
+      const n = Math.min(head.length, length - offset);
+      head.copy(into, offset, 0, n);
+      offset += n;
+      if (n === head.length) this.pending.shift();
+      else this.pending[0] = head.subarray(n);
+    }
+    this.pendingBytes -= length;
+  }
+
+  private async write(bytes: Uint8Array, length: number, at: number): Promise<void> {
+    const handle = this.handle;
+    if (!handle) throw new Error("stage: no temp file");
+    let done = 0;
+    while (done < length) {
+      const { bytesWritten } = await handle.write(bytes, done, length - done, at + done);
+      done += bytesWritten;
+    }
+  }
+}

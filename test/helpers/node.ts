@@ -1,0 +1,59 @@
+/** Start a real listening node on a temp data folder (SQLite or PostgreSQL) for tests. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
+import { mintToken } from "../../src/auth/tokens.ts";
+import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
+import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { createTestPostgresDatabase, type TestPostgres } from "./postgres.ts";
+
+export const ADMIN = "CN=Test Admin,O=d1node,C=US,DC=cilogon,DC=org";
+export const CN_SUBJECT = "CN=urn:node:TESTCN,DC=dataone,DC=org";
+
+export interface TestNode {
+  node: RunningNode;
+  baseUrl: string;
+  dataDir: string;
+  token(subject: string, ttlSeconds?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export type Dialect = "sqlite" | "postgres";
+
+export async function startTestNode(
+  dialect: Dialect = "sqlite",
+  settings: ConfigInput = {},
+): Promise<TestNode> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
+  let pg: TestPostgres | undefined;
+  if (dialect === "postgres") pg = await createTestPostgresDatabase();
+  const config = resolveConfig({
+    port: 0,
+    dataDir,
+    nodeId: "urn:node:TESTMN",
+    adminSubjects: [ADMIN],
+    cnSubjects: [CN_SUBJECT],
+    logLevel: "warn",
+    ...(pg ? { databaseUrl: pg.url } : {}),
+    ...settings,
+  });
+  const node = await startNode(config, { logLevel: false });
+  const { privateKey } = loadOrCreateSigningKey(dataDir);
+  return {
+    node,
+    baseUrl: node.baseUrl,
+    dataDir,
+    token: (subject, ttlSeconds) => mintToken(privateKey, { subject, ...(ttlSeconds ? { ttlSeconds } : {}) }),
+    async close() {
+      await node.close();
+      await pg?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Dialects the database-backed tests run on: both, unless D1NODE_TEST_PG=skip says otherwise. */
+export function testDialects(): Dialect[] {
+  return process.env.D1NODE_TEST_PG === "skip" ? ["sqlite"] : ["sqlite", "postgres"];
+}

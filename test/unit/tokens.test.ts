@@ -1,0 +1,28 @@
+/** Bearer tokens: minted with the node's key, verified against trusted keys, expiry and forgery refused. */
+import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
+import { describe, it } from "node:test";
+import { mintToken, verifyToken } from "../../src/auth/tokens.ts";
+import { InvalidToken } from "../../src/errors/exceptions.ts";
+
+const pair = () => generateKeyPairSync("rsa", { modulusLength: 2048 });
+
+describe("tokens", () => {
+  it("round-trips the subject with the signing key's public half", async () => {
+    const { privateKey, publicKey } = pair();
+    const token = await mintToken(privateKey, { subject: "CN=Jane,DC=org" });
+    assert.equal(await verifyToken(token, [pair().publicKey, publicKey]), "CN=Jane,DC=org");
+  });
+
+  it("refuses expired, foreign-key and garbage tokens with InvalidToken", async () => {
+    const { privateKey, publicKey } = pair();
+    const expired = await mintToken(privateKey, { subject: "CN=a", ttlSeconds: -5 });
+    await assert.rejects(
+      verifyToken(expired, [publicKey]),
+      (e) => e instanceof InvalidToken && /expired/.test(e.description),
+    );
+    const foreign = await mintToken(pair().privateKey, { subject: "CN=a" });
+    await assert.rejects(verifyToken(foreign, [publicKey]), InvalidToken);
+    await assert.rejects(verifyToken("abc.def.ghi", [publicKey]), InvalidToken);
+  });
+});
