@@ -87,6 +87,17 @@ for (const dialect of testDialects()) {
       assert.ok(response.headers.get("last-modified"));
     });
 
+    it("a 0-byte object round-trips through create, get and describe", async () => {
+      const empty = uniquePid("empty");
+      assert.equal((await create(admin, empty, Buffer.alloc(0))).status, 200);
+      const response = await call(anon, "GET", `/object/${enc(empty)}`);
+      assert.equal(response.status, 200);
+      assert.equal((await response.arrayBuffer()).byteLength, 0);
+      const head = await call(anon, "HEAD", `/object/${enc(empty)}`);
+      assert.equal(head.headers.get("content-length"), "0");
+      assert.equal(head.headers.get("dataone-checksum"), "SHA-1,da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    });
+
     it("describe sends the DataONE headers, and NotFound as headers", async () => {
       const response = await call(anon, "HEAD", `/object/${enc(pid)}`);
       assert.equal(response.status, 200);
