@@ -1,5 +1,10 @@
 import type { Digests } from "../store/types.ts";
+import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+
+/** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
+export type Page<T> = Slice<T>;
+export type { LogEntry, ObjectInfo };
 
 /** An object as the node holds it: its full system metadata (v2 shape) and where its bytes are. */
 export interface StoredObject {
@@ -10,15 +15,6 @@ export interface StoredObject {
   digests: Digests;
   /** True when this node holds the object as a replica (not the authoritative copy). */
   isReplica: boolean;
-}
-
-/** One row of an ObjectList. */
-export interface ObjectInfo {
-  identifier: string;
-  formatId: string;
-  checksum: { algorithm: string; value: string };
-  dateSysMetadataModified: Date;
-  size: number;
 }
 
 export interface ObjectListFilter {
@@ -35,23 +31,6 @@ export interface ObjectListFilter {
   nodeId?: string;
   /** Only objects readable by one of these subjects (rightsHolder or an allow rule); undefined: no filter. */
   readableBy?: string[];
-}
-
-export interface Page<T> {
-  start: number;
-  total: number;
-  items: T[];
-}
-
-export interface LogEntry {
-  entryId: string;
-  identifier: string;
-  ipAddress: string;
-  userAgent: string;
-  subject: string;
-  event: string;
-  dateLogged: Date;
-  nodeIdentifier: string;
 }
 
 export type NewLogEntry = Omit<LogEntry, "entryId">;
