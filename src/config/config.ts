@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { Schedule } from "../types/node.ts";
 
 export type Role = "mn" | "cn";
 
