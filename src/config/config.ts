@@ -37,15 +37,7 @@ export interface Config {
   /** Accept Origin headers from these origins (CORS); "*" echoes any origin. */
   corsOrigins: string[];
   /** Crontab-style harvest schedule advertised to the CN. */
-  syncSchedule: {
-    sec: string;
-    min: string;
-    hour: string;
-    mday: string;
-    mon: string;
-    wday: string;
-    year: string;
-  };
+  syncSchedule: Schedule;
   logLevel: string;
 }
 
