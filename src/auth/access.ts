@@ -3,8 +3,9 @@
  * changePermission) and its rightsHolder. The subject public stands for every caller." (API text,
  * Authentication 4). changePermission implies write implies read; the rightsHolder holds every permission.
  */
+import type { Config } from "../config/config.ts";
 import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
-import type { Session } from "./session.ts";
+import { AUTHENTICATED_USER, PUBLIC, type Session } from "./session.ts";
 
 const RANK: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
 
@@ -39,7 +40,20 @@ export function isTrusted(session: Session): boolean {
 export function maySubmit(session: Session, submitters: readonly string[]): boolean {
   return (
     isTrusted(session) ||
-    submitters.some((s) => session.subjects.has(s) && s !== "public") ||
-    submitters.includes("public")
+    submitters.some((s) => session.subjects.has(s) && s !== PUBLIC) ||
+    submitters.includes(PUBLIC)
   );
+}
+
+/** Whether the allow-list lets every authenticated caller submit (then MNStorage publishes no restriction). */
+export function submissionOpen(submitters: readonly string[]): boolean {
+  return submitters.includes(PUBLIC) || submitters.includes(AUTHENTICATED_USER);
+}
+
+/**
+ * MNCore.getLogRecords: "Access MUST allow CNs and MAY allow more callers". logReaders "trusted": CNs and node
+ * administrators; "readers": anyone, each seeing the records of the objects they may read (see readFilter).
+ */
+export function mayReadLog(session: Session, logReaders: Config["logReaders"]): boolean {
+  return isTrusted(session) || logReaders === "readers";
 }

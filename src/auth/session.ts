@@ -1,14 +1,28 @@
 /**
- * Who is calling. Every session holds `public`; authenticated sessions also hold `authenticatedUser`.
- * Certificates, group and equivalent-identity expansion slot in here (they only add subjects).
+ * Who is calling. Every session holds `public`; authenticated sessions also hold `authenticatedUser`, and every
+ * subject their credentials and the CN say they stand for (groups, equivalent identities, `verifiedUser`).
+ *
+ * Credentials: a client certificate (from the TLS handshake, or forwarded by a trusted proxy: its PEM or its
+ * verified DN) and a bearer token. "A certificate or token that cannot be parsed or verified gives InvalidToken"
+ * (API text, Authentication 3): a bad credential is never ignored, even next to a good one. With both a
+ * certificate and a token, the certificate's subject is the primary subject and the token's subject joins the
+ * session as an equivalent identity (as DataONE's Python Member Node does). No credentials: `public` only.
  */
-import type { KeyObject } from "node:crypto";
+import type { KeyObject, X509Certificate } from "node:crypto";
 import type { Config } from "../config/config.ts";
 import { InvalidToken } from "../errors/exceptions.ts";
+import {
+  type CertificateIdentity,
+  readCertificate,
+  tlsRejection,
+  verifyForwardedCertificate,
+} from "./certificates.ts";
+import type { SubjectInfoSource } from "./cn-identity.ts";
+import { subjectFromDnString } from "./dn.ts";
+import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";
 import { verifyToken } from "./tokens.ts";
 
-export const PUBLIC = "public";
-export const AUTHENTICATED_USER = "authenticatedUser";
+export { AUTHENTICATED_USER, PUBLIC, VERIFIED_USER };
 
 export interface Session {
   /** The primary subject ("public" when anonymous). */
@@ -22,35 +36,128 @@ export interface Session {
   isCn: boolean;
 }
 
+type RoleConfig = Pick<Config, "adminSubjects" | "cnSubjects">;
+
+/** Symbolic subjects never make a caller an administrator or a CN. */
+const SYMBOLIC = new Set([PUBLIC, AUTHENTICATED_USER, VERIFIED_USER]);
+
 export function anonymousSession(): Session {
   return { subject: PUBLIC, subjects: new Set([PUBLIC]), authenticated: false, isAdmin: false, isCn: false };
 }
 
-export function sessionFor(subject: string, config: Pick<Config, "adminSubjects" | "cnSubjects">): Session {
+/** An authenticated session for `subject` and the further subjects it stands for. */
+export function sessionFor(subject: string, config: RoleConfig, more: Iterable<string> = []): Session {
+  const subjects = new Set([subject, ...more, AUTHENTICATED_USER, PUBLIC]);
+  const holds = (list: readonly string[]) => list.some((s) => !SYMBOLIC.has(s) && subjects.has(s));
   return {
     subject,
-    subjects: new Set([subject, AUTHENTICATED_USER, PUBLIC]),
+    subjects,
     authenticated: true,
-    isAdmin: config.adminSubjects.includes(subject),
-    isCn: config.cnSubjects.includes(subject),
+    isAdmin: holds(config.adminSubjects),
+    isCn: holds(config.cnSubjects),
   };
 }
 
-export interface SessionResolver {
-  /** From the request's Authorization header value (undefined when absent). */
-  resolve(authorization: string | undefined): Promise<Session>;
+/** A client certificate as the HTTP layer found it. */
+export type ClientCertificate =
+  /** From the TLS handshake; `rejection` is the TLS stack's verification error, if any. */
+  | { source: "tls"; der: Buffer; rejection?: string | undefined; connection: object }
+  /** Forwarded by a trusted proxy; `verdict` is the proxy's verification result header, if sent. */
+  | { source: "proxy"; der: Buffer; verdict?: string | undefined };
+
+export interface Credentials {
+  certificate?: ClientCertificate | undefined;
+  /** A verified client DN forwarded by a trusted proxy without the certificate. */
+  dn?: string | undefined;
+  /** The Authorization header. */
+  authorization?: string | undefined;
 }
 
-export function createSessionResolver(
-  keys: readonly KeyObject[],
-  config: Pick<Config, "adminSubjects" | "cnSubjects">,
-): SessionResolver {
+export interface SessionResolver {
+  resolve(credentials: Credentials): Promise<Session>;
+}
+
+export interface ResolverOptions {
+  /** Public keys whose signatures make a bearer token valid. */
+  tokenKeys: readonly KeyObject[];
+  /** CAs a proxy-forwarded certificate must chain to (the TLS stack checks handshake certificates itself). */
+  clientCas?: readonly X509Certificate[];
+  /** Groups and equivalent identities from the CN (CNIdentity.getSubjectInfo), when the node has a CN. */
+  cn?: SubjectInfoSource | undefined;
+}
+
+export function createSessionResolver(config: RoleConfig, options: ResolverOptions): SessionResolver {
+  const byConnection = new WeakMap<object, CertificateIdentity>();
+  const forwarded = new Map<string, { identity: CertificateIdentity; validTo: number }>();
+
+  const certificateIdentity = (cert: ClientCertificate): CertificateIdentity => {
+    if (cert.source === "tls") {
+      if (cert.rejection) throw new InvalidToken(tlsRejection(cert.rejection));
+      let identity = byConnection.get(cert.connection);
+      if (!identity) {
+        identity = readCertificate(cert.der);
+        byConnection.set(cert.connection, identity);
+      }
+      return identity;
+    }
+    // Apache sends SUCCESS, GENEROUS (optional_no_ca, not verified), NONE or FAILED:reason; nginx SUCCESS, NONE
+    // or FAILED:reason. Unverified by the proxy is fine only when the node checks the CA itself.
+    const verdict = cert.verdict?.trim() ?? "";
+    if (verdict.startsWith("FAILED")) {
+      throw new InvalidToken(
+        `The proxy reports that the client certificate failed verification (${verdict}).`,
+      );
+    }
+    if (verdict === "GENEROUS" && (options.clientCas ?? []).length === 0) {
+      throw new InvalidToken(
+        "The proxy did not verify the client certificate and this node has no CA bundle.",
+      );
+    }
+    const key = cert.der.toString("base64");
+    const known = forwarded.get(key);
+    if (known && Date.now() <= known.validTo) return known.identity;
+    const { validTo } = verifyForwardedCertificate(cert.der, options.clientCas ?? []);
+    const identity = readCertificate(cert.der);
+    if (forwarded.size >= 1000) forwarded.clear();
+    forwarded.set(key, { identity, validTo: validTo.getTime() });
+    return identity;
+  };
+
+  const tokenSubject = async (authorization: string): Promise<string> => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
+    return verifyToken(match[1], options.tokenKeys);
+  };
+
   return {
-    async resolve(authorization) {
-      if (authorization === undefined || authorization.trim() === "") return anonymousSession();
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
-      return sessionFor(await verifyToken(match[1], keys), config);
+    async resolve({ certificate, dn, authorization }) {
+      const hasToken = authorization !== undefined && authorization.trim() !== "";
+      if (!certificate && dn === undefined && !hasToken) return anonymousSession();
+      const authenticated: string[] = [];
+      const subjects = new Set<string>();
+      if (certificate) {
+        const identity = certificateIdentity(certificate);
+        authenticated.push(identity.subject);
+        if (identity.subjectInfo) {
+          for (const s of expandSubjects(identity.subject, identity.subjectInfo)) subjects.add(s);
+        }
+      } else if (dn !== undefined) {
+        const subject = subjectFromDnString(dn);
+        if (subject === undefined)
+          throw new InvalidToken("The client DN forwarded by the proxy is not a DN.");
+        authenticated.push(subject);
+      }
+      if (hasToken) authenticated.push(await tokenSubject(authorization));
+      const [primary] = authenticated;
+      if (primary === undefined) return anonymousSession();
+      if (options.cn) {
+        const infos = await Promise.all(authenticated.map((s) => options.cn?.lookup(s)));
+        infos.forEach((info, i) => {
+          const subject = authenticated[i];
+          if (info && subject !== undefined) for (const s of expandSubjects(subject, info)) subjects.add(s);
+        });
+      }
+      return sessionFor(primary, config, [...authenticated, ...subjects]);
     },
   };
 }

@@ -1,5 +1,6 @@
-/** The d1node command: serve, token. */
+/** The d1node command: serve, token, load. */
 import { Command } from "commander";
+import { registerLoadCommand } from "./load.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
 
@@ -9,4 +10,5 @@ const program = new Command()
   .showHelpAfterError();
 registerServeCommand(program);
 registerTokenCommand(program);
+registerLoadCommand(program);
 await program.parseAsync(process.argv);

@@ -12,6 +12,11 @@ interface ServeFlags extends CommonFlags {
   baseUrl?: string;
   nodeId?: string;
   logLevel?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  clientCa?: string[];
+  cnBaseUrl?: string;
+  logReaders?: string;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -23,9 +28,21 @@ export function registerServeCommand(program: Command): void {
     .option("--base-url <url>", "public base URL, when behind a proxy (env: D1NODE_BASE_URL)")
     .option("--node-id <urn>", "node identifier, urn:node:... (env: D1NODE_NODE_ID)")
     .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
+    .option("--tls-cert <file>", "server certificate (PEM): listen with HTTPS (env: D1NODE_TLS_CERT)")
+    .option("--tls-key <file>", "server private key (PEM) (env: D1NODE_TLS_KEY)")
+    .option("--client-ca <file...>", "CA bundle(s) client certificates must chain to (env: D1NODE_CLIENT_CA)")
+    .option(
+      "--cn-base-url <url>",
+      "Coordinating Node for group and identity lookups (env: D1NODE_CN_BASE_URL)",
+    )
+    .option(
+      "--log-readers <who>",
+      "getLogRecords for: trusted (default) or readers (env: D1NODE_LOG_READERS)",
+    )
     .action(async (flags: ServeFlags) => {
       const extra: ConfigInput = {};
-      for (const key of ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const) {
+      const keys = ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const;
+      for (const key of [...keys, "tlsCert", "tlsKey", "clientCa", "cnBaseUrl", "logReaders"] as const) {
         if (flags[key] !== undefined) extra[key] = flags[key];
       }
       const config = configFromFlags(flags as ServeFlags & Record<string, unknown>, extra);

@@ -8,6 +8,9 @@ import type { Schedule } from "../types/node.ts";
 
 export type Role = "mn" | "cn";
 
+/** Who may read the event log: "trusted" (CNs, administrators) or "readers" (anyone, for objects they may read). */
+export type LogReaders = "trusted" | "readers";
+
 export interface Config {
   role: Role;
   host: string;
@@ -34,6 +37,31 @@ export interface Config {
   submitters: string[];
   /** Extra PEM files (public keys or certificates) whose keys sign trusted bearer tokens. */
   trustedTokenKeys: string[];
+  /** PEM files of the server certificate (chain) and its key: when set, the node listens with HTTPS. */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** CA bundles (PEM files) client certificates must chain to; unset: no client certificate is asked for. */
+  clientCa: string[];
+  /** Shared secret a TLS-terminating proxy sends; only requests carrying it may forward client credentials. */
+  proxySecret: string | undefined;
+  proxySecretHeader: string;
+  /** Header carrying the client certificate PEM (plain, URL-encoded, or with newlines as spaces). */
+  proxyCertHeader: string;
+  /** Header carrying the verified client DN (used when no certificate is forwarded). */
+  proxyDnHeader: string;
+  /** Header carrying the proxy's verification result (SUCCESS, NONE, FAILED:reason). */
+  proxyVerifyHeader: string;
+  /** Header whose last entry is the client address the proxy saw (the source isAuthorized limits count). */
+  proxyClientAddressHeader: string;
+  /** Base URL of the Coordinating Node (e.g. https://cn.dataone.org/cn); unset: standalone, no lookups. */
+  cnBaseUrl: string | undefined;
+  /** Seconds a CN answer on a subject's groups and identities is reused. */
+  cnSubjectInfoTtl: number;
+  logReaders: LogReaders;
+  /** isAuthorized calls one source may make per minute before being blocked; 0: no limit. */
+  isAuthorizedLimit: number;
+  /** Seconds a source that went over the isAuthorized limit stays blocked. */
+  isAuthorizedBlockSeconds: number;
   /** Accept Origin headers from these origins (CORS); "*" echoes any origin. */
   corsOrigins: string[];
   /** Crontab-style harvest schedule advertised to the CN. */
@@ -63,6 +91,20 @@ export function defaultConfig(): Config {
     cnSubjects: [],
     submitters: ["authenticatedUser"],
     trustedTokenKeys: [],
+    tlsCert: undefined,
+    tlsKey: undefined,
+    clientCa: [],
+    proxySecret: undefined,
+    proxySecretHeader: "X-Proxy-Secret",
+    proxyCertHeader: "X-SSL-Client-Cert",
+    proxyDnHeader: "X-SSL-Client-DN",
+    proxyVerifyHeader: "X-SSL-Client-Verify",
+    proxyClientAddressHeader: "X-Forwarded-For",
+    cnBaseUrl: undefined,
+    cnSubjectInfoTtl: 300,
+    logReaders: "trusted",
+    isAuthorizedLimit: 600,
+    isAuthorizedBlockSeconds: 300,
     corsOrigins: ["*"],
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
     logLevel: "info",
@@ -113,8 +155,23 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     cnSubjects: list("cnSubjects", c.cnSubjects),
     submitters: list("submitters", c.submitters),
     trustedTokenKeys: list("trustedTokenKeys", c.trustedTokenKeys),
+    tlsCert: optionalText("tlsCert", c.tlsCert),
+    tlsKey: optionalText("tlsKey", c.tlsKey),
+    clientCa: list("clientCa", c.clientCa),
+    proxySecret: optionalText("proxySecret", c.proxySecret),
+    proxySecretHeader: headerName("proxySecretHeader", c.proxySecretHeader),
+    proxyCertHeader: headerName("proxyCertHeader", c.proxyCertHeader),
+    proxyDnHeader: headerName("proxyDnHeader", c.proxyDnHeader),
+    proxyVerifyHeader: headerName("proxyVerifyHeader", c.proxyVerifyHeader),
+    proxyClientAddressHeader: headerName("proxyClientAddressHeader", c.proxyClientAddressHeader),
+    cnBaseUrl: optionalText("cnBaseUrl", c.cnBaseUrl)?.replace(/\/+$/, ""),
+    cnSubjectInfoTtl: integer("cnSubjectInfoTtl", c.cnSubjectInfoTtl, 0, 86_400),
+    logReaders: oneOf("logReaders", c.logReaders, ["trusted", "readers"]),
+    isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
+    isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins),
   };
+  checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {
     throw new Error(
       `nodeId "${config.nodeId}" must look like urn:node: followed by 2-23 letters, digits or _`,
@@ -123,8 +180,37 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
   if (config.role === "cn" && c.basePath === defaultConfig().basePath) config.basePath = "/cn";
   config.baseUrl = c.baseUrl
     ? text("baseUrl", c.baseUrl).replace(/\/+$/, "")
-    : `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}${config.basePath}`;
+    : `${config.tlsCert ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}${config.basePath}`;
   return Object.freeze(config);
+}
+
+/** Settings that only make sense together, and subjects that must not grant node-wide rights. */
+function checkAuthSettings(config: Config): void {
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    throw new Error('settings "tlsCert" and "tlsKey" must be given together');
+  }
+  if (config.proxySecret !== undefined && config.proxySecret.length < 16) {
+    throw new Error('setting "proxySecret" must be at least 16 characters long');
+  }
+  if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
+    throw new Error('setting "cnBaseUrl" must be an http(s) URL');
+  }
+  const symbolic = ["public", "authenticatedUser", "verifiedUser"];
+  for (const name of ["adminSubjects", "cnSubjects"] as const) {
+    const bad = config[name].find((s) => symbolic.includes(s));
+    if (bad) throw new Error(`setting "${name}" cannot contain the symbolic subject "${bad}"`);
+  }
+}
+
+function optionalText(name: string, value: unknown): string | undefined {
+  return value === undefined || value === "" ? undefined : text(name, value);
+}
+
+function headerName(name: string, value: unknown): string {
+  const header = text(name, value);
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header))
+    throw new Error(`setting "${name}" must be an HTTP header name`);
+  return header.toLowerCase();
 }
 
 function normaliseBasePath(value: string): string {

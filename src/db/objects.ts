@@ -4,12 +4,86 @@ import type { SystemMetadata } from "../types/sysmeta.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import type { KeysetPager } from "./pager.ts";
 import { accessRows, fromRow, INFO_COLUMNS, toInfo, toRow } from "./rows.ts";
-import type { Tables } from "./schema.ts";
+import type { ObjectsTable, Tables } from "./schema.ts";
 import type { ObjectListFilter, ObjectRepository, StoredObject } from "./types.ts";
 
 type Key = [number, string];
 
-export function objectRepository(db: Kysely<Tables>, pager: KeysetPager): ObjectRepository {
+/**
+ * Synchronous reads straight from the SQLite handle, past the query builder (measured: ~25 % of small-get
+ * throughput). Usable only while no transaction is open on the connection; otherwise reads queue behind it.
+ */
+export interface DirectReads {
+  readonly available: boolean;
+  objectRow(pid: string): ObjectsTable | undefined;
+}
+
+/**
+ * Recently read rows by PID, least recently used first: a hit skips the database (measured: a primary-key
+ * read cost ~30 % of small-get throughput). Only for a database no other process writes (SQLite, opened with
+ * an exclusive lock); every write through a repository forgets the PIDs it touches.
+ */
+export class RowCache {
+  private readonly rows = new Map<string, Readonly<ObjectsTable>>();
+  /** Moves on with every forget, so that a read that raced a write does not keep what it read. */
+  private version = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  get stamp(): number {
+    return this.version;
+  }
+
+  get(pid: string): Readonly<ObjectsTable> | undefined {
+    const row = this.rows.get(pid);
+    if (row) {
+      this.rows.delete(pid);
+      this.rows.set(pid, row);
+    }
+    return row;
+  }
+
+  /** Keep a committed row read when the stamp was `stamp`. */
+  put(row: ObjectsTable, stamp: number): void {
+    if (stamp !== this.version || this.capacity <= 0) return;
+    this.rows.delete(row.pid);
+    this.rows.set(row.pid, Object.freeze(row));
+    if (this.rows.size > this.capacity) {
+      const oldest = this.rows.keys().next().value;
+      if (oldest !== undefined) this.rows.delete(oldest);
+    }
+  }
+
+  forget(pid: string): void {
+    this.rows.delete(pid);
+    this.version++;
+  }
+}
+
+/** How a repository reads rows besides the query builder. */
+export interface RowReads {
+  direct?: DirectReads;
+  cache?: RowCache;
+  /** Whether reads may fill the cache: not inside a transaction, whose rows are not committed yet. */
+  fill?: boolean;
+}
+
+export function objectRepository(
+  db: Kysely<Tables>,
+  pager: KeysetPager,
+  reads: RowReads = {},
+): ObjectRepository {
+  const { direct, cache } = reads;
+  /** Run a write on `pid`: cached copies are forgotten before (no read keeps the old row meanwhile) and after. */
+  const writing = async (pid: string, work: () => Promise<void>) => {
+    cache?.forget(pid);
+    try {
+      await work();
+    } finally {
+      cache?.forget(pid);
+      pager.invalidate();
+    }
+  };
   const writeAccessRules = async (object: StoredObject) => {
     await db.deleteFrom("access_rules").where("pid", "=", object.sysmeta.identifier).execute();
     const rows = accessRows(object);
@@ -18,8 +92,15 @@ export function objectRepository(db: Kysely<Tables>, pager: KeysetPager): Object
 
   return {
     async get(pid) {
-      const row = await db.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
-      return row ? fromRow(row) : undefined;
+      const cached = cache?.get(pid);
+      if (cached) return fromRow(cached);
+      const stamp = cache?.stamp ?? 0;
+      const row = direct?.available
+        ? direct.objectRow(pid)
+        : await db.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
+      if (!row) return undefined;
+      if (reads.fill) cache?.put(row, stamp);
+      return fromRow(row);
     },
 
     async headOfSeries(sid) {
@@ -56,36 +137,40 @@ export function objectRepository(db: Kysely<Tables>, pager: KeysetPager): Object
       return rows.map((r) => r.pid);
     },
 
-    async insert(object) {
-      try {
-        await db.insertInto("objects").values(toRow(object)).execute();
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new DuplicateKeyError(`pid ${object.sysmeta.identifier} exists`);
-        throw error;
-      }
-      await writeAccessRules(object);
-      pager.invalidate();
+    insert(object) {
+      return writing(object.sysmeta.identifier, async () => {
+        try {
+          await db.insertInto("objects").values(toRow(object)).execute();
+        } catch (error) {
+          if (isUniqueViolation(error))
+            throw new DuplicateKeyError(`pid ${object.sysmeta.identifier} exists`);
+          throw error;
+        }
+        await writeAccessRules(object);
+      });
     },
 
-    async replaceSysmeta(sysmeta: SystemMetadata) {
-      const current = await db
-        .selectFrom("objects")
-        .selectAll()
-        .where("pid", "=", sysmeta.identifier)
-        .executeTakeFirst();
-      if (!current) throw new Error(`no object ${sysmeta.identifier} to update`);
-      const stored = fromRow(current);
-      const next: StoredObject = { ...stored, sysmeta };
-      const { pid: _pid, ...columns } = toRow(next);
-      await db.updateTable("objects").set(columns).where("pid", "=", sysmeta.identifier).execute();
-      await writeAccessRules(next);
-      pager.invalidate();
+    replaceSysmeta(sysmeta: SystemMetadata) {
+      return writing(sysmeta.identifier, async () => {
+        const current = await db
+          .selectFrom("objects")
+          .selectAll()
+          .where("pid", "=", sysmeta.identifier)
+          .executeTakeFirst();
+        if (!current) throw new Error(`no object ${sysmeta.identifier} to update`);
+        const stored = fromRow(current);
+        const next: StoredObject = { ...stored, sysmeta };
+        const { pid: _pid, ...columns } = toRow(next);
+        await db.updateTable("objects").set(columns).where("pid", "=", sysmeta.identifier).execute();
+        await writeAccessRules(next);
+      });
     },
 
-    async remove(pid) {
-      await db.deleteFrom("access_rules").where("pid", "=", pid).execute();
-      await db.deleteFrom("objects").where("pid", "=", pid).execute();
-      pager.invalidate();
+    remove(pid) {
+      return writing(pid, async () => {
+        await db.deleteFrom("access_rules").where("pid", "=", pid).execute();
+        await db.deleteFrom("objects").where("pid", "=", pid).execute();
+      });
     },
 
     async countByContentKey(key) {

@@ -8,6 +8,7 @@ import type { NodeContext } from "../services/context.ts";
 import { parseQueryString } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { registerSessions } from "./plugins/sessions.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 
 export interface AppOptions {
@@ -29,10 +30,7 @@ export async function buildApp({ ctx, sessions, logLevel = "info" }: AppOptions)
   await app.register(multipart, {
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: 16 * 1024 * 1024 },
   });
-  app.decorateRequest("session");
-  app.addHook("onRequest", async (request) => {
-    request.session = await sessions.resolve(request.headers.authorization);
-  });
+  registerSessions(app, sessions, ctx.config);
   for (const version of ["v1", "v2"] as const) {
     registerMemberNodeRoutes(app, { ctx, version, prefix: `${ctx.config.basePath}/${version}` });
   }

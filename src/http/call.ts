@@ -6,13 +6,15 @@ import type { CallInfo } from "../services/context.ts";
 declare module "fastify" {
   interface FastifyRequest {
     session: Session;
+    /** The caller's address (the proxy-forwarded one when a trusted proxy sent the request). */
+    clientAddress: string;
   }
 }
 
 export function callInfo(request: FastifyRequest): CallInfo {
   return {
     session: request.session ?? anonymousSession(),
-    ipAddress: request.ip,
+    ipAddress: request.clientAddress || request.ip,
     userAgent: request.headers["user-agent"] ?? "",
   };
 }

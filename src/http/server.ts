@@ -1,11 +1,16 @@
 /**
- * Boot and graceful shutdown: open the backends, recover from an interrupted run, listen, and on SIGINT/SIGTERM
- * stop accepting requests, flush the event log and close everything.
+ * Boot and graceful shutdown: open the backends, recover from an interrupted run, listen (HTTPS when the node
+ * has a server certificate), and on SIGINT/SIGTERM stop accepting requests, flush the event log and close
+ * everything.
  */
+import { readFileSync } from "node:fs";
+import https from "node:https";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
+import { loadCaBundle } from "../auth/certificates.ts";
+import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
-import { createSessionResolver } from "../auth/session.ts";
+import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -43,15 +48,12 @@ export async function startNode(
     contentLocks: createKeyedMutex(),
   };
   await recoverStore(ctx);
-  const signing = loadOrCreateSigningKey(config.dataDir);
-  const keys = [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)];
-  const app = await buildApp({
-    ctx,
-    sessions: createSessionResolver(keys, config),
-    logLevel: options.logLevel ?? config.logLevel,
-  });
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
+  // CN lookup failures are logged through the app's logger (called only once the app exists).
+  const sessions = sessionResolver(config, (message) => app.log.warn(message));
+  const app = await buildApp({ ctx, sessions, logLevel: options.logLevel ?? config.logLevel });
+  const tls = config.tlsCert && config.tlsKey ? await listenTls(app, config) : undefined;
+  if (!tls) await app.listen({ host: config.host, port: config.port });
+  const address = (tls ?? app.server).address();
   const port = typeof address === "object" && address ? address.port : config.port;
   if (config.port === 0) {
     live.port = port;
@@ -66,10 +68,70 @@ export async function startNode(
     async close() {
       if (closed) return;
       closed = true;
+      const tlsClosed = tls ? closeServer(tls) : undefined;
       await app.close();
+      await tlsClosed;
       await db.events.flush();
       await db.close();
       await store.close();
     },
   };
+}
+
+/** Sessions from tokens signed by the node's own key or a trusted key, client certificates, and the CN. */
+function sessionResolver(config: Readonly<Config>, warn: (message: string) => void): SessionResolver {
+  const signing = loadOrCreateSigningKey(config.dataDir);
+  return createSessionResolver(config, {
+    tokenKeys: [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)],
+    clientCas: loadCaBundle(config.clientCa),
+    cn: config.cnBaseUrl
+      ? createCnSubjectInfoSource({
+          cnBaseUrl: config.cnBaseUrl,
+          ttlMs: config.cnSubjectInfoTtl * 1000,
+          warn,
+        })
+      : undefined,
+  });
+}
+
+/**
+ * HTTPS with client certificates: "The caller's identity (the session) is taken from the X.509 client certificate
+ * presented in the SSL handshake." A certificate is asked for (when a client CA bundle is set) but not required,
+ * and the handshake never fails over it: anonymous callers keep working, and a bad certificate is answered with
+ * InvalidToken by the session layer rather than with a broken connection. The app (built by app.ts) is served
+ * from this server through Fastify's `routing` handler.
+ */
+async function listenTls(app: FastifyInstance, config: Readonly<Config>): Promise<https.Server> {
+  await app.ready();
+  const ca = config.clientCa.map((file) => readFileSync(file));
+  const server = https.createServer(
+    {
+      cert: readFileSync(config.tlsCert as string),
+      key: readFileSync(config.tlsKey as string),
+      ...(ca.length > 0 ? { ca, requestCert: true } : {}),
+      rejectUnauthorized: false,
+    },
+    (request, response) => app.routing(request, response),
+  );
+  // Fastify's own defaults for the servers it creates: no overall request timeout (uploads may be long).
+  server.keepAliveTimeout = 72_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/** Stop accepting connections, let requests in flight finish (10 s at most), then close the rest. */
+async function closeServer(server: https.Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
+  await closed;
+  clearInterval(idle);
+  clearTimeout(deadline);
 }

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
+import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { ObjectStore, StagedObject } from "./types.ts";
 
@@ -21,6 +22,8 @@ export interface FsStoreOptions extends HasherPoolOptions {
   smallLimit?: number;
   /** Ring slots one upload may hold at once (default 4). */
   maxInFlight?: number;
+  /** Bytes of recently read small objects kept in memory for readSmall (default 32 MiB; 0: none). */
+  smallCacheBytes?: number;
 }
 
 /** Read streams hand out 1 MiB chunks (about twice as fast as the 64 KiB default). */
@@ -56,6 +59,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
     }
     return path.join(objectsDir, key.slice(0, 2), key.slice(2, 4), key);
   };
+  const smallReads = new SmallReads(options.smallCacheBytes ?? 32 * 1024 * 1024, pathOf);
 
   /** Rename a temp file into its place, or drop it when the same content is already there. */
   const place = async (temp: string, key: string): Promise<void> => {
@@ -126,12 +130,19 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
       });
     },
 
+    readSmall(key, size) {
+      return smallReads.read(key, size);
+    },
+
     async has(key) {
       return isFile(pathOf(key));
     },
 
     async remove(key) {
+      smallReads.forget(key);
       await rm(pathOf(key), { force: true });
+      // A read that ran while the file was being removed may have kept its bytes again.
+      smallReads.forget(key);
     },
 
     async sweepTemp() {
@@ -159,6 +170,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
 
     async close() {
       closed = true;
+      smallReads.clear();
       await pool?.close();
     },
   };

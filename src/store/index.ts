@@ -8,4 +8,5 @@ export {
   type HashJob,
   type Slot,
 } from "./hasher-pool.ts";
+export { SMALL_READ_LIMIT } from "./small-reads.ts";
 export type { Digests, ObjectStore, StagedObject, StageOptions } from "./types.ts";

@@ -38,6 +38,12 @@ export interface ObjectStore {
   stage(source: Readable, options?: StageOptions): Promise<StagedObject>;
   /** A read stream of committed bytes (1 MiB chunks); `range.end` is inclusive. Throws ENOENT-coded error when absent. */
   read(key: string, range?: { start: number; end: number }): Readable;
+  /**
+   * The whole of a small object (`size` at most SMALL_READ_LIMIT bytes), read synchronously or from memory: no
+   * stream, no thread-pool round trip. The buffer may be shared: do not modify it. Throws an ENOENT-coded error
+   * when absent, SIZE_MISMATCH when the file is shorter than `size`.
+   */
+  readSmall(key: string, size: number): Buffer;
   /** Whether committed bytes exist under this key. */
   has(key: string): Promise<boolean>;
   /** Remove committed bytes (no error when already absent). */

@@ -17,11 +17,23 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres"): Promise<
   if (dialect === "postgres") {
     const pg = await createTestPostgresDatabase();
     const db = await openDatabase({ url: pg.url });
-    return { db, dispose: async () => (await db.close(), await pg.drop()) };
+    return {
+      db,
+      dispose: async () => {
+        await db.close();
+        await pg.drop();
+      },
+    };
   }
   const dir = await mkdtemp(path.join(tmpdir(), "d1node-db-"));
   const db = await openDatabase({ sqlitePath: path.join(dir, "test.sqlite") });
-  return { db, dispose: async () => (await db.close(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    db,
+    dispose: async () => {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export { testDialects };

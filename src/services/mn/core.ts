@@ -1,5 +1,6 @@
 /** MNCore: getCapabilities, getLogRecords, ping; and the CN callbacks synchronizationFailed, systemMetadataChanged. */
-import { isTrusted, readFilter } from "../../auth/access.ts";
+import { isTrusted, mayReadLog, readFilter } from "../../auth/access.ts";
+import { memberNodeRestrictions } from "../../auth/restrictions.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import type { Node } from "../../types/index.ts";
@@ -9,16 +10,20 @@ import { logEvent } from "./events.ts";
 /** The services this node really serves, per API version. */
 const MN_SERVICES = ["MNCore", "MNRead", "MNAuthorization", "MNStorage"] as const;
 
-/** MNCore.getCapabilities: the Node document. */
+/**
+ * MNCore.getCapabilities: the Node document. Each service lists its method restrictions ("restriction: attribute
+ * methodName; child subject (who may call that method)"), from the same settings the access checks read.
+ */
 export function capabilities(ctx: NodeContext): Node {
   const { config } = ctx;
+  const restrictions = memberNodeRestrictions(config);
   return {
     identifier: config.nodeId,
     name: config.nodeName,
     description: config.nodeDescription,
     baseURL: config.baseUrl,
     services: (["v1", "v2"] as const).flatMap((version) =>
-      MN_SERVICES.map((name) => ({ name, version, available: true, restrictions: [] })),
+      MN_SERVICES.map((name) => ({ name, version, available: true, restrictions: restrictions[name] ?? [] })),
     ),
     synchronization: { schedule: { ...config.syncSchedule } },
     subjects: [config.nodeSubject],
@@ -33,7 +38,8 @@ export function capabilities(ctx: NodeContext): Node {
 
 /**
  * MNCore.getLogRecords: "Only records the caller may read are returned. Access MUST allow CNs and MAY allow more
- * callers." Here: node administrators and CNs see every record; others are refused.
+ * callers." Node administrators and CNs see every record; with logReaders "readers" anyone may ask and sees the
+ * records of objects they can read; otherwise others are refused.
  */
 export async function getLogRecords(
   ctx: NodeContext,
@@ -42,7 +48,7 @@ export async function getLogRecords(
   start: number,
   count: number,
 ): Promise<Page<LogEntry>> {
-  if (!isTrusted(call.session)) {
+  if (!mayReadLog(call.session, ctx.config.logReaders)) {
     throw new NotAuthorized(
       `${call.session.subject} may not read the event log; it is open to CNs and administrators.`,
     );
@@ -52,17 +58,20 @@ export async function getLogRecords(
   return ctx.db.events.list({ ...filter, ...(readableBy ? { readableBy } : {}) }, start, count);
 }
 
+/** "Access MUST allow CNs": the CN callbacks are refused to anyone else, before their body is read. */
+export function requireCoordinatingNode(call: CallInfo, operation: string): void {
+  if (!isTrusted(call.session)) {
+    throw new NotAuthorized(`${operation} is for Coordinating Nodes; ${call.session.subject} is not one.`);
+  }
+}
+
 /** MNRead.synchronizationFailed: "Called by a CN; the MN records the problem". Recorded in the event log. */
 export async function synchronizationFailed(
   ctx: NodeContext,
   call: CallInfo,
   failure: { pid?: string; description: string },
 ): Promise<void> {
-  if (!isTrusted(call.session)) {
-    throw new NotAuthorized(
-      `synchronizationFailed is for Coordinating Nodes; ${call.session.subject} is not one.`,
-    );
-  }
+  requireCoordinatingNode(call, "synchronizationFailed");
   const pid = failure.pid ?? "";
   if (pid !== "" && (await ctx.db.objects.get(pid))) logEvent(ctx, call, pid, "synchronization_failed");
 }
@@ -78,11 +87,7 @@ export async function systemMetadataChanged(
   serialVersion: number,
   modified: Date,
 ): Promise<boolean> {
-  if (!isTrusted(call.session)) {
-    throw new NotAuthorized(
-      `systemMetadataChanged is for Coordinating Nodes; ${call.session.subject} is not one.`,
-    );
-  }
+  requireCoordinatingNode(call, "systemMetadataChanged");
   const object = (await ctx.db.objects.get(id)) ?? (await headObject(ctx, id));
   if (!object) throw new InvalidRequest(`No object "${id}" is held by this node.`, { pid: id });
   await ctx.db.sysmetaRefresh.request(object.sysmeta.identifier, serialVersion, modified);

@@ -80,6 +80,7 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
     `${prefix}/error`,
     { config: { apiMethod: "MNRead.synchronizationFailed" } },
     async (request, reply) => {
+      core.requireCoordinatingNode(callInfo(request), "synchronizationFailed");
       const body = await readMultipart(request);
       const failure = parseError(requirePart(body, "message"));
       await core.synchronizationFailed(ctx, callInfo(request), {
@@ -94,6 +95,7 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
     `${prefix}/dirtySystemMetadata`,
     { config: { apiMethod: "MNRead.systemMetadataChanged" } },
     async (request, reply) => {
+      core.requireCoordinatingNode(callInfo(request), "systemMetadataChanged");
       const body = await readMultipart(request);
       const fields: Query = Object.fromEntries(body.parts);
       const id = requiredId(body.parts.get("id") ?? body.parts.get("pid"));
@@ -113,11 +115,6 @@ export function requiredId(id: string | undefined): string {
   return id;
 }
 
-function sendObject(
-  reply: FastifyReply,
-  scope: RouteScope,
-  object: StoredObject,
-  body: NodeJS.ReadableStream,
-) {
+function sendObject(reply: FastifyReply, scope: RouteScope, object: StoredObject, body: read.ObjectBody) {
   return reply.headers(objectHeaders(scope, object)).code(200).send(body);
 }

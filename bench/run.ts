@@ -1,0 +1,105 @@
+/**
+ * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N]`: the performance targets, each
+ * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list (all by
+ * default). Every section starts its own node on a temp data folder (SQLite; with --postgres the DB-bound
+ * sections also run on a fresh database on that server). Results go to bench/results/latest.json.
+ * Needs `wrk` (Debian: apt-get install wrk) and `curl`.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { allFigures, format } from "./lib/report.ts";
+import { large } from "./sections/large.ts";
+import { list } from "./sections/list.ts";
+import { smallCreate } from "./sections/small-create.ts";
+import { smallGet } from "./sections/small-get.ts";
+import type { Section, SectionOptions } from "./sections/types.ts";
+
+const SECTIONS: Record<string, Section> = {
+  large,
+  "small-create": smallCreate,
+  "small-get": smallGet,
+  list,
+};
+
+/** Tools a section shells out to. */
+const NEEDS: Record<string, string[]> = {
+  large: ["curl"],
+  "small-get": ["wrk"],
+};
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    postgres: { type: "string" },
+    seconds: { type: "string", default: "5" },
+    runs: { type: "string", default: "3" },
+  },
+});
+
+const chosen = positionals.length > 0 ? positionals : Object.keys(SECTIONS);
+const unknown = chosen.filter((name) => !SECTIONS[name]);
+if (unknown.length > 0) {
+  process.stderr.write(
+    `Unknown section(s): ${unknown.join(", ")}. Sections: ${Object.keys(SECTIONS).join(", ")}\n`,
+  );
+  process.exit(2);
+}
+const missing = [...new Set(chosen.flatMap((name) => NEEDS[name] ?? []))].filter((tool) => !installed(tool));
+if (missing.length > 0) {
+  process.stderr.write(
+    `Missing tool(s): ${missing.join(", ")}. Install them first, e.g. \`apt-get install ${missing.join(" ")}\`, ` +
+      "or choose sections that do not need them.\n",
+  );
+  process.exit(2);
+}
+
+const options: SectionOptions = {
+  ...(values.postgres ? { postgres: values.postgres } : {}),
+  seconds: Number(values.seconds),
+  runs: Number(values.runs),
+};
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? "unknown",
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${os.type()} ${os.release()}`,
+};
+process.stdout.write(
+  `d1node bench: ${chosen.join(", ")} on ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, ` +
+    `Node ${machine.node}${options.postgres ? ", with PostgreSQL" : ""}\n`,
+);
+const started = new Date();
+const failures: string[] = [];
+for (const name of chosen) {
+  process.stdout.write(`\n== ${name}\n`);
+  try {
+    await (SECTIONS[name] as Section)(options);
+  } catch (error) {
+    failures.push(name);
+    process.stderr.write(`section ${name} failed: ${(error as Error).stack ?? error}\n`);
+  }
+}
+
+const results = new URL("./results/", import.meta.url);
+await mkdir(results, { recursive: true });
+await writeFile(
+  new URL("latest.json", results),
+  `${JSON.stringify({ started: started.toISOString(), machine, options, failures, figures: allFigures() }, null, 2)}\n`,
+);
+process.stdout.write(`\n== summary\n${allFigures().map(format).join("\n")}\n`);
+process.stdout.write(
+  `results: bench/results/latest.json${failures.length ? `; failed: ${failures.join(", ")}` : ""}\n`,
+);
+process.exit(failures.length > 0 ? 1 : 0);
+
+function installed(tool: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,16 @@
+/** What every benchmark section receives. */
+export interface SectionOptions {
+  /** PostgreSQL server URL (a database is created on it per section): DB-bound sections run there too. */
+  postgres?: string;
+  /** Seconds per wrk run (default 5). */
+  seconds: number;
+  /** Runs per figure (default 3; the median is reported). */
+  runs: number;
+}
+
+export type Section = (options: SectionOptions) => Promise<void>;
+
+/** The dialects a DB-bound section runs on: SQLite, and PostgreSQL when a URL was given. */
+export function databases(options: SectionOptions): (string | undefined)[] {
+  return options.postgres ? [undefined, options.postgres] : [undefined];
+}

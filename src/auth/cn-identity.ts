@@ -1,0 +1,81 @@
+/**
+ * Groups and equivalent identities from the Coordinating Node: CNIdentity.getSubjectInfo, "GET /accounts/{subject}.
+ * Returns SubjectInfo for a person or group." Answers are cached for a TTL (NotFound too); when the CN cannot be
+ * reached the lookup yields nothing (the session keeps its own subjects) and the failure is cached briefly, so
+ * that an unreachable CN costs one timeout per subject and period, not one per request.
+ */
+import { InvalidRequest } from "../errors/exceptions.ts";
+import { parseSubjectInfo, type SubjectInfo } from "../types/index.ts";
+
+export interface SubjectInfoSource {
+  /** The CN's SubjectInfo for a subject; undefined when unknown there or when the CN cannot be asked. */
+  lookup(subject: string): Promise<SubjectInfo | undefined>;
+}
+
+export interface CnLookupOptions {
+  cnBaseUrl: string;
+  /** How long an answer is reused. */
+  ttlMs: number;
+  /** How long to wait for the CN. */
+  timeoutMs?: number;
+  /** How long a failure is remembered before the CN is asked again (at most ttlMs). */
+  failureTtlMs?: number;
+  maxEntries?: number;
+  warn?: (message: string) => void;
+  now?: () => number;
+}
+
+interface Entry {
+  info: SubjectInfo | undefined;
+  expires: number;
+}
+
+export function createCnSubjectInfoSource(options: CnLookupOptions): SubjectInfoSource {
+  const base = options.cnBaseUrl.replace(/\/+$/, "");
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const failureTtlMs = Math.min(options.failureTtlMs ?? 30_000, options.ttlMs);
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, Entry>();
+  const inFlight = new Map<string, Promise<SubjectInfo | undefined>>();
+
+  const remember = (subject: string, info: SubjectInfo | undefined, ttl: number) => {
+    cache.delete(subject);
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    cache.set(subject, { info, expires: now() + ttl });
+    return info;
+  };
+
+  const ask = async (subject: string): Promise<SubjectInfo | undefined> => {
+    const url = `${base}/v2/accounts/${encodeURIComponent(subject)}`;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      const body = await response.text();
+      if (response.status === 404) return remember(subject, undefined, options.ttlMs);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return remember(subject, parseSubjectInfo(body, InvalidRequest), options.ttlMs);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      options.warn?.(
+        `CNIdentity.getSubjectInfo for "${subject}" failed (${reason}); using the session's own subjects`,
+      );
+      return remember(subject, undefined, failureTtlMs);
+    }
+  };
+
+  return {
+    lookup(subject) {
+      const cached = cache.get(subject);
+      if (cached && cached.expires > now()) return Promise.resolve(cached.info);
+      let pending = inFlight.get(subject);
+      if (!pending) {
+        pending = ask(subject).finally(() => inFlight.delete(subject));
+        inFlight.set(subject, pending);
+      }
+      return pending;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The method restrictions the node publishes in its Node document ("restriction: attribute methodName; child
+ * subject (who may call that method)"), derived from the same settings the access functions read, so that the
+ * document and the answers agree. Methods open to everyone, or decided per object, carry no restriction.
+ */
+import type { Config } from "../config/config.ts";
+import type { ServiceMethodRestriction } from "../types/node.ts";
+import { submissionOpen } from "./access.ts";
+
+type RestrictionConfig = Pick<Config, "adminSubjects" | "cnSubjects" | "submitters" | "logReaders">;
+
+/** Restrictions per Member Node service name (MNCore, MNRead, MNStorage, ...). */
+export function memberNodeRestrictions(
+  config: RestrictionConfig,
+): Record<string, ServiceMethodRestriction[]> {
+  const trusted = unique([...config.cnSubjects, ...config.adminSubjects]);
+  const only = (methodName: string, subjects: string[]) => ({ methodName, subjects });
+  const submitters = unique([...config.submitters, ...trusted]);
+  return {
+    MNCore: config.logReaders === "trusted" ? [only("getLogRecords", trusted)] : [],
+    MNRead: [
+      only("getReplica", trusted),
+      only("synchronizationFailed", trusted),
+      only("systemMetadataChanged", trusted),
+    ],
+    MNStorage: [
+      ...(submissionOpen(config.submitters)
+        ? []
+        : ["create", "update", "generateIdentifier"].map((m) => only(m, submitters))),
+      only("delete", trusted),
+    ],
+  };
+}
+
+function unique(subjects: string[]): string[] {
+  return [...new Set(subjects)];
+}
