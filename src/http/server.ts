@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { loadCaBundle } from "../auth/certificates.ts";
 import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
+import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
@@ -46,6 +47,7 @@ export async function startNode(
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
   // CN lookup failures are logged through the app's logger (called only once the app exists).

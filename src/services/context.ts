@@ -1,6 +1,7 @@
 /**
  * What every service function receives: the node's configuration and its backends. Built once at start-up.
  */
+import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import type { Database } from "../db/types.ts";
 import type { ObjectStore } from "../store/types.ts";
@@ -14,6 +15,8 @@ export interface NodeContext {
   formats: FormatRegistry;
   /** Serialises work on the same content key (commit vs. removal of shared bytes). */
   contentLocks: KeyedMutex;
+  /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */
+  replicaAuthorizer?: ReplicaAuthorizer;
 }
 
 /** Who asks, from where: what the event log records. */

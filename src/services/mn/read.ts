@@ -46,19 +46,24 @@ function bytesOf(ctx: NodeContext, object: StoredObject, range?: { start: number
   return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
 }
 
-/** MNRead.getReplica: "logged as a replication event, not a read event". Node callers only. */
+/**
+ * MNRead.getReplica: "logged as a replication event, not a read event". Node administrators and CNs may pull any
+ * replica; another caller must be a node the CN scheduled the replication for (CNReplication.isNodeAuthorized).
+ */
 export async function getReplica(
   ctx: NodeContext,
   call: CallInfo,
   pid: string,
 ): Promise<{ object: StoredObject; body: ObjectBody }> {
-  if (!isTrusted(call.session)) {
-    throw new NotAuthorized(
-      `getReplica is for Coordinating and Member Nodes; ${call.session.subject} is neither.`,
-      {
-        pid,
-      },
-    );
+  const { session } = call;
+  if (!isTrusted(session)) {
+    const refuse = (why: string) => new NotAuthorized(`getReplica is for replicating nodes; ${why}`, { pid });
+    if (!session.authenticated) throw refuse("an anonymous caller is none.");
+    if (!ctx.replicaAuthorizer) throw refuse("this node knows no Coordinating Node to ask about the caller.");
+    await findByPid(ctx, pid);
+    if (!(await ctx.replicaAuthorizer.isNodeAuthorized(pid, session.subject))) {
+      throw refuse(`the Coordinating Node has not scheduled a replica of "${pid}" for ${session.subject}.`);
+    }
   }
   const object = await findByPid(ctx, pid);
   const body = bytesOf(ctx, object);
