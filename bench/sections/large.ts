@@ -5,18 +5,21 @@
  *   get to /dev/null (curl): target >= 1 GiB/s;
  *   getChecksum of the 1 GiB object vs a 1 KiB object (median latency): constant time, ratio ~1.
  */
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { createLoad, curl, KeepAliveClient } from "../lib/clients.ts";
 import { sysmetaXml } from "../lib/multipart.ts";
 import { backend, startNode, tempDir } from "../lib/node.ts";
-import { median, sampleRss } from "../lib/processes.ts";
+import { median, rssOf, sampleRss } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { generateFile, oneThreadPipeline } from "../store-pipeline.ts";
 import type { SectionOptions } from "./types.ts";
 
+const run = promisify(execFile);
 const MIB = 1 << 20;
 const GIB = 1 << 30;
 const CHECKSUM_CALLS = 200;
@@ -32,12 +35,15 @@ export async function large(options: SectionOptions): Promise<void> {
     const uploads: number[] = [];
     const baselines: number[] = [];
     let peakRss = 0;
+    const idleRss = rssOf(node.pid);
     let pid = "";
     for (let i = 0; i < options.runs; i++) {
+      await settle();
       const dst = path.join(tmp.dir, "baseline.bin");
       const base = await oneThreadPipeline(src, dst);
       await rm(dst);
       baselines.push(base.bytes / base.seconds);
+      await settle();
       pid = `large-${i}`;
       const sysmeta = path.join(tmp.dir, `sysmeta-${i}.xml`);
       await writeFile(sysmeta, sysmetaXml({ pid, size: GIB, sha1, formatId: "application/octet-stream" }));
@@ -73,10 +79,15 @@ export async function large(options: SectionOptions): Promise<void> {
       name: "server peak RSS during 1 GiB creates",
       value: peakRss / 1e6,
       unit: "MB",
+      baseline: { name: "the same server idle before them", value: idleRss / 1e6, unit: "MB" },
       target: "< 150 MB",
       pass: peakRss < 150e6,
+      notes: `growth during the uploads: ${((peakRss - idleRss) / 1e6).toFixed(0)} MB`,
     });
 
+    // Gets after the uploads' write-back is done, one unmeasured first (JIT, page cache).
+    await settle();
+    await curl(["-o", "/dev/null", `${node.baseUrl}/v2/object/${pid}`], ["http_code"]);
     const gets: number[] = [];
     for (let i = 0; i < options.runs; i++) {
       const w = await curl(
@@ -106,8 +117,10 @@ export async function large(options: SectionOptions): Promise<void> {
     });
     const client = new KeepAliveClient();
     try {
-      const big = await latencies(client, `${node.baseUrl}/v2/checksum/${pid}`);
-      const small = await latencies(client, `${node.baseUrl}/v2/checksum/small-0`);
+      const [big = Number.NaN, small = Number.NaN] = await latencies(client, [
+        `${node.baseUrl}/v2/checksum/${pid}`,
+        `${node.baseUrl}/v2/checksum/small-0`,
+      ]);
       record({
         section: "large",
         name: `getChecksum 1 GiB object, median of ${CHECKSUM_CALLS}`,
@@ -128,12 +141,19 @@ export async function large(options: SectionOptions): Promise<void> {
   }
 }
 
-/** Median latency of sequential calls on one keep-alive connection, after a warm-up. */
-async function latencies(client: KeepAliveClient, url: string): Promise<number> {
-  for (let i = 0; i < 20; i++) await client.ok(url);
-  const ms: number[] = [];
-  for (let i = 0; i < CHECKSUM_CALLS; i++) ms.push((await client.ok(url)).ms);
-  return median(ms);
+/** Median latency per URL of sequential calls on one keep-alive connection, the URLs taking turns. */
+async function latencies(client: KeepAliveClient, urls: string[]): Promise<number[]> {
+  for (let i = 0; i < 20; i++) for (const url of urls) await client.ok(url);
+  const ms = urls.map(() => [] as number[]);
+  for (let i = 0; i < CHECKSUM_CALLS; i++) {
+    for (const [at, url] of urls.entries()) ms[at]?.push((await client.ok(url)).ms);
+  }
+  return ms.map(median);
+}
+
+/** Let the page cache write back what earlier steps wrote, so that it does not slow the next measurement. */
+async function settle(): Promise<void> {
+  await run("sync", []);
 }
 
 async function fileSha1(file: string): Promise<string> {

@@ -1,5 +1,7 @@
 /** A small HTTP client for tests: DataONE calls with fetch and multipart bodies. */
+import assert from "node:assert/strict";
 import { type SysmetaOptions, sysmetaXml } from "./sysmeta.ts";
+import { validateXml } from "./xmllint.ts";
 
 export interface Caller {
   baseUrl: string;
@@ -69,4 +71,24 @@ export async function errorOf(
   const name = /name="([^"]+)"/.exec(body)?.[1] ?? "";
   const detailCode = /detailCode="([^"]+)"/.exec(body)?.[1] ?? "";
   return { status: response.status, name, detailCode, body };
+}
+
+/** The body of a 200 XML response, checked against the DataONE XSDs. */
+export async function okXml(response: Response): Promise<string> {
+  const body = await response.text();
+  assert.equal(response.status, 200, body);
+  await validateXml(body);
+  return body;
+}
+
+/** errorOf, with the exception document checked against dataoneErrors.xsd. */
+export async function checkedError(response: Response): ReturnType<typeof errorOf> {
+  const error = await errorOf(response);
+  await validateXml(error.body);
+  return error;
+}
+
+/** MNStorage.updateSystemMetadata (v2) with a whole system metadata document. */
+export function updateSysmeta(c: Caller, pid: string, xml: string): Promise<Response> {
+  return call({ ...c, version: "v2" }, "PUT", "/meta", { body: form({ pid, sysmeta: { xml } }) });
 }

@@ -60,3 +60,63 @@ export function sysmetaXml(pid: string, bytes: Buffer, o: SysmetaOptions = {}): 
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
+
+/** Top-level elements of a v2 systemMetadata document, in schema order (v1 stops at replica). */
+const SYSMETA_ORDER = [
+  "serialVersion",
+  "identifier",
+  "formatId",
+  "size",
+  "checksum",
+  "submitter",
+  "rightsHolder",
+  "accessPolicy",
+  "replicationPolicy",
+  "obsoletes",
+  "obsoletedBy",
+  "archived",
+  "dateUploaded",
+  "dateSysMetadataModified",
+  "originMemberNode",
+  "authoritativeMemberNode",
+  "replica",
+  "seriesId",
+  "mediaType",
+  "fileName",
+];
+
+const elementPattern = (name: string) => new RegExp(`<${name}(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${name}>)`, "g");
+
+/** The text of the first `name` element of a document (entities decoded), undefined when absent. */
+export function elementText(xml: string, name: string): string | undefined {
+  const match = new RegExp(`<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?>([^<]*)</(?:[\\w.-]+:)?${name}>`).exec(xml);
+  if (!match) return undefined;
+  return (match[1] ?? "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
+}
+
+/**
+ * A system metadata document (as a node serialises it) with top-level elements changed: a value starting with
+ * "<" is the whole new element, any other string the new text; null removes the element. New elements go in
+ * schema order.
+ */
+export function editSysmeta(xml: string, changes: Record<string, string | null>): string {
+  let out = xml;
+  for (const [name, value] of Object.entries(changes)) {
+    const element = value === null ? "" : value.startsWith("<") ? value : `<${name}>${esc(value)}</${name}>`;
+    if (elementPattern(name).test(out)) {
+      out = out.replace(elementPattern(name), element);
+      continue;
+    }
+    if (element === "") continue;
+    const later = SYSMETA_ORDER.slice(SYSMETA_ORDER.indexOf(name) + 1);
+    const positions = later.map((next) => out.search(new RegExp(`<${next}[\\s/>]`))).filter((at) => at >= 0);
+    const at = positions.length > 0 ? Math.min(...positions) : out.lastIndexOf("</");
+    out = `${out.slice(0, at)}${element}${out.slice(at)}`;
+  }
+  return out;
+}

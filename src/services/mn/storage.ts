@@ -46,7 +46,7 @@ export async function create(
   if (await ctx.db.objects.isIdentifierInUse(pid)) {
     throw new IdentifierNotUnique(`The identifier "${pid}" is already in use on this node.`, { pid });
   }
-  await checkSeriesId(ctx, sysmeta);
+  await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
   const stored = withNodeFields(ctx, sysmeta, call.session.subject, new Date());
   await ingest(ctx, staged, (tx, contentKey) =>
@@ -96,7 +96,7 @@ export async function update(
       pid: newPid,
     });
   }
-  await checkSeriesId(ctx, sysmeta, old.sysmeta);
+  await checkSeriesId(ctx.db.objects, sysmeta, old.sysmeta);
   checkDigests(sysmeta, staged.digests);
   const now = new Date();
   const stored = withNodeFields(

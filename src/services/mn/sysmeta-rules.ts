@@ -3,6 +3,7 @@
  * "Client-set fields on create: the fields the schema marks as client responsibility must be set; obsoletes and
  * obsoletedBy must not be set on create." (API text, SystemMetadata)
  */
+import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidSystemMetadata } from "../../errors/exceptions.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
@@ -32,17 +33,18 @@ export function checkIncoming(ctx: NodeContext, pid: string, sysmeta: SystemMeta
 
 /**
  * A SID may name a new series (unused as PID and SID) or continue the series of the object being obsoleted.
- * "A seriesId can not appear in any other revision chain" (XSD v2.0 seriesId).
+ * "A seriesId can not appear in any other revision chain" (XSD v2.0 seriesId). `objects` is the repository to
+ * ask (a transaction's, when called inside one).
  */
 export async function checkSeriesId(
-  ctx: NodeContext,
+  objects: Pick<ObjectRepository, "isIdentifierInUse">,
   sysmeta: SystemMetadata,
   continuing?: SystemMetadata,
 ): Promise<void> {
   const sid = sysmeta.seriesId;
   if (sid === undefined) return;
   if (continuing?.seriesId === sid) return;
-  if (await ctx.db.objects.isIdentifierInUse(sid)) {
+  if (await objects.isIdentifierInUse(sid)) {
     throw new InvalidSystemMetadata(
       `seriesId "${sid}" is already in use by another object or series; a SID can only continue the series ` +
         "of the object that the new version obsoletes.",

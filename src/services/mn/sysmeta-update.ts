@@ -1,9 +1,9 @@
 /**
  * MNStorage.updateSystemMetadata (v2): "Intended for the authoritative MN or rights holder. A CN may call it on a
  * non-authoritative MN only when the authoritative MN no longer exists."
- * Immutable: identifier, size, checksum, submitter, dateUploaded, originMemberNode, seriesId (changes are
- * InvalidRequest). serialVersion must be the current one (optimistic concurrency). obsoletes/obsoletedBy may be
- * set where unset, never changed (no inconsistent chains). archived cannot go back to false.
+ * Immutable: identifier, size, checksum, submitter, dateUploaded, originMemberNode (changes are InvalidRequest).
+ * serialVersion must be the current one (optimistic concurrency). seriesId, obsoletes and obsoletedBy may be set
+ * where unset, never changed (no inconsistent chains). archived cannot go back to false.
  */
 import { isAllowed } from "../../auth/access.ts";
 import type { ObjectRepository } from "../../db/types.ts";
@@ -11,7 +11,7 @@ import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { notHeld } from "./resolve.ts";
-import { checkIncoming, nextRevision } from "./sysmeta-rules.ts";
+import { checkIncoming, checkSeriesId, nextRevision } from "./sysmeta-rules.ts";
 
 export async function updateSystemMetadata(
   ctx: NodeContext,
@@ -59,6 +59,7 @@ export async function updateSystemMetadata(
     checkImmutable(old, incoming);
     checkIncoming(ctx, pid, { ...incoming, obsoletedBy: undefined });
     await checkChain(tx.objects, old, incoming);
+    await checkAddedSeriesId(tx.objects, old, incoming);
     if (old.archived && incoming.archived === false) {
       throw new InvalidRequest("An archived object cannot be un-archived.", { pid });
     }
@@ -71,6 +72,7 @@ export async function updateSystemMetadata(
       archived: old.archived || incoming.archived === true,
       obsoletes: incoming.obsoletes,
       obsoletedBy: incoming.obsoletedBy,
+      seriesId: old.seriesId ?? incoming.seriesId,
       mediaType: incoming.mediaType,
       fileName: incoming.fileName,
       replicas: session.isCn ? incoming.replicas : old.replicas,
@@ -96,7 +98,7 @@ function checkImmutable(old: SystemMetadata, incoming: SystemMetadata): void {
         same(old.dateUploaded?.getTime(), incoming.dateUploaded.getTime()),
     ],
     ["originMemberNode", same(old.originMemberNode, incoming.originMemberNode)],
-    ["seriesId", same(old.seriesId, incoming.seriesId)],
+    ["seriesId", old.seriesId === undefined || same(old.seriesId, incoming.seriesId)],
   ];
   const changed = checks.filter(([, ok]) => !ok).map(([name]) => name);
   if (changed.length > 0) {
@@ -106,25 +108,56 @@ function checkImmutable(old: SystemMetadata, incoming: SystemMetadata): void {
   }
 }
 
-/** obsoletes/obsoletedBy: set once, to another object held here; never changed or removed. */
+/**
+ * obsoletes/obsoletedBy: set once, to another object held here whose link back is unset or names this object
+ * (no branches, no two-object loops); never changed or removed.
+ */
 async function checkChain(
   objects: ObjectRepository,
   old: SystemMetadata,
   incoming: SystemMetadata,
 ): Promise<void> {
+  const pid = old.identifier;
   for (const field of ["obsoletes", "obsoletedBy"] as const) {
     const before = old[field];
     const after = incoming[field];
-    if (before === after) continue;
+    if (before === after || after === undefined) {
+      if (before !== after)
+        throw new InvalidRequest(`${field} is "${before}" and cannot be removed.`, { pid });
+      continue;
+    }
     if (before !== undefined) {
-      throw new InvalidRequest(`${field} is "${before}" and cannot be changed or removed.`, {
-        pid: old.identifier,
+      throw new InvalidRequest(`${field} is "${before}" and cannot be changed.`, { pid });
+    }
+    const target = after === pid ? undefined : await objects.get(after);
+    if (!target) {
+      throw new InvalidRequest(`${field} must name another object held by this node ("${after}" is not).`, {
+        pid,
       });
     }
-    if (after === old.identifier || !(await objects.get(after as string))) {
-      throw new InvalidRequest(`${field} must name another object held by this node ("${after}" is not).`, {
-        pid: old.identifier,
-      });
+    const other = field === "obsoletes" ? "obsoletedBy" : "obsoletes";
+    const back = target.sysmeta[other];
+    if ((back !== undefined && back !== pid) || after === incoming[other]) {
+      throw new InvalidRequest(
+        `${field} "${after}" would make the version chain inconsistent ("${after}" has ${other} ` +
+          `${back === undefined ? "unset" : `"${back}"`}; this object has ${other} "${incoming[other] ?? ""}").`,
+        { pid },
+      );
     }
   }
+}
+
+/**
+ * A seriesId added to an object without one follows the rule of create and update: a new SID, or the series of
+ * the object this one obsoletes (when that object is obsoleted by this one). Otherwise InvalidSystemMetadata.
+ */
+async function checkAddedSeriesId(
+  objects: ObjectRepository,
+  old: SystemMetadata,
+  incoming: SystemMetadata,
+): Promise<void> {
+  if (old.seriesId !== undefined || incoming.seriesId === undefined) return;
+  const previous = incoming.obsoletes === undefined ? undefined : await objects.get(incoming.obsoletes);
+  const continuing = previous?.sysmeta.obsoletedBy === old.identifier ? previous.sysmeta : undefined;
+  await checkSeriesId(objects, incoming, continuing);
 }

@@ -1,12 +1,13 @@
 /** MNStorage routes: create, update, archive, delete, generateIdentifier, updateSystemMetadata. */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { InvalidRequest } from "../../../errors/exceptions.ts";
+import { InvalidRequest, InvalidSystemMetadata } from "../../../errors/exceptions.ts";
 import { requireIdentifier } from "../../../services/identifiers.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
 import { algorithmKey } from "../../../store/index.ts";
 import type { StagedObject } from "../../../store/types.ts";
-import { parseSystemMetadata, serializeIdentifier } from "../../../types/index.ts";
+import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
+import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { type MultipartBody, readMultipart, requirePart, sysmetaAlgorithm } from "../../multipart.ts";
 import { identifierAfter } from "../../path-id.ts";
@@ -79,12 +80,27 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       async (request, reply) => {
         const body = await readMultipart(request);
         const pid = requireIdentifier(requirePart(body, "pid"), "pid");
-        const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+        const sysmeta = parseSysmetaFor(pid, requirePart(body, "sysmeta"));
         await updateSystemMetadata(ctx, callInfo(request), pid, sysmeta);
         return sendTrue(reply);
       },
     );
   }
+}
+
+/**
+ * updateSystemMetadata's sysmeta part. Its identifier is compared with pid before the document is validated, so
+ * a missing, empty or different identifier is InvalidRequest ("pid and system metadata don't match").
+ */
+function parseSysmetaFor(pid: string, xml: string): SystemMetadata {
+  const identifier = parseXml(xml, InvalidSystemMetadata).children.find((c) => c.name === "identifier");
+  if (identifier?.text !== pid) {
+    throw new InvalidRequest(
+      `The system metadata identifier "${identifier?.text ?? ""}" differs from pid "${pid}".`,
+      { pid },
+    );
+  }
+  return parseSystemMetadata(xml);
 }
 
 function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise<MultipartBody> {
