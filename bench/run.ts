@@ -1,14 +1,16 @@
 /**
- * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N]`: the performance targets, each
+ * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list (all by
  * default). Every section starts its own node on a temp data folder (SQLite; with --postgres the DB-bound
  * sections also run on a fresh database on that server). Results go to bench/results/latest.json.
- * Needs `wrk` (Debian: apt-get install wrk) and `curl`.
+ * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
+ * --quiet-wait S waits up to S seconds for that to pass. Needs `wrk` (Debian: apt-get install wrk) and `curl`.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
@@ -35,6 +37,7 @@ const { values, positionals } = parseArgs({
     postgres: { type: "string" },
     seconds: { type: "string", default: "5" },
     runs: { type: "string", default: "3" },
+    "quiet-wait": { type: "string", default: "0" },
   },
 });
 
@@ -73,8 +76,12 @@ process.stdout.write(
 );
 const started = new Date();
 const failures: string[] = [];
+const background: Record<string, number> = {};
 for (const name of chosen) {
-  process.stdout.write(`\n== ${name}\n`);
+  const load = await waitForQuiet(Number(values["quiet-wait"]));
+  background[name] = load;
+  const busy = load > 0.15 ? ` (warning: other processes use ${Math.round(load * 100)} % of the CPUs)` : "";
+  process.stdout.write(`\n== ${name}${busy}\n`);
   try {
     await (SECTIONS[name] as Section)(options);
   } catch (error) {
@@ -87,13 +94,21 @@ const results = new URL("./results/", import.meta.url);
 await mkdir(results, { recursive: true });
 await writeFile(
   new URL("latest.json", results),
-  `${JSON.stringify({ started: started.toISOString(), machine, options, failures, figures: allFigures() }, null, 2)}\n`,
+  `${JSON.stringify({ started: started.toISOString(), machine, options, background, failures, figures: allFigures() }, null, 2)}\n`,
 );
 process.stdout.write(`\n== summary\n${allFigures().map(format).join("\n")}\n`);
 process.stdout.write(
   `results: bench/results/latest.json${failures.length ? `; failed: ${failures.join(", ")}` : ""}\n`,
 );
 process.exit(failures.length > 0 ? 1 : 0);
+
+/** The background load, after waiting up to `seconds` for it to fall below 15 % of the CPUs. */
+async function waitForQuiet(seconds: number): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let load = await backgroundLoad();
+  while (load > 0.15 && Date.now() < until) load = await backgroundLoad(2000);
+  return load;
+}
 
 function installed(tool: string): boolean {
   try {

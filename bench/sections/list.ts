@@ -60,8 +60,8 @@ async function paging(options: SectionOptions, dataDir: string, db: Backend, who
       section: "list",
       name: `cold jumps, fresh node (${label})`,
       value: jumpEnd,
-      unit: "ms to start=999000",
-      notes: `first page ${firstPage.toFixed(0)} ms (includes the total count); start=500000 ${jumpMiddle.toFixed(0)} ms`,
+      unit: `ms to start=${last}`,
+      notes: `first page ${firstPage.toFixed(0)} ms (includes the total count); start=${OBJECTS / 2} ${jumpMiddle.toFixed(0)} ms`,
     });
     const pass = Date.now();
     let pages = 0;

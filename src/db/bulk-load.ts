@@ -1,115 +1,159 @@
 /**
- * Loading many objects at once (`d1node load`): rows go in batches of one transaction each; on SQLite through
- * prepared statements on the better-sqlite3 handle, on PostgreSQL as multi-row INSERTs. Meant for an offline
- * node: a running node on the same database would keep serving list positions it remembered before the load.
+ * Loading many objects at once (`d1node load`, benchmarks). The whole load is one transaction: it lands
+ * completely or not at all. Into empty tables the secondary indexes are dropped first and built again at the end,
+ * inside the same transaction (measured on SQLite, 1M objects: ~12 s of inserts, ~3 s of index builds and ~2 s
+ * of commit, against ~20 s of inserts alone with the indexes in place). SQLite inserts through prepared statements on the better-sqlite3 handle;
+ * PostgreSQL through one INSERT ... SELECT FROM unnest(arrays) per batch.
+ * Meant for a node that is not running: another process would not see the rows until the end.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { accessRows, toRow } from "./rows.ts";
-import type { AccessRulesTable, ObjectsTable, Tables } from "./schema.ts";
-import type { StoredObject } from "./types.ts";
-
-/** What openDatabase offers for bulk loads: insert objects and their access rules in one transaction. */
-export interface BulkInsert {
-  bulkInsert(objects: readonly StoredObject[]): Promise<void>;
-}
+import type { Tables } from "./schema.ts";
+import type { Database, StoredObject } from "./types.ts";
 
 export interface BulkLoadOptions {
-  /** Objects per transaction (default 20,000). */
+  /** Objects between progress reports (and per INSERT on PostgreSQL); default 10,000. */
   batchSize?: number;
 }
 
-/** Insert every object; `onProgress` hears the running total after each committed batch. Returns the total. */
+/** Loads `objects`, reporting the running count after each batch; resolves to the total. */
+export type BulkLoad = (
+  objects: Iterable<StoredObject>,
+  batchSize: number,
+  onProgress?: (loaded: number) => void,
+) => Promise<number>;
+
+const loaders = new WeakMap<Database, BulkLoad>();
+
+/** openDatabase registers how each database it opens loads in bulk. */
+export function registerBulkLoad(db: Database, load: BulkLoad): void {
+  loaders.set(db, load);
+}
+
+/** Insert every object (new PIDs only: a PID already stored fails the whole load with DuplicateKeyError). */
 export async function bulkLoadObjects(
-  db: BulkInsert,
+  db: Database,
   objects: Iterable<StoredObject>,
   onProgress?: (loaded: number) => void,
   options: BulkLoadOptions = {},
 ): Promise<number> {
-  const batchSize = options.batchSize ?? 20_000;
-  let batch: StoredObject[] = [];
-  let loaded = 0;
-  const flush = async () => {
-    await db.bulkInsert(batch);
-    loaded += batch.length;
-    batch = [];
-    onProgress?.(loaded);
-  };
-  for (const object of objects) {
-    batch.push(object);
-    if (batch.length >= batchSize) await flush();
+  const load = loaders.get(db);
+  if (!load) throw new Error("bulkLoadObjects needs a database opened by openDatabase");
+  try {
+    return await load(objects, options.batchSize ?? 10_000, onProgress);
+  } catch (error) {
+    throw isUniqueViolation(error)
+      ? new DuplicateKeyError("an identifier in the load is already stored")
+      : error;
   }
-  if (batch.length > 0) await flush();
-  return loaded;
 }
 
-/**
- * SQLite: prepared statements on the better-sqlite3 handle behind `db`, one synchronous transaction per batch,
- * run while holding Kysely's connection so that no other query interleaves.
- */
-export function sqliteBulkInsert(
-  db: Kysely<Tables>,
-  handle: BetterSqlite3.Database,
-): BulkInsert["bulkInsert"] {
-  let insertAll: ((objects: readonly StoredObject[]) => void) | undefined;
-  return async (objects) => {
-    if (objects.length === 0) return;
-    if (!insertAll) {
-      // Prepared once, from the column names of the first row.
-      const columns = Object.keys(toRow(objects[0] as StoredObject));
-      const object = handle.prepare(
-        `insert into objects (${columns.join(", ")}) values (${columns.map((c) => `@${c}`).join(", ")})`,
-      );
-      const rule = handle.prepare("insert into access_rules (pid, subject, permission) values (?, ?, ?)");
-      insertAll = handle.transaction((batch: readonly StoredObject[]) => {
-        for (const item of batch) {
-          object.run(toRow(item));
-          for (const r of accessRows(item)) rule.run(r.pid, r.subject, r.permission);
+const TABLES = ["objects", "access_rules"];
+
+/** SQLite: prepared statements, run while holding Kysely's only connection so that no other query interleaves. */
+export function sqliteBulkLoad(db: Kysely<Tables>, handle: BetterSqlite3.Database): BulkLoad {
+  return (objects, batchSize, onProgress) =>
+    db.connection().execute(async () => {
+      handle.exec("begin");
+      try {
+        const indexes = handle
+          .prepare(
+            `select name, sql from sqlite_master where type = 'index' and sql is not null and tbl_name in (${TABLES.map(() => "?").join(", ")})`,
+          )
+          .all(...TABLES) as { name: string; sql: string }[];
+        const rebuild = isEmpty(handle) ? indexes : [];
+        for (const index of rebuild) handle.exec(`drop index "${index.name}"`);
+        let insertObject: ((object: StoredObject) => void) | undefined;
+        const rule = handle.prepare("insert into access_rules (pid, subject, permission) values (?, ?, ?)");
+        let loaded = 0;
+        for (const object of objects) {
+          insertObject ??= objectInserter(handle, object);
+          insertObject(object);
+          for (const r of accessRows(object)) rule.run(r.pid, r.subject, r.permission);
+          if (++loaded % batchSize === 0) {
+            onProgress?.(loaded);
+            await new Promise(setImmediate);
+          }
         }
-      });
-    }
-    const run = insertAll;
-    try {
-      await db.connection().execute(async () => run(objects));
-    } catch (error) {
-      throw duplicate(error);
-    }
+        for (const index of rebuild) handle.exec(index.sql);
+        handle.exec("commit");
+        if (loaded % batchSize !== 0) onProgress?.(loaded);
+        return loaded;
+      } catch (error) {
+        if (handle.inTransaction) handle.exec("rollback");
+        throw error;
+      }
+    });
+}
+
+function isEmpty(handle: BetterSqlite3.Database): boolean {
+  return handle.prepare("select 1 from objects limit 1").get() === undefined;
+}
+
+/** One prepared INSERT, its columns taken from the first row (every row has the same shape). */
+function objectInserter(handle: BetterSqlite3.Database, first: StoredObject): (object: StoredObject) => void {
+  const columns = Object.keys(toRow(first)) as (keyof ReturnType<typeof toRow>)[];
+  const statement = handle.prepare(
+    `insert into objects (${columns.join(", ")}) values (${columns.map(() => "?").join(", ")})`,
+  );
+  return (object) => {
+    const row = toRow(object);
+    statement.run(columns.map((column) => row[column]));
   };
 }
 
-/** PostgreSQL (or any Kysely dialect): multi-row INSERTs inside one transaction per batch. */
-export function kyselyBulkInsert(db: Kysely<Tables>): BulkInsert["bulkInsert"] {
-  // PostgreSQL allows 65,535 parameters per statement: objects have 29 columns, access rules 3.
-  const OBJECT_ROWS = 1000;
-  const RULE_ROWS = 5000;
-  return async (objects) => {
-    if (objects.length === 0) return;
-    const rows: ObjectsTable[] = objects.map(toRow);
-    const rules: AccessRulesTable[] = objects.flatMap(accessRows);
-    try {
-      await db.transaction().execute(async (tx) => {
-        for (let i = 0; i < rows.length; i += OBJECT_ROWS) {
-          await tx
-            .insertInto("objects")
-            .values(rows.slice(i, i + OBJECT_ROWS))
-            .execute();
-        }
-        for (let i = 0; i < rules.length; i += RULE_ROWS) {
-          await tx
-            .insertInto("access_rules")
-            .values(rules.slice(i, i + RULE_ROWS))
-            .execute();
-        }
-      });
-    } catch (error) {
-      throw duplicate(error);
-    }
+/** PostgreSQL: a batch per statement, each column sent as one array parameter and expanded by unnest(). */
+export function postgresBulkLoad(db: Kysely<Tables>): BulkLoad {
+  return async (objects, batchSize, onProgress) => {
+    const loaded = await db.transaction().execute(async (tx) => {
+      const empty = (await tx.selectFrom("objects").select("pid").limit(1).executeTakeFirst()) === undefined;
+      const indexes = empty ? await secondaryIndexes(tx) : [];
+      for (const index of indexes) await sql`drop index ${sql.ref(index.indexname)}`.execute(tx);
+      let loaded = 0;
+      let batch: StoredObject[] = [];
+      const write = async () => {
+        await insertUnnest(tx, "objects", batch.map(toRow));
+        await insertUnnest(tx, "access_rules", batch.flatMap(accessRows));
+        loaded += batch.length;
+        batch = [];
+        onProgress?.(loaded);
+      };
+      for (const object of objects) {
+        batch.push(object);
+        if (batch.length >= batchSize) await write();
+      }
+      if (batch.length > 0) await write();
+      for (const index of indexes) await sql.raw(index.indexdef).execute(tx);
+      return loaded;
+    });
+    // Fresh statistics and visibility: without them the planner may choose whole-table joins for the reader
+    // filters until autovacuum comes by (measured: 1 s instead of 3 ms per page on 200k objects).
+    await sql`vacuum (analyze) objects, access_rules`.execute(db);
+    return loaded;
   };
 }
 
-function duplicate(error: unknown): unknown {
-  return isUniqueViolation(error)
-    ? new DuplicateKeyError("an identifier in the batch is already stored")
-    : error;
+/** Indexes on the loaded tables other than those of their key constraints. */
+async function secondaryIndexes(tx: Kysely<Tables>) {
+  const result = await sql<{ indexname: string; indexdef: string }>`
+    select indexname, indexdef from pg_indexes
+    where schemaname = current_schema() and tablename in (${sql.join(TABLES)})
+      and indexname not in (select conname from pg_constraint)`.execute(tx);
+  return result.rows;
+}
+
+async function insertUnnest(tx: Kysely<Tables>, table: string, rows: object[]): Promise<void> {
+  const first = rows[0];
+  if (first === undefined) return;
+  const columns = Object.keys(first);
+  const values = rows.map((row) => Object.values(row) as unknown[]);
+  const arrays = columns.map((_, i) => {
+    const column = values.map((row) => row[i]);
+    const type = column.some((v) => typeof v === "number") ? "int8[]" : "text[]";
+    return sql`${column}::${sql.raw(type)}`;
+  });
+  await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+    select * from unnest(${sql.join(arrays)})`.execute(tx);
 }

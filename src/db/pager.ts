@@ -1,74 +1,206 @@
 /**
  * start/count paging with keyset queries underneath. DataONE lists page by position (`start`), but an OFFSET
  * scan costs in proportion to the position (measured: 65 ms at the end of 1M rows vs 2-4 ms for a keyset page).
- * The pager remembers, per filter, the sort key found at each page boundary it served, and continues from the
- * nearest remembered key at or before `start`, skipping only the few rows in between. Totals are cached the same
- * way. Any write clears what it remembers (positions shift).
+ *
+ * Per filter, the pager remembers sort keys at positions it has seen: the key before every multiple of STEP that
+ * a page covered, and the ends of the last few pages. A page continues from the nearest remembered key at or
+ * before `start` and skips the few rows in between with a small OFFSET. A jump beyond what is remembered walks
+ * there in hops of STEP rows (each a one-row query), remembering every hop: the first jump costs about one
+ * OFFSET scan, the next ones almost nothing. Totals (a COUNT over the filter) are remembered too.
+ *
+ * Writers bracket each transaction with begin() and end(writes). A written row that the filter can tell is not in
+ * its list changes nothing; one that is (or may be) moves the remembered keys at or after it, which are dropped,
+ * and adds to or takes from the total (dropped when the filter cannot tell). Keys before it stay valid, so a
+ * harvest keeps its pace while new objects arrive at the end. A list remembers nothing it read while a write
+ * was in flight or ended during the read.
+ * The memory is per process: several processes writing one PostgreSQL database would each miss the others'
+ * writes, so a node runs as one process per database.
  */
 
-export interface KeysetSource<Row, Key> {
+export interface KeysetSource<Row, Key, Fact> {
   /** Identifies the filter; pages of different filters never share positions. */
   cacheKey: string;
   count(): Promise<number>;
   /** Rows after `after` (all rows when undefined), in sort order, skipping `offset`, at most `limit`. */
   fetch(after: Key | undefined, offset: number, limit: number): Promise<Row[]>;
   keyOf(row: Row): Key;
+  /** Whether a written row is in this list; undefined when only the database can tell. */
+  includes?(fact: Fact): boolean | undefined;
 }
 
-interface Remembered<Key> {
+/** One row written: its sort key (the smaller one when it moved) and what it was and became. */
+export interface Write<Key, Fact> {
+  key: Key;
+  before?: Fact;
+  after?: Fact;
+}
+
+interface Mark<Key> {
+  /** A list position; `key` is the key of the row just before it. */
+  position: number;
+  key: Key | undefined;
+}
+
+interface Remembered<Key, Fact> {
   total?: number;
-  /** position -> key of the row just before that position */
-  keys: Map<number, Key>;
+  includes?: (fact: Fact) => boolean | undefined;
+  /** Sorted by position, hence by key. */
+  checkpoints: Mark<Key>[];
+  /** Ends of the last pages served, newest last. */
+  recent: Mark<Key>[];
 }
 
-const MAX_FILTERS = 256;
-const MAX_KEYS_PER_FILTER = 20_000;
+const STEP = 1000;
+const RECENT = 8;
+const MAX_FILTERS = 64;
+/** Across all filters: at 1000 rows apart, 200,000 keys cover 200M listed rows. */
+const MAX_CHECKPOINTS = 200_000;
 
-export class KeysetPager {
-  private readonly memory = new Map<string, Remembered<unknown>>();
+export class KeysetPager<Key, Fact = never> {
+  private readonly filters = new Map<string, Remembered<Key, Fact>>();
+  private generation = 0;
+  private inFlight = 0;
+  private checkpointCount = 0;
 
-  /** Forget everything: called on every write. */
-  invalidate(): void {
-    this.memory.clear();
+  constructor(private readonly compare: (a: Key, b: Key) => number) {}
+
+  /** A write transaction starts. */
+  begin(): void {
+    this.inFlight++;
   }
 
-  async page<Row, Key>(
-    source: KeysetSource<Row, Key>,
+  /** It ended: committed with these writes, or "unknown" (rolled back, failed) to forget everything. */
+  end(writes: readonly Write<Key, Fact>[] | "unknown"): void {
+    this.inFlight--;
+    this.generation++;
+    if (writes === "unknown") {
+      this.filters.clear();
+      this.checkpointCount = 0;
+      return;
+    }
+    for (const memory of this.filters.values()) {
+      for (const write of writes) this.apply(memory, write);
+    }
+  }
+
+  /** Forget the lists of these filters: they depend on a table whose writes this pager does not hear of. */
+  forget(test: (cacheKey: string) => boolean): void {
+    this.generation++;
+    for (const [cacheKey, memory] of this.filters) {
+      if (!test(cacheKey)) continue;
+      this.checkpointCount -= memory.checkpoints.length;
+      this.filters.delete(cacheKey);
+    }
+  }
+
+  async page<Row>(
+    source: KeysetSource<Row, Key, Fact>,
     start: number,
     count: number,
   ): Promise<{ total: number; rows: Row[] }> {
-    const entry = this.entry<Key>(source.cacheKey);
-    entry.total ??= await source.count();
-    const total = entry.total;
-    if (count === 0 || start >= total) return { total, rows: [] };
-    let from = 0;
-    let after: Key | undefined;
-    for (const [position, key] of entry.keys) {
-      if (position <= start && position > from) {
-        from = position;
-        after = key;
-      }
+    const generation = this.generation;
+    const quiet = this.inFlight === 0;
+    const memory = this.entry(source.cacheKey);
+    if (source.includes) memory.includes = source.includes;
+    const current = () => generation === this.generation && this.filters.get(source.cacheKey) === memory;
+    const total = memory.total ?? (await source.count());
+    if (current() && quiet && this.inFlight === 0) memory.total = total;
+    if (count <= 0 || start >= total) return { total, rows: [] };
+
+    let from = this.nearest(memory, start);
+    // Hop to the last multiple of STEP at or before start, remembering each.
+    for (let next = (Math.floor(from.position / STEP) + 1) * STEP; next <= start; next += STEP) {
+      const [row] = await source.fetch(from.key, next - from.position - 1, 1);
+      if (row === undefined) return { total, rows: [] };
+      from = { position: next, key: source.keyOf(row) };
+      if (current()) this.checkpoint(memory, from);
     }
-    const rows = await source.fetch(after, start - from, count);
-    const last = rows.at(-1);
-    if (last !== undefined && entry.keys.size < MAX_KEYS_PER_FILTER) {
-      entry.keys.set(start + rows.length, source.keyOf(last));
+
+    const rows = await source.fetch(from.key, start - from.position, count);
+    if (current() && rows.length > 0) {
+      const end = start + rows.length;
+      for (let at = (Math.floor(start / STEP) + 1) * STEP; at <= end; at += STEP) {
+        this.checkpoint(memory, { position: at, key: source.keyOf(rows[at - start - 1] as Row) });
+      }
+      memory.recent = memory.recent.filter((mark) => mark.position !== end);
+      memory.recent.push({ position: end, key: source.keyOf(rows[rows.length - 1] as Row) });
+      if (memory.recent.length > RECENT) memory.recent.shift();
     }
     return { total, rows };
   }
 
-  private entry<Key>(cacheKey: string): Remembered<Key> {
-    let entry = this.memory.get(cacheKey) as Remembered<Key> | undefined;
-    if (entry) {
-      this.memory.delete(cacheKey);
+  private apply(memory: Remembered<Key, Fact>, write: Write<Key, Fact>): void {
+    const was = write.before === undefined ? false : memory.includes?.(write.before);
+    const is = write.after === undefined ? false : memory.includes?.(write.after);
+    if (was === false && is === false) return;
+    if (memory.total !== undefined) {
+      memory.total =
+        was === undefined || is === undefined ? undefined : memory.total + Number(is) - Number(was);
+    }
+    const shifted = (mark: Mark<Key>) => mark.key !== undefined && this.compare(mark.key, write.key) >= 0;
+    const keep = firstIndex(memory.checkpoints, shifted);
+    this.checkpointCount -= memory.checkpoints.length - keep;
+    memory.checkpoints.length = keep;
+    memory.recent = memory.recent.filter((mark) => !shifted(mark));
+  }
+
+  /** The remembered mark closest to `start` from below (position 0 when none). */
+  private nearest(memory: Remembered<Key, Fact>, start: number): Mark<Key> {
+    const { checkpoints } = memory;
+    const index = firstIndex(checkpoints, (mark) => mark.position > start) - 1;
+    let best: Mark<Key> = checkpoints[index] ?? { position: 0, key: undefined };
+    for (const mark of memory.recent) {
+      if (mark.position <= start && mark.position > best.position) best = mark;
+    }
+    return best;
+  }
+
+  private checkpoint(memory: Remembered<Key, Fact>, mark: Mark<Key>): void {
+    const { checkpoints } = memory;
+    const index = firstIndex(checkpoints, (m) => m.position >= mark.position);
+    if (checkpoints[index]?.position === mark.position) return;
+    if (this.checkpointCount >= MAX_CHECKPOINTS) this.evictOthers(memory);
+    if (this.checkpointCount >= MAX_CHECKPOINTS) return;
+    checkpoints.splice(index, 0, mark);
+    this.checkpointCount++;
+  }
+
+  /** Forget least recently used filters until there is room again. */
+  private evictOthers(keep: Remembered<Key, Fact>): void {
+    for (const [cacheKey, memory] of this.filters) {
+      if (this.checkpointCount < MAX_CHECKPOINTS) return;
+      if (memory === keep) continue;
+      this.checkpointCount -= memory.checkpoints.length;
+      this.filters.delete(cacheKey);
+    }
+  }
+
+  /** The filter's memory, moved to the most recently used end. */
+  private entry(cacheKey: string): Remembered<Key, Fact> {
+    let memory = this.filters.get(cacheKey);
+    if (memory) {
+      this.filters.delete(cacheKey);
     } else {
-      entry = { keys: new Map() };
-      if (this.memory.size >= MAX_FILTERS) {
-        const oldest = this.memory.keys().next().value;
-        if (oldest !== undefined) this.memory.delete(oldest);
+      memory = { checkpoints: [], recent: [] };
+      const oldest = this.filters.size >= MAX_FILTERS ? this.filters.entries().next().value : undefined;
+      if (oldest) {
+        this.checkpointCount -= oldest[1].checkpoints.length;
+        this.filters.delete(oldest[0]);
       }
     }
-    this.memory.set(cacheKey, entry as Remembered<unknown>);
-    return entry;
+    this.filters.set(cacheKey, memory);
+    return memory;
   }
+}
+
+/** The first index whose item satisfies `test`, for a test that is false then true along the array. */
+function firstIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (test(items[middle] as T)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

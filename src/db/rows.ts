@@ -1,7 +1,7 @@
 /** StoredObject <-> objects row. */
 
 import type { Replica } from "../types/sysmeta.ts";
-import type { ObjectsTable } from "./schema.ts";
+import type { AccessRulesTable, ObjectsTable } from "./schema.ts";
 import type { ObjectInfo, StoredObject } from "./types.ts";
 
 export function toRow(object: StoredObject): ObjectsTable {
@@ -99,20 +99,25 @@ export function toInfo(row: Pick<ObjectsTable, (typeof INFO_COLUMNS)[number]>): 
   };
 }
 
-/** One row per (subject, permission) of the access policy. */
-export function accessRows(object: StoredObject): { pid: string; subject: string; permission: string }[] {
+const STRENGTH: Record<string, number> = { read: 1, write: 2, changePermission: 3 };
+
+/**
+ * One row per subject that may read the object: the rights holder (who holds every permission) and each subject
+ * the access policy grants something, with the strongest permission it holds (each implies read). The rules
+ * themselves, grouped as given, live in the objects row; these rows are what the readableBy filters probe.
+ */
+export function accessRows(object: StoredObject): AccessRulesTable[] {
   const pid = object.sysmeta.identifier;
-  const seen = new Set<string>();
-  const rows = [];
+  const strongest = new Map<string, string>([[object.sysmeta.rightsHolder, "changePermission"]]);
   for (const rule of object.sysmeta.accessPolicy) {
-    for (const subject of rule.subjects) {
-      for (const permission of rule.permissions) {
-        const key = `${subject}\u0000${permission}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        rows.push({ pid, subject, permission });
+    for (const permission of rule.permissions) {
+      for (const subject of rule.subjects) {
+        const held = strongest.get(subject);
+        if (held === undefined || (STRENGTH[permission] ?? 0) > (STRENGTH[held] ?? 0)) {
+          strongest.set(subject, permission);
+        }
       }
     }
   }
-  return rows;
+  return Array.from(strongest, ([subject, permission]) => ({ pid, subject, permission }));
 }

@@ -40,7 +40,11 @@ export interface ObjectsTable {
   is_replica: number;
 }
 
-/** One row per (object, subject, permission) of the access policy: what list filters join on. */
+/**
+ * Who may read an object, for the readableBy filters: one row per (pid, subject) for the rights holder and every
+ * subject the access policy grants something, with the strongest permission held. Keyed (pid, subject), removed
+ * with the object (foreign key, cascading).
+ */
 export interface AccessRulesTable {
   pid: string;
   subject: string;

@@ -4,10 +4,11 @@
  * `tmp/` (same filesystem, so that commit is a rename). Identifiers never appear in paths.
  */
 import { createHash } from "node:crypto";
-import { createReadStream, openSync } from "node:fs";
-import { mkdir, open, opendir, readdir, rename, rm, stat } from "node:fs/promises";
+import { closeSync, createReadStream, fsync, openSync } from "node:fs";
+import { mkdir, opendir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { SmallReads } from "./small-reads.ts";
@@ -29,6 +30,7 @@ export interface FsStoreOptions extends HasherPoolOptions {
 /** Read streams hand out 1 MiB chunks (about twice as fast as the 64 KiB default). */
 export const READ_CHUNK = 1 << 20;
 
+const fsyncAsync = promisify(fsync);
 const KEY = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
 
@@ -61,13 +63,22 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   };
   const smallReads = new SmallReads(options.smallCacheBytes ?? 32 * 1024 * 1024, pathOf);
 
-  /** Rename a temp file into its place, or drop it when the same content is already there. */
+  /**
+   * Rename a temp file into its place. Same key, same bytes: an existing file is simply replaced. The shard
+   * folders are made only when the rename finds them missing (measured: mkdir and stat before every rename cost
+   * ~10 % of small-create throughput).
+   */
   const place = async (temp: string, key: string): Promise<void> => {
     const target = pathOf(key);
     const dir = path.dirname(target);
-    const created = await mkdir(dir, { recursive: true });
-    if (await isFile(target)) await rm(temp, { force: true });
-    else await rename(temp, target);
+    let created: string | undefined;
+    try {
+      await rename(temp, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      created = await mkdir(dir, { recursive: true });
+      await rename(temp, target);
+    }
     await fsyncDir(dir);
     // New shard folders must be recorded in their parents too.
     if (created) {
@@ -186,12 +197,13 @@ async function shardNames(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory() && SHARD.test(e.name)).map((e) => e.name);
 }
 
+/** Opening and closing a folder are quick in place; the fsync goes to the thread pool. */
 async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
+  const fd = openSync(dir, "r");
   try {
-    await handle.sync();
+    await fsyncAsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

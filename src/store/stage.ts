@@ -5,9 +5,11 @@
  * round trip to the threads costs more than the hashing). Nothing is kept in memory beyond a few slots.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { type FileHandle, open, rm } from "node:fs/promises";
+import { closeSync, fsync, open, write, writeSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
 import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
@@ -46,19 +48,20 @@ export async function stageFile(
   settings.active.add(name);
   const onAbort = () => source.destroy(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   const upload = new Upload(settings, hashes, signal);
   try {
-    handle = await open(file, "wx");
-    upload.handle = handle;
+    // Asynchronous: creating a file may wait for the filesystem journal, which concurrent fsyncs keep busy.
+    fd = await openAsync(file, "wx");
+    upload.fd = fd;
     for await (const chunk of source) {
       await upload.add(toBuffer(chunk));
     }
     const values = await upload.end();
     signal?.throwIfAborted();
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
+    await fsyncAsync(fd);
+    closeSync(fd);
+    fd = undefined;
     const digests: Digests = {
       size: upload.position,
       md5: values.md5 ?? "",
@@ -72,12 +75,24 @@ export async function stageFile(
   } catch (error) {
     if (!source.destroyed) source.destroy();
     await upload.abandon();
-    await handle?.close().catch(() => undefined);
+    if (fd !== undefined) closeQuietly(fd);
     await rm(file, { force: true });
     throw error;
   } finally {
     signal?.removeEventListener("abort", onAbort);
     settings.active.delete(name);
+  }
+}
+
+const openAsync = promisify(open);
+const fsyncAsync = promisify(fsync);
+const writeAsync = promisify(write);
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed or never usable
   }
 }
 
@@ -90,7 +105,7 @@ function toBuffer(chunk: unknown): Buffer {
 
 /** The state of one upload: bytes not yet in a slot, slots in flight, the file position. */
 class Upload {
-  handle: FileHandle | undefined;
+  fd: number | undefined;
   position = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -136,7 +151,11 @@ class Upload {
     this.pendingBytes = 0;
     const values: HexDigests = {};
     for (const hash of this.hashes) values[hash] = createHash(hash).update(bytes).digest("hex");
-    await this.write(bytes, bytes.length, this.position);
+    // At most smallLimit bytes into the page cache: written in place, not by a round trip to the thread pool.
+    const fd = this.requireFd();
+    for (let done = 0; done < bytes.length; ) {
+      done += writeSync(fd, bytes, done, bytes.length - done, this.position + done);
+    }
     this.position += bytes.length;
     return values;
   }
@@ -180,12 +199,13 @@ class Upload {
   }
 
   private async write(bytes: Uint8Array, length: number, at: number): Promise<void> {
-    const handle = this.handle;
-    if (!handle) throw new Error("stage: no temp file");
+    const fd = this.requireFd();
     let done = 0;
-    while (done < length) {
-      const { bytesWritten } = await handle.write(bytes, done, length - done, at + done);
-      done += bytesWritten;
-    }
+    while (done < length) done += (await writeAsync(fd, bytes, done, length - done, at + done)).bytesWritten;
+  }
+
+  private requireFd(): number {
+    if (this.fd === undefined) throw new Error("stage: no temp file");
+    return this.fd;
   }
 }

@@ -1,65 +1,140 @@
-/** The batched event log on SQLite and PostgreSQL: filters, paging, readers. */
+/** The batched event log on SQLite and PostgreSQL: queueing, filters, paging, readers. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { Database } from "../../src/db/types.ts";
-import { type OpenedDatabase, openTestDatabase, storedObject, testDialects } from "../helpers/databases.ts";
+import { before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Database, NewLogEntry } from "../../src/db/types.ts";
+import { forEachDialect, storedObject } from "../helpers/databases.ts";
 
-for (const dialect of testDialects()) {
-  describe(`event log (${dialect})`, () => {
-    let opened: OpenedDatabase;
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+
+function entry(identifier: string, second: number, event = "read"): NewLogEntry {
+  return {
+    identifier,
+    event,
+    ipAddress: "127.0.0.1",
+    userAgent: "test",
+    subject: "CN=s",
+    dateLogged: at(second),
+    nodeIdentifier: "urn:node:TEST",
+  };
+}
+
+forEachDialect((_name, open) => {
+  describe("event log", () => {
     let db: Database;
     before(async () => {
-      opened = await openTestDatabase(dialect);
-      db = opened.db;
+      db = await open();
       await db.objects.insert(storedObject("ev_1%x", { accessPolicy: [] }));
-      await db.objects.insert(
-        storedObject("ev_2", { accessPolicy: [{ subjects: ["public"], permissions: ["read"] }] }),
-      );
-      for (let i = 0; i < 30; i++) {
-        db.events.append({
-          identifier: i % 2 ? "ev_1%x" : "ev_2",
-          event: i % 3 ? "read" : "create",
-          ipAddress: "127.0.0.1",
-          userAgent: "test",
-          subject: "CN=s",
-          dateLogged: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
-          nodeIdentifier: "urn:node:TEST",
-        });
-      }
+      await db.objects.insert(storedObject("ev_2"));
+      for (let i = 0; i < 30; i++)
+        db.events.append(entry(i % 2 ? "ev_1%x" : "ev_2", i, i % 3 ? "read" : "create"));
       await db.events.flush();
     });
-    after(() => opened.dispose());
 
-    it("lists with date, event and identifier-prefix filters", async () => {
-      const all = await db.events.list({}, 0, 100);
-      assert.equal(all.total, 30);
-      const window = await db.events.list(
-        {
-          fromDate: new Date(Date.UTC(2026, 0, 1, 0, 0, 10)),
-          toDate: new Date(Date.UTC(2026, 0, 1, 0, 0, 20)),
-        },
-        0,
-        100,
-      );
-      assert.equal(window.total, 10);
-      assert.equal((await db.events.list({ event: "create" }, 0, 100)).total, 10);
-      // A prefix with LIKE wildcards in it matches literally.
-      assert.equal((await db.events.list({ idFilter: "ev_1%" }, 0, 100)).total, 15);
-      assert.equal((await db.events.list({ idFilter: "ev_" }, 0, 100)).total, 30);
-      assert.equal((await db.events.list({ idFilter: "ev%" }, 0, 100)).total, 0);
+    it("writes appended entries on flush, and by itself shortly after", async () => {
+      const page = await db.events.list({}, 0, 100);
+      assert.equal(page.total, 30);
+      const first = page.items[0];
+      assert.ok(first);
+      assert.match(first.entryId, /^\d+$/);
+      assert.deepEqual({ ...first, entryId: "" }, { ...entry("ev_2", 0, "create"), entryId: "" });
+      db.events.append(entry("ev_timer", 100));
+      await sleep(200);
+      assert.equal((await db.events.list({ idFilter: "ev_timer" }, 0, 10)).total, 1);
+      await db.events.flush();
     });
 
-    it("pages in (dateLogged, id) order and filters by readers", async () => {
-      const ids: string[] = [];
-      for (let start = 0; start < 30; start += 7)
-        ids.push(...(await db.events.list({}, start, 7)).items.map((e) => e.entryId));
-      assert.equal(new Set(ids).size, 30);
-      const dates = (await db.events.list({}, 0, 30)).items.map((e) => e.dateLogged.getTime());
+    it("filters by date (from inclusive, to exclusive), event and identifier prefix", async () => {
+      assert.equal((await db.events.list({ fromDate: at(10), toDate: at(20) }, 0, 100)).total, 10);
+      assert.equal((await db.events.list({ fromDate: at(29) }, 0, 100)).total, 2);
+      assert.equal((await db.events.list({ toDate: at(1) }, 0, 100)).total, 1);
+      assert.equal((await db.events.list({ event: "create" }, 0, 100)).total, 10);
+      // LIKE wildcards in a prefix match literally.
+      assert.equal((await db.events.list({ idFilter: "ev_1%" }, 0, 100)).total, 15);
+      assert.equal((await db.events.list({ idFilter: "ev_" }, 0, 100)).total, 31);
+      assert.equal((await db.events.list({ idFilter: "ev%" }, 0, 100)).total, 0);
+      assert.equal((await db.events.list({ idFilter: "ev_1%x" }, 0, 100)).total, 15);
+      assert.equal((await db.events.list({ idFilter: "ev_1%xy" }, 0, 100)).total, 0);
+      assert.equal((await db.events.list({ idFilter: "" }, 0, 100)).total, 31);
+    });
+
+    it("matches prefixes exactly beyond ASCII", async () => {
+      const pids = [
+        "ü",
+        "üa",
+        "ü\u{10FFFF}",
+        "ü\u{10FFFF}z",
+        "üb",
+        "v",
+        "\u{10FFFF}",
+        "\u{10FFFF}\u{10FFFF}",
+        "u",
+      ];
+      for (const pid of pids) db.events.append(entry(pid, 500));
+      await db.events.flush();
+      const matching = async (idFilter: string) =>
+        (await db.events.list({ idFilter, fromDate: at(500) }, 0, 100)).items.map((e) => e.identifier).sort();
+      assert.deepEqual(await matching("ü"), ["ü", "üa", "üb", "ü\u{10FFFF}", "ü\u{10FFFF}z"].sort());
+      assert.deepEqual(await matching("ü\u{10FFFF}"), ["ü\u{10FFFF}", "ü\u{10FFFF}z"].sort());
+      assert.deepEqual(await matching("\u{10FFFF}"), ["\u{10FFFF}", "\u{10FFFF}\u{10FFFF}"].sort());
+    });
+
+    it("pages in (dateLogged, id) order, and keeps its place while entries arrive", async () => {
+      const all = (await db.events.list({}, 0, 1000)).items;
+      const dates = all.map((e) => e.dateLogged.getTime());
       assert.deepEqual(
         dates,
         [...dates].sort((a, b) => a - b),
       );
-      assert.equal((await db.events.list({ readableBy: ["public"] }, 0, 100)).total, 15);
+      const ids: string[] = [];
+      for (let start = 0; start < all.length; start += 7) {
+        ids.push(...(await db.events.list({}, start, 7)).items.map((e) => e.entryId));
+        // Later entries arrive between pages, at the end of the order.
+        db.events.append(entry("ev_late", 10_000 + start));
+        await db.events.flush();
+      }
+      assert.deepEqual(
+        ids.slice(0, all.length),
+        all.map((e) => e.entryId),
+      );
+      const same = await db.events.list({}, 3, 5);
+      assert.deepEqual(
+        same.items.map((e) => e.entryId),
+        ids.slice(3, 8),
+      );
+      // An entry dated before the pages served moves them: the list stays exact.
+      db.events.append(entry("ev_early", -1));
+      await db.events.flush();
+      const shifted = await db.events.list({}, 0, 3);
+      assert.deepEqual(
+        shifted.items.map((e) => e.identifier),
+        ["ev_early", ...all.slice(0, 2).map((e) => e.identifier)],
+      );
+      assert.deepEqual(
+        (await db.events.list({}, 4, 2)).items.map((e) => e.entryId),
+        ids.slice(3, 5),
+      );
+      const beyond = await db.events.list({}, 10_000, 5);
+      assert.equal(beyond.items.length, 0);
+      assert.equal(beyond.total > 0, true);
+    });
+
+    it("retries a failed batch once, then drops it rather than block later entries", async () => {
+      db.events.append({ ...entry("ev_poison", 900), subject: null as unknown as string });
+      await assert.rejects(db.events.flush());
+      db.events.append(entry("ev_after_poison", 901));
+      await db.events.flush();
+      assert.equal((await db.events.list({ idFilter: "ev_after_poison" }, 0, 10)).total, 1);
+      assert.equal((await db.events.list({ idFilter: "ev_poison" }, 0, 10)).total, 0);
+    });
+
+    it("filters by readers, through the objects the entries are about", async () => {
+      assert.equal((await db.events.list({ readableBy: ["public"], toDate: at(30) }, 0, 100)).total, 15);
+      assert.equal((await db.events.list({ readableBy: ["CN=owner"], toDate: at(30) }, 0, 100)).total, 30);
+      assert.equal((await db.events.list({ readableBy: ["CN=other"] }, 0, 100)).total, 0);
+      assert.equal((await db.events.list({ readableBy: [] }, 0, 100)).total, 0);
+      await db.objects.remove("ev_2");
+      assert.equal((await db.events.list({ readableBy: ["public"] }, 0, 100)).total, 0);
     });
   });
-}
+});

@@ -1,31 +1,30 @@
-/** The objects repository on SQLite and PostgreSQL: round trips, series, filters, paging, transactions. */
+/** The objects repository on SQLite and PostgreSQL: round trips, replacement, removal, series. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { DuplicateKeyError } from "../../src/db/index.ts";
-import type { Database } from "../../src/db/types.ts";
-import { type OpenedDatabase, openTestDatabase, storedObject, testDialects } from "../helpers/databases.ts";
+import type { Database, StoredObject } from "../../src/db/types.ts";
+import { forEachDialect, storedObject } from "../helpers/databases.ts";
 
-for (const dialect of testDialects()) {
-  describe(`objects repository (${dialect})`, () => {
-    let opened: OpenedDatabase;
+forEachDialect((_name, open) => {
+  describe("objects", () => {
     let db: Database;
     before(async () => {
-      opened = await openTestDatabase(dialect);
-      db = opened.db;
+      db = await open();
     });
-    after(() => opened.dispose());
 
     it("round-trips a full system metadata document to the millisecond", async () => {
       const object = storedObject("full-1", {
+        serialVersion: 7,
         accessPolicy: [
           { subjects: ["CN=a", "CN=b"], permissions: ["read", "write"] },
           { subjects: ["public"], permissions: ["read"] },
+          { subjects: ["CN=a"], permissions: ["changePermission"] },
         ],
         replicationPolicy: {
           replicationAllowed: true,
           numberReplicas: 2,
-          preferredMemberNodes: ["urn:node:P"],
-          blockedMemberNodes: [],
+          preferredMemberNodes: ["urn:node:P1", "urn:node:P2"],
+          blockedMemberNodes: ["urn:node:B"],
         },
         replicas: [
           {
@@ -33,7 +32,11 @@ for (const dialect of testDialects()) {
             replicationStatus: "completed",
             replicaVerified: new Date(1_700_000_000_123),
           },
+          { replicaMemberNode: "urn:node:S", replicationStatus: "queued", replicaVerified: new Date(1) },
         ],
+        obsoletes: "full-0",
+        obsoletedBy: "full-2",
+        archived: true,
         seriesId: "series-full",
         mediaType: { name: "text/csv", properties: [{ name: "charset", value: "UTF-8" }] },
         fileName: "data ü.csv",
@@ -41,120 +44,107 @@ for (const dialect of testDialects()) {
         dateSysMetadataModified: new Date(1_700_000_000_999),
       });
       object.digests.extra = { algorithm: "SHA-512", value: "f".repeat(128) };
+      object.isReplica = true;
+      object.sysmeta.size = 2 ** 40;
+      object.digests.size = 2 ** 40;
       await db.objects.insert(object);
       assert.deepEqual(await db.objects.get("full-1"), object);
-      await assert.rejects(db.objects.insert(object), DuplicateKeyError);
     });
 
-    it("replaces system metadata and removes objects", async () => {
-      const object = storedObject("replace-1");
+    it("round-trips a minimal document, leaving absent fields absent", async () => {
+      const object = storedObject("minimal-1", { accessPolicy: [] });
+      const { submitter: _s, originMemberNode: _o, authoritativeMemberNode: _a, ...sysmeta } = object.sysmeta;
+      const minimal: StoredObject = { ...object, sysmeta };
+      await db.objects.insert(minimal);
+      assert.deepEqual(await db.objects.get("minimal-1"), minimal);
+      assert.equal(await db.objects.get("absent"), undefined);
+    });
+
+    it("refuses a PID already stored with DuplicateKeyError, inside a transaction too", async () => {
+      await db.objects.insert(storedObject("dup-1"));
+      await assert.rejects(
+        db.objects.insert(storedObject("dup-1", { formatId: "other" })),
+        DuplicateKeyError,
+      );
+      await assert.rejects(
+        db.transaction((tx) => tx.objects.insert(storedObject("dup-1"))),
+        DuplicateKeyError,
+      );
+      assert.equal((await db.objects.get("dup-1"))?.sysmeta.formatId, "text/csv");
+    });
+
+    it("replaces system metadata, access rows included", async () => {
+      const object = storedObject("replace-1", {
+        accessPolicy: [{ subjects: ["CN=old"], permissions: ["read"] }],
+      });
       await db.objects.insert(object);
-      const next = { ...object.sysmeta, serialVersion: 2, archived: true, accessPolicy: [] };
+      const next = {
+        ...object.sysmeta,
+        serialVersion: 2,
+        archived: true,
+        accessPolicy: [{ subjects: ["CN=new"], permissions: ["write" as const] }],
+        dateSysMetadataModified: new Date(1_800_000_000_000),
+      };
       await db.objects.replaceSysmeta(next);
-      assert.deepEqual((await db.objects.get("replace-1"))?.sysmeta, next);
-      assert.equal((await db.objects.countByContentKey(object.contentKey)) > 0, true);
-      await db.objects.remove("replace-1");
-      assert.equal(await db.objects.get("replace-1"), undefined);
+      const stored = await db.objects.get("replace-1");
+      assert.deepEqual(stored?.sysmeta, next);
+      assert.equal(stored?.contentKey, object.contentKey);
+      const readable = async (subject: string) =>
+        (await db.objects.list({ identifier: "replace-1", readableBy: [subject] }, 0, 10)).items.length;
+      assert.equal(await readable("CN=old"), 0);
+      assert.equal(await readable("CN=new"), 1);
+      await assert.rejects(db.objects.replaceSysmeta({ ...next, identifier: "replace-absent" }));
     });
 
-    it("finds the head of a series and whether identifiers are in use", async () => {
+    it("removes objects with their access rows and counts references to content", async () => {
+      const shared = "c".repeat(64);
+      await db.objects.insert({ ...storedObject("remove-1"), contentKey: shared });
+      await db.objects.insert({ ...storedObject("remove-2"), contentKey: shared });
+      assert.equal(await db.objects.countByContentKey(shared), 2);
+      await db.objects.remove("remove-1");
+      await db.objects.remove("remove-absent");
+      assert.equal(await db.objects.get("remove-1"), undefined);
+      assert.equal(await db.objects.countByContentKey(shared), 1);
+      assert.equal(await db.objects.isIdentifierInUse("remove-1"), false);
+      // The PID can be used again, with new access rules.
+      await db.objects.insert(storedObject("remove-1", { accessPolicy: [] }));
+      const page = await db.objects.list({ identifier: "remove-1", readableBy: ["public"] }, 0, 10);
+      assert.equal(page.total, 0);
+    });
+
+    it("finds the head of a series, its PIDs and whether identifiers are in use", async () => {
       await db.objects.insert(storedObject("s-1", { seriesId: "sid-x", obsoletedBy: "s-2" }, 1));
       await db.objects.insert(storedObject("s-2", { seriesId: "sid-x", obsoletes: "s-1" }, 2));
-      await db.objects.insert(storedObject("s-3", { seriesId: "sid-y", obsoletes: "s-2" }, 3));
+      // Newer, but obsoleted by a member of the same series: not the head.
+      await db.objects.insert(storedObject("s-0", { seriesId: "sid-x", obsoletedBy: "s-1" }, 3));
+      // Obsoleted by a PID outside the series: still a candidate.
+      await db.objects.insert(storedObject("t-1", { seriesId: "sid-y", obsoletedBy: "elsewhere" }, 5));
+      await db.objects.insert(storedObject("t-2", { seriesId: "sid-y" }, 4));
       assert.equal(await db.objects.headOfSeries("sid-x"), "s-2");
-      assert.deepEqual(await db.objects.pidsOfSeries("sid-x"), ["s-1", "s-2"]);
+      assert.equal(await db.objects.headOfSeries("sid-y"), "t-1");
       assert.equal(await db.objects.headOfSeries("sid-none"), undefined);
+      assert.deepEqual(await db.objects.pidsOfSeries("sid-x"), ["s-1", "s-2", "s-0"]);
+      assert.deepEqual(await db.objects.pidsOfSeries("sid-none"), []);
       assert.equal(await db.objects.isIdentifierInUse("sid-y"), true);
-      assert.equal(await db.objects.isIdentifierInUse("s-3"), true);
+      assert.equal(await db.objects.isIdentifierInUse("s-0"), true);
+      assert.equal(await db.objects.isIdentifierInUse("SID-Y"), false);
       assert.equal(await db.objects.isIdentifierInUse("nothing"), false);
     });
 
-    it("filters lists: dates (from inclusive, to exclusive), format, identifier, replicas, node, readers", async () => {
-      const base = 10_000_000;
-      await db.objects.insert(storedObject("f-a", { formatId: "text/plain" }, base));
-      await db.objects.insert(storedObject("f-b", { authoritativeMemberNode: "urn:node:OTHER" }, base + 1));
-      const replica = storedObject("f-c", { rightsHolder: "CN=carol", accessPolicy: [] }, base + 2);
-      await db.objects.insert({ ...replica, isReplica: true });
-      const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
-      const ids = async (filter: Parameters<Database["objects"]["list"]>[0]) =>
-        (await db.objects.list(filter, 0, 100)).items.map((i) => i.identifier);
-      assert.deepEqual(await ids({ fromDate: at(base), toDate: at(base + 2) }), ["f-a", "f-b"]);
-      assert.deepEqual(await ids({ fromDate: at(base), formatId: "text/plain" }), ["f-a"]);
-      assert.deepEqual(await ids({ fromDate: at(base), replicaStatus: false }), ["f-a", "f-b"]);
-      assert.deepEqual(await ids({ fromDate: at(base), nodeId: "urn:node:OTHER" }), ["f-b"]);
-      assert.deepEqual(await ids({ fromDate: at(base), readableBy: ["CN=carol"] }), ["f-c"]);
-      assert.deepEqual(await ids({ fromDate: at(base), readableBy: ["CN=nobody"] }), []);
-      assert.deepEqual(await ids({ identifier: "sid-x" }), ["s-1", "s-2"]);
-    });
-
-    it("pages by start/count in order, with jumps, past the end, and after writes", async () => {
-      const base = 50_000_000;
-      const pids = Array.from({ length: 2500 }, (_, i) => `page-${String(i).padStart(5, "0")}`);
-      await db.transaction(async (tx) => {
-        for (const [i, pid] of pids.entries())
-          await tx.objects.insert(storedObject(pid, {}, base + Math.floor(i / 3)));
-      });
-      const filter = { fromDate: new Date(Date.UTC(2026, 0, 1) + base) };
-      const seen: string[] = [];
-      for (let start = 0; start < 2500; start += 100) {
-        const page = await db.objects.list(filter, start, 100);
-        assert.equal(page.total, 2500);
-        seen.push(...page.items.map((i) => i.identifier));
-      }
-      assert.deepEqual(seen, pids);
-      assert.deepEqual(
-        (await db.objects.list(filter, 1234, 3)).items.map((i) => i.identifier),
-        pids.slice(1234, 1237),
-      );
-      assert.deepEqual(
-        (await db.objects.list(filter, 17, 2)).items.map((i) => i.identifier),
-        pids.slice(17, 19),
-      );
-      const beyond = await db.objects.list(filter, 2500, 10);
-      assert.deepEqual([beyond.items.length, beyond.total], [0, 2500]);
-      await db.objects.insert(storedObject("page-00000a", {}, base));
-      const shifted = await db.objects.list(filter, 0, 2);
-      assert.equal(shifted.total, 2501);
-      assert.deepEqual(
-        shifted.items.map((i) => i.identifier),
-        ["page-00000", "page-00000a"],
-      );
-    });
-
-    it("orders tricky Unicode identifiers byte-wise on both dialects", async () => {
-      const tricky = ["Z", "a", "é", "ǅ", "日本", "😀", "%2F", "a/b", "A"];
-      for (const pid of tricky) await db.objects.insert(storedObject(`u-${pid}`, {}, 90_000_000));
-      const page = await db.objects.list({ fromDate: new Date(Date.UTC(2026, 0, 1) + 90_000_000) }, 0, 100);
-      const expected = tricky
-        .map((p) => `u-${p}`)
-        .sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
-      assert.deepEqual(
-        page.items.map((i) => i.identifier),
-        expected,
-      );
-    });
-
-    it("rolls transactions back on throw, and runs concurrent transactions one after the other", async () => {
-      await assert.rejects(
-        db.transaction(async (tx) => {
-          await tx.objects.insert(storedObject("tx-rolled-back"));
-          throw new Error("boom");
-        }),
-        /boom/,
-      );
-      assert.equal(await db.objects.get("tx-rolled-back"), undefined);
-      await Promise.all(
-        ["tx-1", "tx-2"].map((pid) =>
-          db.transaction(async (tx) => {
-            await tx.objects.insert(storedObject(pid));
-            await tx.blobIntents.add(`${pid}-key`);
-            await tx.blobIntents.remove(`${pid}-key`);
-          }),
-        ),
-      );
-      assert.ok(await db.objects.get("tx-1"));
-      assert.ok(await db.objects.get("tx-2"));
-      assert.deepEqual(await db.blobIntents.list(), []);
+    it("keeps blob intents and system-metadata refresh requests", async () => {
+      await db.blobIntents.add("k1");
+      await db.blobIntents.add("k1");
+      await db.blobIntents.add("k2");
+      assert.deepEqual((await db.blobIntents.list()).sort(), ["k1", "k2"]);
+      await db.blobIntents.remove("k1");
+      assert.deepEqual(await db.blobIntents.list(), ["k2"]);
+      await db.sysmetaRefresh.request("p1", 2, new Date(5));
+      await db.sysmetaRefresh.request("p1", 3, new Date(6));
+      assert.deepEqual(await db.sysmetaRefresh.pending(), [
+        { pid: "p1", serialVersion: 3, modified: new Date(6) },
+      ]);
+      await db.sysmetaRefresh.done("p1");
+      assert.deepEqual(await db.sysmetaRefresh.pending(), []);
     });
   });
-}
+});

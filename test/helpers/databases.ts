@@ -1,44 +1,56 @@
-/** One database conformance suite, run on both dialects: a fresh SQLite file and a fresh PostgreSQL database. */
+/**
+ * One database conformance suite, run on both dialects: a fresh SQLite file and a fresh PostgreSQL database
+ * (`d1node_test_<random>`, dropped afterwards). PostgreSQL is tested for real: when it is unreachable the
+ * tests fail, unless D1NODE_TEST_PG=skip says to run the SQLite half alone.
+ */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openDatabase } from "../../src/db/index.ts";
+import { after, describe } from "node:test";
+import { type OpenOptions, openDatabase } from "../../src/db/index.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { testDialects } from "./node.ts";
 import { createTestPostgresDatabase } from "./postgres.ts";
 
-export interface OpenedDatabase {
-  db: Database;
-  dispose(): Promise<void>;
+export type DialectName = "sqlite" | "postgres";
+/** A fresh, empty database; with `sameAs`, another handle on that database's storage. */
+export type OpenTestDatabase = (sameAs?: Database) => Promise<Database>;
+
+/** Run `fn` once per dialect inside a describe block named after it; everything opened is closed and dropped. */
+export function forEachDialect(fn: (name: DialectName, open: OpenTestDatabase) => void): void {
+  for (const name of testDialects()) {
+    describe(name, () => {
+      const cleanups: (() => Promise<void>)[] = [];
+      const opened: Database[] = [];
+      const locations = new WeakMap<Database, OpenOptions>();
+      after(async () => {
+        for (const db of opened) await db.close();
+        for (const cleanup of cleanups) await cleanup();
+      });
+      const open: OpenTestDatabase = async (sameAs) => {
+        let options = sameAs ? locations.get(sameAs) : undefined;
+        if (!options) options = await freshLocation(name, cleanups);
+        const db = await openDatabase(options);
+        locations.set(db, options);
+        opened.push(db);
+        return db;
+      };
+      fn(name, open);
+    });
+  }
 }
 
-export async function openTestDatabase(dialect: "sqlite" | "postgres"): Promise<OpenedDatabase> {
-  if (dialect === "postgres") {
+async function freshLocation(name: DialectName, cleanups: (() => Promise<void>)[]): Promise<OpenOptions> {
+  if (name === "postgres") {
     const pg = await createTestPostgresDatabase();
-    const db = await openDatabase({ url: pg.url });
-    return {
-      db,
-      dispose: async () => {
-        await db.close();
-        await pg.drop();
-      },
-    };
+    cleanups.push(pg.drop);
+    return { url: pg.url };
   }
   const dir = await mkdtemp(path.join(tmpdir(), "d1node-db-"));
-  const db = await openDatabase({ sqlitePath: path.join(dir, "test.sqlite") });
-  return {
-    db,
-    dispose: async () => {
-      await db.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return { sqlitePath: path.join(dir, "test.sqlite") };
 }
-
-export { testDialects };
-
-let counter = 0;
 
 /** A complete stored object; dates default to a fixed instant plus `offsetMs`. */
 export function storedObject(
@@ -46,7 +58,6 @@ export function storedObject(
   overrides: Partial<SystemMetadata> = {},
   offsetMs = 0,
 ): StoredObject {
-  counter++;
   const at = new Date(Date.UTC(2026, 0, 1) + offsetMs);
   return {
     contentKey: "a".repeat(64),
@@ -60,7 +71,7 @@ export function storedObject(
       checksum: { algorithm: "SHA-1", value: "s".repeat(40) },
       submitter: "CN=submitter",
       rightsHolder: "CN=owner",
-      accessPolicy: [{ subjects: ["public", `CN=reader-${counter}`], permissions: ["read"] }],
+      accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
       archived: false,
       dateUploaded: at,
       dateSysMetadataModified: at,
@@ -71,3 +82,6 @@ export function storedObject(
     },
   };
 }
+
+/** The instant storedObject dates an object at. */
+export const dateAt = (offsetMs: number): Date => new Date(Date.UTC(2026, 0, 1) + offsetMs);
