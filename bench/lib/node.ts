@@ -71,9 +71,7 @@ export function dbFlags(db: Backend): string[] {
 /** `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. */
 export async function startNode(dataDir: string, db: Backend): Promise<BenchNode> {
   const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
-  const served = await serve([
-    ...flags,
-    BIN,
+  const args = [
     "serve",
     "--data-dir",
     dataDir,
@@ -84,7 +82,9 @@ export async function startNode(dataDir: string, db: Backend): Promise<BenchNode
     "--admin-subject",
     ADMIN,
     ...dbFlags(db),
-  ]);
+  ];
+  // As users start it (the command itself, with the node flags of its first line), unless flags are asked for.
+  const served = flags.length > 0 ? await serve([...flags, BIN, ...args]) : await serve(args, {}, BIN);
   const { stdout } = await run(process.execPath, [BIN, "token", "--data-dir", dataDir, "--subject", ADMIN]);
   const baseUrl = served.url.replace(/\/$/, "");
   return {

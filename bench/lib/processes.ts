@@ -8,9 +8,12 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Spawn a server script that prints a line matching `serving <url>` once it listens. */
-export async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawn(process.execPath, args, {
+/**
+ * Spawn a server that prints a line matching `serving <url>` once it listens: `node args...`, or with
+ * `command`, that executable itself (so that its first line's interpreter flags apply, as when a user runs it).
+ */
+export async function serve(args: string[], env: NodeJS.ProcessEnv = {}, command?: string): Promise<Served> {
+  const child = spawn(command ?? process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });

@@ -18,7 +18,7 @@ const ROWS_PER_INSERT = 500;
 const MAX_RETRY = 100_000;
 
 type Row = Omit<EventsTable, "id"> & { id: number };
-type NewRow = Omit<EventsTable, "id">;
+export type NewRow = Omit<EventsTable, "id">;
 export type EventKey = readonly [number, number];
 
 export interface BatchedEventLog extends EventLog {
@@ -34,6 +34,12 @@ const READERS = "readers:";
 export interface EventLogOptions {
   /** Hears a failed write: from the timer (the batch is tried once more), or a batch dropped after its retry. */
   onError?: (error: unknown) => void;
+  /**
+   * Writes a batch in one transaction of its own, synchronously, when the database allows it now (SQLite with no
+   * transaction open on its handle); returns false otherwise. Measured: building the multi-row INSERTs through
+   * the query builder cost ~10 % of small-get throughput, a prepared statement per row a fraction of that.
+   */
+  insertNow?: (rows: readonly NewRow[]) => boolean;
 }
 
 export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): BatchedEventLog {
@@ -49,14 +55,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   const write = async (batch: NewRow[]) => {
     pager.begin();
     try {
-      await db.transaction().execute(async (tx) => {
-        for (let i = 0; i < batch.length; i += ROWS_PER_INSERT) {
-          await tx
-            .insertInto("events")
-            .values(batch.slice(i, i + ROWS_PER_INSERT))
-            .execute();
-        }
-      });
+      if (!options.insertNow?.(batch)) await insertBatch(batch);
     } catch (error) {
       pager.end([]);
       throw error;
@@ -64,6 +63,16 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     // Only keys at or after a new entry's date can have moved ([date, 0]: whatever its id).
     pager.end(batch.map((row) => ({ key: [row.date_logged, 0], after: row })));
   };
+
+  const insertBatch = (batch: NewRow[]) =>
+    db.transaction().execute(async (tx) => {
+      for (let i = 0; i < batch.length; i += ROWS_PER_INSERT) {
+        await tx
+          .insertInto("events")
+          .values(batch.slice(i, i + ROWS_PER_INSERT))
+          .execute();
+      }
+    });
 
   const flush = (): Promise<void> => {
     if (timer) clearTimeout(timer);

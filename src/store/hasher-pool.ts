@@ -115,6 +115,8 @@ export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
     const worker = new Worker(new URL("./hash-worker.mjs", import.meta.url), {
       workerData: { buffer, slotSize },
       execArgv: [],
+      // Hashing allocates almost nothing on the JS heap: small heaps keep each thread's memory low.
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     });
     worker.unref();
     worker.on("message", onMessage);

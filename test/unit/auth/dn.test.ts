@@ -88,6 +88,9 @@ describe("certificate subjects", () => {
     // dotted OID; the Java stack (X500Principal RFC 2253) and this node say UID. See docs/decisions.md.
     const uid = (s: string) => s.replaceAll("0.9.2342.19200300.100.1.1=", "UID=");
     for (const [name, issued] of all) {
+      // Within a multi-valued RDN (a SET) the library's attribute order follows Python's set iteration, which
+      // changes from run to run; those certificates are checked against the fixed expectation above instead.
+      if (name === "tricky1") continue;
       const identity = readCertificate(new X509Certificate(issued.cert).raw);
       const [primary, subjects] = python[name] ?? ["", []];
       const theirs = [uid(primary), subjects.map(uid).sort()];
