@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { registerAuthorizationRoutes } from "./authorization.ts";
 import type { RouteScope } from "./context.ts";
 import { registerCoreRoutes } from "./core.ts";
+import { registerPackageRoutes } from "./package.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerStorageRoutes } from "./storage.ts";
 
@@ -11,4 +12,5 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerReadRoutes(app, scope);
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
+  registerPackageRoutes(app, scope);
 }
