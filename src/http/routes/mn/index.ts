@@ -6,6 +6,7 @@ import { registerCoreRoutes } from "./core.ts";
 import { registerPackageRoutes } from "./package.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerStorageRoutes } from "./storage.ts";
+import { registerViewRoutes } from "./view.ts";
 
 export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
   registerCoreRoutes(app, scope);
@@ -13,4 +14,5 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
   registerPackageRoutes(app, scope);
+  registerViewRoutes(app, scope);
 }
