@@ -70,7 +70,9 @@ describe("MNView in a browser", () => {
     const response = await page.goto(`${node.baseUrl}/v2/views/default/${enc(metadata)}`);
     assert.equal(response?.status(), 200);
     assert.equal(await page.title(), "Water temperature of Lake Ontiki, 2019-2021");
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person sees
     assert.equal(await page.locator("h1").innerText(), "Water temperature of Lake Ontiki, 2019-2021");
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person sees
     const body = await page.locator("body").innerText();
     for (const text of [
       "Ada Limnos",
@@ -110,6 +112,7 @@ describe("MNView in a browser", () => {
     assert.equal(await page.locator("script").count(), 0);
     assert.equal(await page.locator("img").count(), 0);
     assert.match(
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person sees
       await page.locator("h1").innerText(),
       /^<script>window.__pwned = "title"<\/script>Hostile <b /,
     );
