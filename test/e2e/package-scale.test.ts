@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -183,6 +183,35 @@ describe("MNPackage at scale (node process, SQLite)", { timeout: 900_000 }, () =
       new RegExp(`Payload-Oxum: ${BIG_MEMBERS * GiB}\\.${BIG_MEMBERS}`),
     );
     assert.ok(files.contents.get("tagmanifest-sha256.txt")?.toString().includes("  manifest-md5.txt\n"));
+  });
+
+  it("a client that goes away mid-bag leaves no open files behind", { skip: SKIP_10GIB }, async () => {
+    const fds = () => readdirSync(`/proc/${running.child.pid}/fd`).length;
+    const before = fds();
+    for (let round = 0; round < 2; round++) {
+      await new Promise<void>((resolve, reject) => {
+        const url = `${running.baseUrl}/v2/packages/${enc("application/bagit-097")}/${enc(big.mapPid)}`;
+        const request = http.get(url, (response) => {
+          let received = 0;
+          response.on("data", (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > 300 * MiB) request.destroy();
+          });
+          response.on("close", () => resolve());
+        });
+        request.on("error", () => resolve());
+        request.on("timeout", () => reject(new Error("timeout")));
+      });
+    }
+    // The server notices the closed socket and closes the member it was reading.
+    let after = fds();
+    for (let i = 0; i < 50 && after > before; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = fds();
+    }
+    assert.ok(after <= before, `open files: ${before} before, ${after} after`);
+    const ping = await fetch(`${running.baseUrl}/v2/monitor/ping`);
+    assert.equal(ping.status, 200);
   });
 });
 
