@@ -21,8 +21,6 @@ import { readableObject } from "./read.ts";
 
 /** Resource maps are metadata; one larger than this is refused rather than parsed. */
 const MAX_RESOURCE_MAP_BYTES = 64 * 1024 * 1024;
-/** Member lookups in flight at once (the PostgreSQL pool serves them in parallel). */
-const LOOKUP_CONCURRENCY = 16;
 /** At most this many identifiers are named in an error description. */
 const NAMED_IN_ERRORS = 5;
 
@@ -99,16 +97,8 @@ async function readResourceMap(ctx: NodeContext, map: StoredObject) {
 }
 
 async function lookUpMembers(ctx: NodeContext, ids: string[]): Promise<(StoredObject | undefined)[]> {
-  const found: (StoredObject | undefined)[] = new Array(ids.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < ids.length) {
-      const at = next++;
-      found[at] = await ctx.db.objects.get(ids[at] as string);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, ids.length) }, worker));
-  return found;
+  const found = await ctx.db.objects.getMany(ids);
+  return ids.map((id) => found.get(id));
 }
 
 /**
