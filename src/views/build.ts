@@ -19,6 +19,8 @@ export interface ViewSources {
   open(object: StoredObject): Readable;
   /** The object a pid names, if the caller may read it (undefined otherwise: it is then not linked). */
   readable(pid: string): Promise<StoredObject | undefined>;
+  /** `readable` for many pids at once: those held and readable, by pid. */
+  readableMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
   /** Identifiers of the resource maps that aggregate `pid`. */
   packagesOf(pid: string): Promise<string[]>;
 }
@@ -60,14 +62,14 @@ async function summarize(sources: ViewSources, mapId: string): Promise<PackageSu
     if (error instanceof ResourceMapError) return { id: mapId, members: [] };
     throw error;
   }
-  const members = await Promise.all(
-    memberIds.slice(0, MAX_LISTED_MEMBERS).map(async (id) => {
-      const member = await sources.readable(id);
-      if (!member) return { id };
-      const { formatId, size, fileName } = member.sysmeta;
-      return { id, formatId, size, ...(fileName ? { fileName } : {}) };
-    }),
-  );
+  const listed = memberIds.slice(0, MAX_LISTED_MEMBERS);
+  const readable = await sources.readableMany(listed);
+  const members = listed.map((id) => {
+    const member = readable.get(id);
+    if (!member) return { id };
+    const { formatId, size, fileName } = member.sysmeta;
+    return { id, formatId, size, ...(fileName ? { fileName } : {}) };
+  });
   return { id: mapId, members };
 }
 

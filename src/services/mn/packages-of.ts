@@ -5,6 +5,7 @@
  */
 
 import { Readable } from "node:stream";
+import type { StoredObject } from "../../db/types.ts";
 import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { NodeContext } from "../context.ts";
@@ -24,9 +25,10 @@ export async function packagesOf(ctx: NodeContext, pid: string): Promise<string[
   for (const formatId of formats) {
     for (let start = 0; scanned < MAX_SCANNED_MAPS; ) {
       const page = await ctx.db.objects.list({ formatId }, start, Math.min(500, MAX_SCANNED_MAPS - scanned));
+      const maps = await ctx.db.objects.getMany(page.items.map((info) => info.identifier));
       for (const info of page.items) {
         scanned++;
-        const map = await ctx.db.objects.get(info.identifier);
+        const map = maps.get(info.identifier);
         if (map && (await membersOf(ctx, map)).includes(pid)) found.push(info.identifier);
       }
       start += page.items.length;
@@ -36,10 +38,7 @@ export async function packagesOf(ctx: NodeContext, pid: string): Promise<string[
   return found;
 }
 
-async function membersOf(
-  ctx: NodeContext,
-  map: NonNullable<Awaited<ReturnType<NodeContext["db"]["objects"]["get"]>>>,
-) {
+async function membersOf(ctx: NodeContext, map: StoredObject): Promise<readonly string[]> {
   const cached = membersByContent.get(map.contentKey);
   if (cached) return cached;
   const { size } = map.digests;

@@ -42,6 +42,12 @@ export function memberNodeSources(ctx: NodeContext, call: CallInfo): ViewSources
       const object = await ctx.db.objects.get(pid);
       return object && isAllowed(call.session, "read", object.sysmeta) ? object : undefined;
     },
+    readableMany: async (pids) => {
+      const found = await ctx.db.objects.getMany(pids);
+      for (const [pid, object] of found)
+        if (!isAllowed(call.session, "read", object.sysmeta)) found.delete(pid);
+      return found;
+    },
     packagesOf: (pid) => packagesOf(ctx, pid),
   };
 }
