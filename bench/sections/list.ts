@@ -5,12 +5,15 @@
  *   cold jumps (fresh node, nothing remembered) to start=500000 and start=999000;
  *   a sequential pass over all pages, which warms the path;
  *   windows of 50 pages at the start, the middle (start=500000) and the end (start=950000 .. 999000).
- * Target: >= 150 pages/s, flat from the first window to the last.
+ * Target: >= 150 pages/s, flat from the first window to the last. Baseline, in the same run: the same 1000-entry
+ * page served by a bare Fastify server from memory (the transport's ceiling for a page of that size).
  */
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { KeepAliveClient } from "../lib/clients.ts";
 import { type Backend, backend, dbFlags, runCli, startNode, tempDir } from "../lib/node.ts";
-import { median } from "../lib/processes.ts";
+import { median, serve } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
@@ -18,6 +21,7 @@ const OBJECTS = Number(process.env.BENCH_LIST_OBJECTS ?? 1_000_000);
 const PAGE = 1000;
 const WINDOW = 50;
 const TARGET = 150;
+const HELLO = fileURLToPath(new URL("../hello-server.ts", import.meta.url));
 
 export async function list(options: SectionOptions): Promise<void> {
   for (const url of databases(options)) await onBackend(options, url);
@@ -38,14 +42,20 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
       ...(db.dialect === "sqlite" ? { target: "well under a minute", pass: seconds < 45 } : {}),
       notes: `${Math.round(OBJECTS / seconds)} objects/s`,
     });
-    for (const who of ["admin", "public"] as const) await paging(options, dataDir, db, who);
+    for (const who of ["admin", "public"] as const) await paging(options, dataDir, db, who, tmp.dir);
   } finally {
     await db.dispose();
     await tmp.dispose();
   }
 }
 
-async function paging(options: SectionOptions, dataDir: string, db: Backend, who: "admin" | "public") {
+async function paging(
+  options: SectionOptions,
+  dataDir: string,
+  db: Backend,
+  who: "admin" | "public",
+  tmpDir: string,
+) {
   const label = `${who === "admin" ? "administrator, no access filter" : "public, access-filtered"}, ${db.dialect}`;
   const node = await startNode(dataDir, db);
   const client = new KeepAliveClient(who === "admin" ? node.token : undefined);
@@ -53,7 +63,8 @@ async function paging(options: SectionOptions, dataDir: string, db: Backend, who
   const last = OBJECTS - PAGE;
   try {
     // Cold: a fresh node remembers no positions (nor the total).
-    const firstPage = (await client.ok(pageUrl(0))).ms;
+    const first = await client.ok(pageUrl(0));
+    const firstPage = first.ms;
     const jumpMiddle = (await client.ok(pageUrl(OBJECTS / 2))).ms;
     const jumpEnd = (await client.ok(pageUrl(last))).ms;
     record({
@@ -78,6 +89,7 @@ async function paging(options: SectionOptions, dataDir: string, db: Backend, who
       target: `>= ${TARGET} pages/s`,
       pass: full >= TARGET,
     });
+    const ceiling = await staticPageRate(options, first.body, tmpDir);
     const windows: Record<string, number> = {};
     for (const [name, from] of [
       ["start", 0],
@@ -92,6 +104,8 @@ async function paging(options: SectionOptions, dataDir: string, db: Backend, who
         name: `${WINDOW} pages from start=${from} (${label})`,
         value: windows[name] as number,
         unit: "pages/s",
+        baseline: { name: "the same page from a bare Fastify server", value: ceiling, unit: "pages/s" },
+        ratio: (windows[name] as number) / ceiling,
         target: `>= ${TARGET} pages/s`,
         pass: (windows[name] as number) >= TARGET,
         runs,
@@ -109,6 +123,22 @@ async function paging(options: SectionOptions, dataDir: string, db: Backend, who
   } finally {
     client.close();
     await node.stop();
+  }
+}
+
+/** Pages per second of `body` served from memory by a bare Fastify server, over one keep-alive connection. */
+async function staticPageRate(options: SectionOptions, body: Buffer, tmpDir: string): Promise<number> {
+  const file = path.join(tmpDir, "page.xml");
+  await writeFile(file, body);
+  const hello = await serve(["--import", "tsx", HELLO, file]);
+  const client = new KeepAliveClient();
+  try {
+    const runs: number[] = [];
+    for (let r = 0; r < options.runs; r++) runs.push(await window(client, () => `${hello.url}page`, 0));
+    return median(runs);
+  } finally {
+    client.close();
+    await hello.stop();
   }
 }
 
