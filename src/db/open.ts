@@ -8,6 +8,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import pg from "pg";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
+import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog } from "./events.ts";
 import { type Dialect, migrate } from "./migrations.ts";
@@ -88,6 +89,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
+    cn: cnRepository(db),
     events,
     transaction: (work) =>
       tracked((writes) =>

@@ -1,6 +1,7 @@
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { CnRepository } from "./cn-repository.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -100,6 +101,8 @@ export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
+  /** The Coordinating Node's tables (empty on a Member Node). */
+  cn: CnRepository;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,0 +1,42 @@
+/** Migration 0003-cn: the Coordinating Node's registry, reservations, synchronize queue and accounts. */
+import { sql } from "kysely";
+import type { Migration } from "./migrations.ts";
+
+export const cnMigration: Migration = {
+  name: "0003-cn",
+  async up(db, dialect) {
+    const id = dialect === "postgres" ? sql`text collate "C"` : sql`text`;
+    const big = dialect === "postgres" ? "bigint" : "integer";
+    await db.schema
+      .createTable("cn_nodes")
+      .addColumn("node_id", "text", (c) => c.primaryKey())
+      .addColumn("base_url", "text", (c) => c.notNull().unique())
+      .addColumn("node_xml", "text", (c) => c.notNull())
+      .addColumn("approved", "integer", (c) => c.notNull())
+      .addColumn("registered_by", "text", (c) => c.notNull())
+      .addColumn("registered_at", big, (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("cn_reservations")
+      .addColumn("id", id, (c) => c.primaryKey())
+      .addColumn("subject", "text", (c) => c.notNull())
+      .addColumn("reserved_at", big, (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("cn_sync_tasks")
+      .addColumn("id", dialect === "postgres" ? "bigserial" : "integer", (c) =>
+        dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
+      .addColumn("pid", id, (c) => c.notNull())
+      .addColumn("node_id", "text", (c) => c.notNull())
+      .addColumn("requested_by", "text", (c) => c.notNull())
+      .addColumn("queued_at", big, (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("cn_accounts")
+      .addColumn("subject", "text", (c) => c.primaryKey())
+      .addColumn("person", "text", (c) => c.notNull())
+      .addColumn("verified", "integer", (c) => c.notNull())
+      .execute();
+  },
+};

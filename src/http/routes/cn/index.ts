@@ -1,0 +1,12 @@
+/** Every Coordinating Node route, for one API version. */
+import type { FastifyInstance } from "fastify";
+import type { RouteScope } from "../mn/context.ts";
+import { registerCnCoreRoutes } from "./core.ts";
+import { registerCnReadRoutes } from "./read.ts";
+import { registerCnRegisterRoutes } from "./register.ts";
+
+export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
+  registerCnCoreRoutes(app, scope);
+  registerCnReadRoutes(app, scope);
+  registerCnRegisterRoutes(app, scope);
+}
