@@ -56,8 +56,11 @@ export interface ObjectRepository {
   /** Every PID that carries this SID, oldest first. */
   pidsOfSeries(sid: string): Promise<string[]>;
   insert(object: StoredObject): Promise<void>;
-  /** Replace the stored system metadata of an existing PID (all fields, access rules and replicas). */
-  replaceSysmeta(sysmeta: SystemMetadata): Promise<void>;
+  /**
+   * Replace the stored system metadata of an existing PID (all fields, access rules and replicas). With
+   * `expectedSerialVersion`, only if the stored serialVersion still is that (else StaleVersionError).
+   */
+  replaceSysmeta(sysmeta: SystemMetadata, expectedSerialVersion?: number): Promise<void>;
   remove(pid: string): Promise<void>;
   /** How many objects reference these bytes. */
   countByContentKey(key: string): Promise<number>;

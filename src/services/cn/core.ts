@@ -4,6 +4,7 @@
  * system metadata alone has no bytes here (content key "").
  */
 import { isTrusted } from "../../auth/access.ts";
+import { StaleVersionError } from "../../db/errors.ts";
 import type { StoredObject } from "../../db/types.ts";
 import {
   IdentifierNotUnique,
@@ -117,8 +118,8 @@ export function checkSerialVersion(current: SystemMetadata, serialVersion: numbe
 }
 
 /**
- * Apply `change` to the current system metadata of `pid` if its serialVersion is still `serialVersion`.
- * The transaction holds the row while it decides, so of two calls with the same serialVersion one wins.
+ * Apply `change` to the current system metadata of `pid` if its serialVersion is still `serialVersion`. The write
+ * itself is conditional on that serialVersion, so of concurrent calls with the same serialVersion one wins.
  */
 export async function changeAtVersion(
   ctx: NodeContext,
@@ -126,14 +127,24 @@ export async function changeAtVersion(
   serialVersion: number | undefined,
   change: (current: SystemMetadata) => Partial<SystemMetadata>,
 ): Promise<SystemMetadata> {
-  return ctx.db.transaction(async (tx) => {
-    const current = await tx.objects.get(pid);
-    if (!current) throw notHeld(pid);
-    if (serialVersion !== undefined) checkSerialVersion(current.sysmeta, serialVersion);
-    const next = nextRevision(current.sysmeta, new Date(), change(current.sysmeta));
-    await tx.objects.replaceSysmeta(next);
-    return next;
-  });
+  return ctx.db
+    .transaction(async (tx) => {
+      const current = await tx.objects.get(pid);
+      if (!current) throw notHeld(pid);
+      if (serialVersion !== undefined) checkSerialVersion(current.sysmeta, serialVersion);
+      const next = nextRevision(current.sysmeta, new Date(), change(current.sysmeta));
+      await tx.objects.replaceSysmeta(next, serialVersion);
+      return next;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof StaleVersionError) {
+        throw new VersionMismatch(
+          `serialVersion ${serialVersion} of "${pid}" was changed by a concurrent call; read the system metadata again.`,
+          { pid },
+        );
+      }
+      throw error;
+    });
 }
 
 /** CNCore.setObsoletedBy (private): "On serialVersion mismatch nothing changes and VersionMismatch is raised." */

@@ -1,6 +1,7 @@
 /** Every Coordinating Node route, for one API version. */
 import type { FastifyInstance } from "fastify";
 import type { RouteScope } from "../mn/context.ts";
+import { registerCnAuthorizationRoutes } from "./authorization.ts";
 import { registerCnCoreRoutes } from "./core.ts";
 import { registerCnReadRoutes } from "./read.ts";
 import { registerCnRegisterRoutes } from "./register.ts";
@@ -9,4 +10,5 @@ export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: Rout
   registerCnCoreRoutes(app, scope);
   registerCnReadRoutes(app, scope);
   registerCnRegisterRoutes(app, scope);
+  registerCnAuthorizationRoutes(app, scope);
 }
