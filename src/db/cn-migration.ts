@@ -1,4 +1,7 @@
-/** Migration 0003-cn: the Coordinating Node's registry, reservations, synchronize queue and accounts. */
+/**
+ * Migration 0003-cn: the Coordinating Node's registry, reservations, synchronize queue, accounts, equivalent
+ * identities (and pending mapping requests) and groups.
+ */
 import { sql } from "kysely";
 import type { Migration } from "./migrations.ts";
 
@@ -37,6 +40,25 @@ export const cnMigration: Migration = {
       .addColumn("subject", "text", (c) => c.primaryKey())
       .addColumn("person", "text", (c) => c.notNull())
       .addColumn("verified", "integer", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("cn_equivalents")
+      .addColumn("subject", "text", (c) => c.notNull())
+      .addColumn("equivalent", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("cn_equivalents_key", ["subject", "equivalent"])
+      .execute();
+    await db.schema
+      .createTable("cn_pending_maps")
+      .addColumn("requester", "text", (c) => c.notNull())
+      .addColumn("target", "text", (c) => c.notNull())
+      .addColumn("requested_at", big, (c) => c.notNull())
+      .addPrimaryKeyConstraint("cn_pending_maps_key", ["requester", "target"])
+      .execute();
+    await db.schema
+      .createTable("cn_groups")
+      .addColumn("subject", "text", (c) => c.primaryKey())
+      .addColumn("group_name", "text", (c) => c.notNull().unique())
+      .addColumn("group_json", "text", (c) => c.notNull())
       .execute();
   },
 };

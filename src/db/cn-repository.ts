@@ -1,5 +1,6 @@
 /** The Coordinating Node's own tables: node registry, identifier reservations, synchronize queue, accounts. */
 import type { Kysely } from "kysely";
+import { type CnIdentityRepository, cnIdentityRepository } from "./cn-identities.ts";
 import { isUniqueViolation } from "./errors.ts";
 import type { Tables } from "./schema.ts";
 
@@ -26,6 +27,7 @@ export interface AccountRow {
 }
 
 export interface CnRepository {
+  identities: CnIdentityRepository;
   nodes(options: { approvedOnly: boolean }): Promise<RegisteredNode[]>;
   node(nodeId: string): Promise<RegisteredNode | undefined>;
   nodeByBaseUrl(baseUrl: string): Promise<RegisteredNode | undefined>;
@@ -46,6 +48,7 @@ export interface CnRepository {
   account(subject: string): Promise<AccountRow | undefined>;
   /** false when the subject is already registered. */
   addAccount(account: AccountRow): Promise<boolean>;
+  replaceAccount(account: AccountRow): Promise<void>;
   accounts(): Promise<AccountRow[]>;
 }
 
@@ -73,6 +76,7 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
     verified: Number(r.verified) === 1,
   });
   return {
+    identities: cnIdentityRepository(db),
     async nodes({ approvedOnly }) {
       let query = db.selectFrom("cn_nodes").selectAll().orderBy("node_id");
       if (approvedOnly) query = query.where("approved", "=", 1);
@@ -170,6 +174,13 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
           .values({ subject: account.subject, person: account.person, verified: account.verified ? 1 : 0 })
           .execute(),
       );
+    },
+    async replaceAccount(account) {
+      await db
+        .updateTable("cn_accounts")
+        .set({ person: account.person, verified: account.verified ? 1 : 0 })
+        .where("subject", "=", account.subject)
+        .execute();
     },
     async accounts() {
       return (await db.selectFrom("cn_accounts").selectAll().orderBy("subject").execute()).map(toAccount);

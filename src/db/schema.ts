@@ -106,7 +106,30 @@ export interface CnAccountsTable {
   verified: number;
 }
 
+/** CNIdentity equivalent identities: one row per direction. */
+export interface CnEquivalentsTable {
+  subject: string;
+  equivalent: string;
+}
+
+/** CNIdentity.requestMapIdentity: `requester` asked to be mapped to `target`, waiting for target's answer. */
+export interface CnPendingMapsTable {
+  requester: string;
+  target: string;
+  requested_at: number;
+}
+
+/** CNIdentity groups: the Group document as JSON. */
+export interface CnGroupsTable {
+  subject: string;
+  group_name: string;
+  group_json: string;
+}
+
 export interface Tables {
+  cn_equivalents: CnEquivalentsTable;
+  cn_pending_maps: CnPendingMapsTable;
+  cn_groups: CnGroupsTable;
   cn_nodes: CnNodesTable;
   cn_reservations: CnReservationsTable;
   cn_sync_tasks: CnSyncTasksTable;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { RouteScope } from "../mn/context.ts";
 import { registerCnAuthorizationRoutes } from "./authorization.ts";
 import { registerCnCoreRoutes } from "./core.ts";
+import { registerCnIdentityRoutes } from "./identity.ts";
 import { registerCnReadRoutes } from "./read.ts";
 import { registerCnRegisterRoutes } from "./register.ts";
 
@@ -11,4 +12,5 @@ export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: Rout
   registerCnReadRoutes(app, scope);
   registerCnRegisterRoutes(app, scope);
   registerCnAuthorizationRoutes(app, scope);
+  registerCnIdentityRoutes(app, scope);
 }

@@ -1,12 +1,10 @@
-/** CNRegister routes (register, updateNodeCapabilities, getNodeCapabilities) and CNIdentity accounts. */
+/** CNRegister routes: register, updateNodeCapabilities, getNodeCapabilities. */
 import type { FastifyInstance } from "fastify";
-import * as identity from "../../../services/cn/identity.ts";
 import * as registry from "../../../services/cn/register.ts";
-import { parseNode, parsePerson, serializeNode, serializeSubjectInfo } from "../../../types/index.ts";
+import { parseNode, serializeNode } from "../../../types/index.ts";
 import { document, escapeText, NS_V1 } from "../../../types/xml.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
-import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
 import { requiredId } from "../mn/read.ts";
@@ -40,44 +38,6 @@ export function registerCnRegisterRoutes(app: FastifyInstance, { ctx, version, p
     async (request, reply) => {
       const nodeId = requiredId(identifierAfter(request, nodePrefix));
       return sendXml(reply, serializeNode(await registry.getNodeCapabilities(ctx, nodeId), version));
-    },
-  );
-
-  app.post(
-    `${prefix}/accounts`,
-    { config: { apiMethod: "CNIdentity.registerAccount" } },
-    async (request, reply) => {
-      const body = await readMultipart(request);
-      const subject = await identity.registerAccount(
-        ctx,
-        callInfo(request),
-        parsePerson(requirePart(body, "person")),
-      );
-      return sendXml(reply, document(NS_V1, "subject", "", escapeText(subject)));
-    },
-  );
-  app.get(
-    `${prefix}/accounts`,
-    { config: { apiMethod: "CNIdentity.listSubjects" } },
-    async (request, reply) => {
-      const query = request.query as Query;
-      const info = await identity.listSubjects(
-        ctx,
-        stringParam(query, "query") ?? "",
-        stringParam(query, "status"),
-        integerParam(query, "start", 0),
-        integerParam(query, "count", 100),
-      );
-      return sendXml(reply, serializeSubjectInfo(info));
-    },
-  );
-  const accountPrefix = `${prefix}/accounts/`;
-  app.get(
-    `${accountPrefix}*`,
-    { config: { apiMethod: "CNIdentity.getSubjectInfo" } },
-    async (request, reply) => {
-      const subject = requiredId(identifierAfter(request, accountPrefix));
-      return sendXml(reply, serializeSubjectInfo(await identity.getSubjectInfo(ctx, subject)));
     },
   );
 }
