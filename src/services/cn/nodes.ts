@@ -7,7 +7,14 @@ import type { Node } from "../../types/node.ts";
 import type { NodeContext } from "../context.ts";
 
 /** The services this CN really serves, per API version. */
-const CN_SERVICES = ["CNCore", "CNRead", "CNAuthorization", "CNIdentity", "CNRegister"] as const;
+const CN_SERVICES = [
+  "CNCore",
+  "CNRead",
+  "CNAuthorization",
+  "CNIdentity",
+  "CNReplication",
+  "CNRegister",
+] as const;
 
 /** CNCore.getCapabilities: "Returns Node for the CN". */
 export function cnCapabilities(ctx: NodeContext): Node {

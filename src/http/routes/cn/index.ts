@@ -6,6 +6,7 @@ import { registerCnCoreRoutes } from "./core.ts";
 import { registerCnIdentityRoutes } from "./identity.ts";
 import { registerCnReadRoutes } from "./read.ts";
 import { registerCnRegisterRoutes } from "./register.ts";
+import { registerCnReplicationRoutes } from "./replication.ts";
 
 export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
   registerCnCoreRoutes(app, scope);
@@ -13,4 +14,5 @@ export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: Rout
   registerCnRegisterRoutes(app, scope);
   registerCnAuthorizationRoutes(app, scope);
   registerCnIdentityRoutes(app, scope);
+  registerCnReplicationRoutes(app, scope);
 }
