@@ -6,15 +6,9 @@ import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import type { NodeContext } from "../context.ts";
 
-/** The services this CN really serves, per API version. */
-const CN_SERVICES = [
-  "CNCore",
-  "CNRead",
-  "CNAuthorization",
-  "CNIdentity",
-  "CNReplication",
-  "CNRegister",
-] as const;
+/** The services this CN really serves, per API version (CNDiagnostic exists in v2 only). */
+const CN_SERVICES = ["CNCore", "CNRead", "CNAuthorization", "CNIdentity", "CNReplication", "CNRegister"];
+const SERVICES_BY_VERSION = { v1: CN_SERVICES, v2: [...CN_SERVICES, "CNDiagnostic"] } as const;
 
 /** CNCore.getCapabilities: "Returns Node for the CN". */
 export function cnCapabilities(ctx: NodeContext): Node {
@@ -25,7 +19,7 @@ export function cnCapabilities(ctx: NodeContext): Node {
     description: config.nodeDescription,
     baseURL: config.baseUrl,
     services: (["v1", "v2"] as const).flatMap((version) =>
-      CN_SERVICES.map((name) => ({ name, version, available: true, restrictions: [] })),
+      SERVICES_BY_VERSION[version].map((name) => ({ name, version, available: true, restrictions: [] })),
     ),
     subjects: [config.nodeSubject],
     contactSubjects: [config.contactSubject],

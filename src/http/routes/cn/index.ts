@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { RouteScope } from "../mn/context.ts";
 import { registerCnAuthorizationRoutes } from "./authorization.ts";
 import { registerCnCoreRoutes } from "./core.ts";
+import { registerCnDiagnosticRoutes } from "./diagnostic.ts";
 import { registerCnIdentityRoutes } from "./identity.ts";
 import { registerCnReadRoutes } from "./read.ts";
 import { registerCnRegisterRoutes } from "./register.ts";
@@ -15,4 +16,5 @@ export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: Rout
   registerCnAuthorizationRoutes(app, scope);
   registerCnIdentityRoutes(app, scope);
   registerCnReplicationRoutes(app, scope);
+  registerCnDiagnosticRoutes(app, scope);
 }
