@@ -49,17 +49,22 @@ function accepted(ctx: NodeContext, sysmeta: SystemMetadata, submitter: string, 
   };
 }
 
+/**
+ * The create rules. An identifier in use is IdentifierNotUnique for create; registerSystemMetadata lists no
+ * IdentifierNotUnique, so it reports InvalidSystemMetadata (`Taken`).
+ */
 async function checkNew(
   ctx: NodeContext,
   call: CallInfo,
   pid: string,
   sysmeta: SystemMetadata,
+  Taken: typeof IdentifierNotUnique = IdentifierNotUnique,
 ): Promise<void> {
   checkIncoming(ctx, pid, sysmeta);
-  await checkReservation(ctx, call, pid);
   if (await isIdentifierTaken(ctx, pid)) {
-    throw new IdentifierNotUnique(`The identifier "${pid}" is already in use.`, { pid });
+    throw new Taken(`The identifier "${pid}" is already in use.`, { pid });
   }
+  await checkReservation(ctx, call, pid);
   await checkSeriesId(ctx.db.objects, sysmeta);
 }
 
@@ -91,7 +96,7 @@ export async function registerSystemMetadata(
   sysmeta: SystemMetadata,
 ): Promise<string> {
   requireTrusted(call, "CNCore.registerSystemMetadata");
-  await checkNew(ctx, call, pid, sysmeta);
+  await checkNew(ctx, call, pid, sysmeta, InvalidSystemMetadata);
   const stored = accepted(ctx, sysmeta, call.session.subject, new Date());
   const digests = { size: sysmeta.size, md5: "", sha1: "", sha256: "" };
   try {
