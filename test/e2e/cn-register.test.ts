@@ -49,6 +49,10 @@ for (const dialect of testDialects()) {
       await okXml(await call(admin, "GET", "/query"));
       const engine = await checkedError(await call(admin, "GET", "/query/solr"));
       assert.deepEqual([engine.name, engine.detailCode], ["NotFound", "4414"]);
+      const query = await checkedError(await call(admin, "GET", "/query/solr/?q=*:*"));
+      assert.deepEqual([query.name, query.detailCode], ["NotFound", "4325"]);
+      const search = await checkedError(await call(admin, "GET", "/search/solr/*:*"));
+      assert.deepEqual([search.name, search.detailCode], ["NotImplemented", "4281"]);
     });
 
     it("register: pending until approved; duplicates and bad ids refused", async () => {

@@ -94,9 +94,16 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
   app.get(`${prefix}/query`, { config: { apiMethod: "CNRead.listQueryEngines" } }, async (_request, reply) =>
     sendXml(reply, serializeQueryEngineList(cnRead.QUERY_ENGINES)),
   );
-  const queryPrefix = `${prefix}/query/`;
-  app.get(`${queryPrefix}*`, { config: { apiMethod: "CNRead.getQueryEngineDescription" } }, async (request) =>
-    cnRead.unknownEngine(identifierAfter(request, queryPrefix).split("/")[0] ?? ""),
+  // getQueryEngineDescription is GET /query/{engine}; query is GET /query/{engine}/{query...}.
+  app.get<{ Params: { engine: string } }>(
+    `${prefix}/query/:engine`,
+    { config: { apiMethod: "CNRead.getQueryEngineDescription" } },
+    async (request) => cnRead.unknownEngine(request.params.engine),
+  );
+  app.get<{ Params: { engine: string } }>(
+    `${prefix}/query/:engine/*`,
+    { config: { apiMethod: "CNRead.query" } },
+    async (request) => cnRead.unknownEngine(request.params.engine),
   );
   const searchPrefix = `${prefix}/search/`;
   app.get(`${searchPrefix}*`, { config: { apiMethod: "CNRead.search" } }, async (request) =>
