@@ -69,6 +69,12 @@ for (const dialect of testDialects()) {
         "InvalidRequest",
         "4843",
       ]);
+      const badSchedule = nodeXml("urn:node:MNS", "https://s.example.org/mn", ["MNCore"]).replace(
+        'sec="0"',
+        'sec="every second"',
+      );
+      const schedule = await checkedError(await register(mn, badSchedule));
+      assert.deepEqual([schedule.name, schedule.detailCode], ["InvalidRequest", "4843"]);
       const anonymous = await checkedError(await register({ baseUrl: node.baseUrl }, sameUrl));
       assert.equal(anonymous.name, "NotAuthorized");
     });
