@@ -82,6 +82,27 @@ for (const dialect of testDialects()) {
       assert.equal(own.status, 200, await own.text());
     });
 
+    it("the reserving principal creates its identifier, which then is no longer a reservation", async () => {
+      const pid = uniquePid("own");
+      await okXml(await reserve(admin, pid));
+      await okXml(await create(admin, pid, Buffer.from("mine")));
+      assert.equal(await node.node.ctx.db.cn.reservation(pid), undefined);
+      assert.equal((await checkedError(await has(admin, pid, ADMIN))).name, "NotAuthorized");
+    });
+
+    it("concurrent reservations of one identifier: exactly one wins", async () => {
+      const pid = uniquePid("race");
+      const callers = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => ({
+          baseUrl: node.baseUrl,
+          token: await node.token(`CN=racer${i}`),
+        })),
+      );
+      const statuses = (await Promise.all(callers.map((c) => reserve(c, pid)))).map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 200).length, 1, `statuses ${statuses}`);
+      assert.equal(statuses.filter((s) => s === 409).length, 7, `statuses ${statuses}`);
+    });
+
     it("create is for administrators; delete keeps the identifier in use", async () => {
       const pid = uniquePid("del");
       const denied = await checkedError(await create(alice, pid, Buffer.from("z")));
