@@ -119,7 +119,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 }
 
 function postgres(url: string) {
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10, types: pgTypes }) });
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
+  // An idle pooled connection that the server ends (restart, administrator command) is dropped from the pool;
+  // without a listener its error would end the process. Queries in flight still fail and report their error.
+  pool.on("error", () => undefined);
+  return new PostgresDialect({ pool });
 }
 
 /**
