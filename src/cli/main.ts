@@ -1,6 +1,7 @@
-/** The d1node command: serve, token, load. */
+/** The d1node command: serve, token, load, node. */
 import { Command } from "commander";
 import { registerLoadCommand } from "./load.ts";
+import { registerNodeCommands } from "./nodes.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
 
@@ -11,4 +12,5 @@ const program = new Command()
 registerServeCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
+registerNodeCommands(program);
 await program.parseAsync(process.argv);

@@ -1,7 +1,7 @@
 /** `d1node serve`: start a node and print the base URL it serves. */
 import type { Command } from "commander";
-import type { ConfigInput } from "../config/config.ts";
-import { startNode } from "../http/server.ts";
+import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
+import { type RunningNode, startNode } from "../http/server.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ServeFlags extends CommonFlags {
@@ -17,6 +17,7 @@ interface ServeFlags extends CommonFlags {
   clientCa?: string[];
   cnBaseUrl?: string;
   logReaders?: string;
+  also?: string[];
 }
 
 export function registerServeCommand(program: Command): void {
@@ -39,6 +40,10 @@ export function registerServeCommand(program: Command): void {
       "--log-readers <who>",
       "getLogRecords for: trusted (default) or readers (env: D1NODE_LOG_READERS)",
     )
+    .option(
+      "--also <file...>",
+      "start one more node in this process per JSON config file (its own role, port and data folder)",
+    )
     .action(async (flags: ServeFlags) => {
       const extra: ConfigInput = {};
       const keys = ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const;
@@ -46,10 +51,16 @@ export function registerServeCommand(program: Command): void {
         if (flags[key] !== undefined) extra[key] = flags[key];
       }
       const config = configFromFlags(flags as ServeFlags & Record<string, unknown>, extra);
-      const node = await startNode(config);
-      process.stdout.write(`d1node ${config.role.toUpperCase()} ${config.nodeId} serving ${node.baseUrl}\n`);
+      // A CN and MNs side by side: each further node comes from its own file alone (defaults <- file).
+      const configs = [config, ...(flags.also ?? []).map((file) => resolveConfig(configFromFile(file)))];
+      const nodes: RunningNode[] = [];
+      for (const each of configs) {
+        const node = await startNode(each);
+        nodes.push(node);
+        process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
+      }
       const stop = async () => {
-        await node.close();
+        await Promise.all(nodes.map((node) => node.close()));
         process.exit(0);
       };
       process.once("SIGINT", stop);

@@ -13,3 +13,11 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
 }
+
+/** A conditional system metadata write found another serialVersion (a concurrent change won). */
+export class StaleVersionError extends Error {
+  constructor(pid: string) {
+    super(`object ${pid} no longer has the expected serialVersion`);
+    this.name = "StaleVersionError";
+  }
+}

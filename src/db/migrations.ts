@@ -3,11 +3,12 @@
  * d1node_migrations. On PostgreSQL an advisory lock keeps two processes from migrating at once.
  */
 import { type Kysely, sql } from "kysely";
+import { cnMigration } from "./cn-migration.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
 
-interface Migration {
+export interface Migration {
   name: string;
   up(db: Kysely<Tables>, dialect: Dialect): Promise<void>;
 }
@@ -133,6 +134,7 @@ const MIGRATIONS: Migration[] = [
         .execute();
     },
   },
+  cnMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 /** The objects repository: system metadata rows, their access rows, and lists in (dateSysMetadataModified, pid) order. */
 import { type Kysely, type SqlBool, sql } from "kysely";
 import type { SystemMetadata } from "../types/sysmeta.ts";
-import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
+import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
 import { objectConditions, objectIncludes } from "./filters.ts";
 import { compareCodePoints } from "./order.ts";
 import type { KeysetPager, Write } from "./pager.ts";
@@ -126,7 +126,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       }
     },
 
-    async replaceSysmeta(sysmeta: SystemMetadata) {
+    async replaceSysmeta(sysmeta: SystemMetadata, expectedSerialVersion?: number) {
       const pid = sysmeta.identifier;
       await scope.write(async (tx, writes) => {
         const current = await tx.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
@@ -135,7 +135,17 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
         const after: StoredObject = { ...before, sysmeta };
         const row = toRow(after);
         const { pid: _pid, ...columns } = row;
-        await tx.updateTable("objects").set(columns).where("pid", "=", pid).execute();
+        // With an expected serialVersion the row changes only if it still has it: the update waits for any
+        // concurrent writer of the row (PostgreSQL row lock) and then re-checks, so one of two racing calls wins.
+        const updated = await tx
+          .updateTable("objects")
+          .set(columns)
+          .where("pid", "=", pid)
+          .$if(expectedSerialVersion !== undefined, (q) =>
+            q.where("serial_version", "=", expectedSerialVersion as number),
+          )
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) throw new StaleVersionError(pid);
         await writeAccessRows(tx, after, true);
         const key: ObjectKey = [Math.min(current.date_modified, row.date_modified), pid];
         writes.push({ key, before, after: fromRow(row) });

@@ -7,6 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
+import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
 import { type Dialect, migrate } from "./migrations.ts";
@@ -84,6 +85,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
+    cn: cnRepository(db),
     events,
     transaction: (work) =>
       tracked((writes) =>

@@ -73,7 +73,67 @@ export interface SysmetaRefreshTable {
   requested_at: number;
 }
 
+/** CN node registry: the Node document (v2 XML) of each registered node; pending until approved. */
+export interface CnNodesTable {
+  node_id: string;
+  base_url: string;
+  node_xml: string;
+  approved: number;
+  registered_by: string;
+  registered_at: number;
+}
+
+/** CN identifier reservations; subject "" marks an identifier retired by CNCore.delete (in use forever). */
+export interface CnReservationsTable {
+  id: string;
+  subject: string;
+  reserved_at: number;
+}
+
+/** CNRead.synchronize requests, waiting for the harvester. */
+export interface CnSyncTasksTable {
+  id: Generated<number>;
+  pid: string;
+  node_id: string;
+  requested_by: string;
+  queued_at: number;
+}
+
+/** CNIdentity accounts: the Person document as JSON. */
+export interface CnAccountsTable {
+  subject: string;
+  person: string;
+  verified: number;
+}
+
+/** CNIdentity equivalent identities: one row per direction. */
+export interface CnEquivalentsTable {
+  subject: string;
+  equivalent: string;
+}
+
+/** CNIdentity.requestMapIdentity: `requester` asked to be mapped to `target`, waiting for target's answer. */
+export interface CnPendingMapsTable {
+  requester: string;
+  target: string;
+  requested_at: number;
+}
+
+/** CNIdentity groups: the Group document as JSON. */
+export interface CnGroupsTable {
+  subject: string;
+  group_name: string;
+  group_json: string;
+}
+
 export interface Tables {
+  cn_equivalents: CnEquivalentsTable;
+  cn_pending_maps: CnPendingMapsTable;
+  cn_groups: CnGroupsTable;
+  cn_nodes: CnNodesTable;
+  cn_reservations: CnReservationsTable;
+  cn_sync_tasks: CnSyncTasksTable;
+  cn_accounts: CnAccountsTable;
   objects: ObjectsTable;
   access_rules: AccessRulesTable;
   events: EventsTable;

@@ -1,6 +1,7 @@
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { CnRepository } from "./cn-repository.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -57,8 +58,11 @@ export interface ObjectRepository {
   /** Every PID that carries this SID, oldest first. */
   pidsOfSeries(sid: string): Promise<string[]>;
   insert(object: StoredObject): Promise<void>;
-  /** Replace the stored system metadata of an existing PID (all fields, access rules and replicas). */
-  replaceSysmeta(sysmeta: SystemMetadata): Promise<void>;
+  /**
+   * Replace the stored system metadata of an existing PID (all fields, access rules and replicas). With
+   * `expectedSerialVersion`, only if the stored serialVersion still is that (else StaleVersionError).
+   */
+  replaceSysmeta(sysmeta: SystemMetadata, expectedSerialVersion?: number): Promise<void>;
   remove(pid: string): Promise<void>;
   /** How many objects reference these bytes. */
   countByContentKey(key: string): Promise<number>;
@@ -102,6 +106,8 @@ export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
+  /** The Coordinating Node's tables (empty on a Member Node). */
+  cn: CnRepository;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -9,6 +9,7 @@ import { parseQueryString } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { registerSessions } from "./plugins/sessions.ts";
+import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 
 export interface AppOptions {
@@ -32,7 +33,9 @@ export async function buildApp({ ctx, sessions, logLevel = "info" }: AppOptions)
   });
   registerSessions(app, sessions, ctx.config);
   for (const version of ["v1", "v2"] as const) {
-    registerMemberNodeRoutes(app, { ctx, version, prefix: `${ctx.config.basePath}/${version}` });
+    const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
+    if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);
+    else registerMemberNodeRoutes(app, scope);
   }
   return app;
 }

@@ -14,6 +14,7 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
+import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { createKeyedMutex } from "../services/keyed-mutex.ts";
@@ -51,7 +52,12 @@ export async function startNode(
   };
   await recoverStore(ctx);
   // CN lookup failures are logged through the app's logger (called only once the app exists).
-  const sessions = sessionResolver(config, (message) => app.log.warn(message));
+  // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
+  const sessions = sessionResolver(
+    config,
+    (message) => app.log.warn(message),
+    config.role === "cn" ? ctx : undefined,
+  );
   const app = await buildApp({ ctx, sessions, logLevel: options.logLevel ?? config.logLevel });
   const tls = config.tlsCert && config.tlsKey ? await listenTls(app, config) : undefined;
   if (!tls) await app.listen({ host: config.host, port: config.port });
@@ -81,18 +87,24 @@ export async function startNode(
 }
 
 /** Sessions from tokens signed by the node's own key or a trusted key, client certificates, and the CN. */
-function sessionResolver(config: Readonly<Config>, warn: (message: string) => void): SessionResolver {
+function sessionResolver(
+  config: Readonly<Config>,
+  warn: (message: string) => void,
+  cnContext?: NodeContext,
+): SessionResolver {
   const signing = loadOrCreateSigningKey(config.dataDir);
   return createSessionResolver(config, {
     tokenKeys: [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)],
     clientCas: loadCaBundle(config.clientCa),
-    cn: config.cnBaseUrl
-      ? createCnSubjectInfoSource({
-          cnBaseUrl: config.cnBaseUrl,
-          ttlMs: config.cnSubjectInfoTtl * 1000,
-          warn,
-        })
-      : undefined,
+    cn: cnContext
+      ? localSubjectInfoSource(cnContext)
+      : config.cnBaseUrl
+        ? createCnSubjectInfoSource({
+            cnBaseUrl: config.cnBaseUrl,
+            ttlMs: config.cnSubjectInfoTtl * 1000,
+            warn,
+          })
+        : undefined,
   });
 }
 

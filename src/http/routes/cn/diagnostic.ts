@@ -1,0 +1,32 @@
+/** CNDiagnostic routes (v2): echoCredentials, echoSystemMetadata, echoIndexedObject. */
+import type { FastifyInstance } from "fastify";
+import * as diagnostic from "../../../services/cn/diagnostic.ts";
+import { parseSystemMetadata, serializeSubjectInfo, serializeSystemMetadata } from "../../../types/index.ts";
+import { callInfo, sendXml } from "../../call.ts";
+import { readMultipart, requirePart } from "../../multipart.ts";
+import type { RouteScope } from "../mn/context.ts";
+
+export function registerCnDiagnosticRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
+  if (version !== "v2") return;
+  app.get(
+    `${prefix}/diag/subject`,
+    { config: { apiMethod: "CNDiagnostic.echoCredentials" } },
+    async (request, reply) =>
+      sendXml(reply, serializeSubjectInfo(await diagnostic.echoCredentials(ctx, callInfo(request)))),
+  );
+  app.post(
+    `${prefix}/diag/sysmeta`,
+    { config: { apiMethod: "CNDiagnostic.echoSystemMetadata" } },
+    async (request, reply) => {
+      const body = await readMultipart(request);
+      const sysmeta = await diagnostic.echoSystemMetadata(
+        ctx,
+        parseSystemMetadata(requirePart(body, "sysmeta")),
+      );
+      return sendXml(reply, serializeSystemMetadata(sysmeta, "v2"));
+    },
+  );
+  app.post(`${prefix}/diag/object`, { config: { apiMethod: "CNDiagnostic.echoIndexedObject" } }, async () =>
+    diagnostic.echoIndexedObject(),
+  );
+}

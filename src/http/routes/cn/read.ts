@@ -1,0 +1,112 @@
+/** CNRead routes: get, describe, getSystemMetadata, getChecksum, listObjects, resolve, synchronize, query. */
+import type { FastifyInstance } from "fastify";
+import * as cnRead from "../../../services/cn/read.ts";
+import * as mnRead from "../../../services/mn/read.ts";
+import {
+  serializeChecksum,
+  serializeObjectList,
+  serializeObjectLocationList,
+  serializeQueryEngineList,
+  serializeSystemMetadata,
+} from "../../../types/index.ts";
+import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { readMultipart } from "../../multipart.ts";
+import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
+import { identifierAfter } from "../../path-id.ts";
+import type { RouteScope } from "../mn/context.ts";
+import { DEFAULT_COUNT, MAX_COUNT } from "../mn/core.ts";
+import { objectHeaders } from "../mn/object-headers.ts";
+import { requiredId } from "../mn/read.ts";
+
+export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): void {
+  const { ctx, version, prefix } = scope;
+  const objectPrefix = `${prefix}/object/`;
+
+  app.get(`${prefix}/object`, { config: { apiMethod: "CNRead.listObjects" } }, async (request, reply) => {
+    const query = request.query as Query;
+    const formatId = stringParam(query, "formatId");
+    const identifier = stringParam(query, "identifier");
+    const nodeId = stringParam(query, "nodeId");
+    const page = await mnRead.listObjects(
+      ctx,
+      callInfo(request),
+      {
+        ...dateRange(query),
+        ...(formatId ? { formatId } : {}),
+        ...(identifier ? { identifier } : {}),
+        ...(nodeId ? { nodeId } : {}),
+      },
+      integerParam(query, "start", 0),
+      Math.min(integerParam(query, "count", DEFAULT_COUNT), MAX_COUNT),
+    );
+    return sendXml(reply, serializeObjectList(page));
+  });
+
+  app.get(`${objectPrefix}*`, { config: { apiMethod: "CNRead.get" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, objectPrefix));
+    const { object, body } = await cnRead.get(ctx, callInfo(request), id);
+    return reply.headers(objectHeaders(scope, object)).code(200).send(body);
+  });
+
+  app.head(`${objectPrefix}*`, { config: { apiMethod: "CNRead.describe" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, objectPrefix));
+    const object = await mnRead.readableObject(ctx, callInfo(request), id);
+    return reply.headers(objectHeaders(scope, object)).code(200).send();
+  });
+
+  const metaPrefix = `${prefix}/meta/`;
+  app.get(`${metaPrefix}*`, { config: { apiMethod: "CNRead.getSystemMetadata" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, metaPrefix));
+    const object = await mnRead.readableObject(ctx, callInfo(request), id);
+    return sendXml(reply, serializeSystemMetadata(object.sysmeta, version));
+  });
+
+  const checksumPrefix = `${prefix}/checksum/`;
+  app.get(`${checksumPrefix}*`, { config: { apiMethod: "CNRead.getChecksum" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, checksumPrefix));
+    return sendXml(reply, serializeChecksum(await cnRead.getChecksum(ctx, callInfo(request), id)));
+  });
+
+  // resolve: "HTTP 303 on success with a Location header (SHOULD be the full get URL at the first listed
+  // location) and an objectLocationList body".
+  const resolvePrefix = `${prefix}/resolve/`;
+  app.get(`${resolvePrefix}*`, { config: { apiMethod: "CNRead.resolve" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, resolvePrefix));
+    const list = await cnRead.resolve(ctx, callInfo(request), id);
+    return sendXml(
+      reply.code(303).header("Location", list.locations[0]?.url ?? ""),
+      serializeObjectLocationList(list),
+    );
+  });
+
+  if (version === "v2") {
+    app.post(
+      `${prefix}/synchronize`,
+      { config: { apiMethod: "CNRead.synchronize" } },
+      async (request, reply) => {
+        const body = await readMultipart(request);
+        await cnRead.synchronize(ctx, callInfo(request), body.parts.get("pid"));
+        return sendTrue(reply);
+      },
+    );
+  }
+
+  app.get(`${prefix}/query`, { config: { apiMethod: "CNRead.listQueryEngines" } }, async (_request, reply) =>
+    sendXml(reply, serializeQueryEngineList(cnRead.QUERY_ENGINES)),
+  );
+  // getQueryEngineDescription is GET /query/{engine}; query is GET /query/{engine}/{query...}.
+  app.get<{ Params: { engine: string } }>(
+    `${prefix}/query/:engine`,
+    { config: { apiMethod: "CNRead.getQueryEngineDescription" } },
+    async (request) => cnRead.unknownEngine(request.params.engine),
+  );
+  app.get<{ Params: { engine: string } }>(
+    `${prefix}/query/:engine/*`,
+    { config: { apiMethod: "CNRead.query" } },
+    async (request) => cnRead.unknownEngine(request.params.engine),
+  );
+  const searchPrefix = `${prefix}/search/`;
+  app.get(`${searchPrefix}*`, { config: { apiMethod: "CNRead.search" } }, async (request) =>
+    cnRead.search(identifierAfter(request, searchPrefix).split("/")[0] ?? ""),
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * The CN's own Node document and the node registry as Node values. "listNodes: a list of Node documents
+ * (attribute type cn or mn)": the approved registered nodes and this CN itself.
+ */
+import { parseNode } from "../../types/index.ts";
+import type { Node } from "../../types/node.ts";
+import type { NodeContext } from "../context.ts";
+
+/** The services this CN really serves, per API version (CNDiagnostic exists in v2 only). */
+const CN_SERVICES = ["CNCore", "CNRead", "CNAuthorization", "CNIdentity", "CNReplication", "CNRegister"];
+const SERVICES_BY_VERSION = { v1: CN_SERVICES, v2: [...CN_SERVICES, "CNDiagnostic"] } as const;
+
+/** CNCore.getCapabilities: "Returns Node for the CN". */
+export function cnCapabilities(ctx: NodeContext): Node {
+  const { config } = ctx;
+  return {
+    identifier: config.nodeId,
+    name: config.nodeName,
+    description: config.nodeDescription,
+    baseURL: config.baseUrl,
+    services: (["v1", "v2"] as const).flatMap((version) =>
+      SERVICES_BY_VERSION[version].map((name) => ({ name, version, available: true, restrictions: [] })),
+    ),
+    subjects: [config.nodeSubject],
+    contactSubjects: [config.contactSubject],
+    replicate: false,
+    synchronize: false,
+    type: "cn",
+    state: "up",
+    properties: [],
+  };
+}
+
+/** Approved registered nodes, this CN first (a registry entry with the CN's own id is not listed twice). */
+export async function approvedNodes(ctx: NodeContext): Promise<Node[]> {
+  const self = cnCapabilities(ctx);
+  const registered = await ctx.db.cn.nodes({ approvedOnly: true });
+  return [self, ...registered.filter((r) => r.nodeId !== self.identifier).map((r) => parseNode(r.nodeXml))];
+}
+
+/** The approved node with this id (or this CN), if any. */
+export async function approvedNode(ctx: NodeContext, nodeId: string): Promise<Node | undefined> {
+  if (nodeId === ctx.config.nodeId) return cnCapabilities(ctx);
+  const row = await ctx.db.cn.node(nodeId);
+  return row?.approved ? parseNode(row.nodeXml) : undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
+ * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
+ */
+import { isTrusted } from "../../auth/access.ts";
+import type { StoredObject } from "../../db/types.ts";
+import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
+import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
+import type { Checksum } from "../../types/sysmeta.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { requireIdentifier } from "../identifiers.ts";
+import * as mnRead from "../mn/read.ts";
+import { NO_BYTES } from "./core.ts";
+import { approvedNode, approvedNodes } from "./nodes.ts";
+
+/** CNRead.get: "NotFound:1020 (body should refer to resolve)" when the bytes live on Member Nodes only. */
+export async function get(ctx: NodeContext, call: CallInfo, id: string) {
+  const object = await mnRead.readableObject(ctx, call, id);
+  if (object.contentKey === NO_BYTES) {
+    throw new NotFound(
+      `The bytes of "${object.sysmeta.identifier}" are held by Member Nodes, not this Coordinating Node; ` +
+        "CNRead.resolve lists where to get them.",
+      { pid: id },
+    );
+  }
+  return mnRead.get(ctx, call, id);
+}
+
+/** CNRead.getChecksum: "Returns the checksum recorded in the system metadata; no algorithm parameter." */
+export async function getChecksum(ctx: NodeContext, call: CallInfo, id: string): Promise<Checksum> {
+  return (await mnRead.readableObject(ctx, call, id)).sysmeta.checksum;
+}
+
+/** The get URL of an object on a node: "{baseURL}/v2/object/{id}", the identifier as one path segment. */
+function objectUrl(baseUrl: string, pid: string): string {
+  return `${baseUrl}/v2/object/${encodeURIComponent(pid)}`;
+}
+
+/**
+ * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the approved nodes holding a completed
+ * replica, and this CN when it holds the bytes itself.
+ */
+export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Promise<ObjectLocationList> {
+  const object: StoredObject = await mnRead.readableObject(ctx, call, id);
+  const pid = object.sysmeta.identifier;
+  const locations: ObjectLocation[] = [];
+  const seen = new Set<string>();
+  const add = async (nodeId: string) => {
+    if (seen.has(nodeId)) return;
+    seen.add(nodeId);
+    const node = await approvedNode(ctx, nodeId);
+    if (!node) return;
+    const versions = [...new Set(node.services.map((s) => s.version))].sort().reverse();
+    locations.push({
+      nodeIdentifier: node.identifier,
+      baseURL: node.baseURL,
+      versions: versions.length > 0 ? versions : ["v2"],
+      url: objectUrl(node.baseURL, pid),
+    });
+  };
+  for (const replica of object.sysmeta.replicas) {
+    if (replica.replicationStatus === "completed") await add(replica.replicaMemberNode);
+  }
+  if (object.contentKey !== NO_BYTES) await add(ctx.config.nodeId);
+  if (locations.length === 0) {
+    throw new NotFound(`No node is known to hold a complete copy of "${pid}".`, { pid: id });
+  }
+  return { identifier: pid, locations };
+}
+
+/**
+ * CNRead.synchronize: "Callable by any MN for new content and by the authoritative MN for updates."
+ * The caller must be a registered, approved Member Node (by its node subjects), or a CN or administrator.
+ */
+export async function synchronize(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string | undefined,
+): Promise<boolean> {
+  const id = requireIdentifier(pid, "pid");
+  const caller = (await approvedNodes(ctx)).find(
+    (n) => n.type === "mn" && n.subjects.some((s) => call.session.subjects.has(s)),
+  );
+  if (!caller && !isTrusted(call.session)) {
+    throw new NotAuthorized(`${call.session.subject} is not the subject of a registered Member Node.`, {
+      pid: id,
+    });
+  }
+  const existing = await ctx.db.objects.get(id);
+  if (caller && existing && existing.sysmeta.authoritativeMemberNode !== caller.identifier) {
+    throw new NotAuthorized(
+      `Only the authoritative Member Node (${existing.sysmeta.authoritativeMemberNode}) may synchronize updates of "${id}".`,
+      { pid: id },
+    );
+  }
+  await ctx.db.cn.queueSync(id, caller?.identifier ?? ctx.config.nodeId, call.session.subject);
+  return true;
+}
+
+/** The query engines this CN serves: none until the search engine lands. */
+export const QUERY_ENGINES: readonly string[] = [];
+
+export function unknownEngine(engine: string): never {
+  throw new NotFound(`No query engine "${engine}"; listQueryEngines lists the engines (none yet).`);
+}
+
+/** CNRead.search: no engine yet ("NotImplemented" is the listed exception for an unserved search). */
+export function search(engine: string): never {
+  throw new NotImplemented(`Search engine "${engine}" is not available on this Coordinating Node.`);
+}

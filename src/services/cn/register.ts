@@ -1,0 +1,105 @@
+/**
+ * CNRegister: register (pending until an administrator approves the node), updateNodeCapabilities,
+ * getNodeCapabilities; and the approval the `d1node node approve` command performs.
+ */
+import { isTrusted } from "../../auth/access.ts";
+import type { Database } from "../../db/types.ts";
+import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
+import { type Node, parseNode, serializeNode } from "../../types/index.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { approvedNode } from "./nodes.ts";
+
+/** "node id urn:node: + 2-23 word characters". */
+const NODE_ID = /^urn:node:\w{2,23}$/;
+
+function checkNode(node: Node): void {
+  if (!NODE_ID.test(node.identifier)) {
+    throw new InvalidRequest(
+      `Node identifier "${node.identifier}" must be urn:node: followed by 2-23 letters, digits or _.`,
+    );
+  }
+  if (!/^https?:\/\/[^/]/.test(node.baseURL)) {
+    throw new InvalidRequest(`baseURL "${node.baseURL}" must be an http(s) URL.`);
+  }
+}
+
+/** CNRegister.register: "An existing node gives IdentifierNotUnique." New nodes wait for approval. */
+export async function register(ctx: NodeContext, call: CallInfo, node: Node): Promise<string> {
+  if (!call.session.authenticated) {
+    throw new NotAuthorized("An anonymous caller may not register a node; authenticate as the node.");
+  }
+  checkNode(node);
+  const baseUrl = node.baseURL.replace(/\/+$/, "");
+  if (node.identifier === ctx.config.nodeId || (await ctx.db.cn.node(node.identifier))) {
+    throw new IdentifierNotUnique(`Node "${node.identifier}" is already registered.`);
+  }
+  if (await ctx.db.cn.nodeByBaseUrl(baseUrl)) {
+    throw new IdentifierNotUnique(`A node with baseURL "${baseUrl}" is already registered.`);
+  }
+  const stored: Node = { ...node, baseURL: baseUrl, ping: undefined, state: node.state };
+  const added = await ctx.db.cn.addNode({
+    nodeId: node.identifier,
+    baseUrl,
+    nodeXml: serializeNode(stored, "v2"),
+    approved: false,
+    registeredBy: call.session.subject,
+  });
+  if (!added)
+    throw new IdentifierNotUnique(`Node "${node.identifier}" or its baseURL is already registered.`);
+  return node.identifier;
+}
+
+/**
+ * CNRegister.updateNodeCapabilities: "the node identifier, nodeType, ping, synchronization.lastHarvested and
+ * synchronization.lastCompleteHarvest are kept from the existing entry; services missing in the new document are
+ * removed." Only the node's own subjects, CNs and administrators may.
+ */
+export async function updateNodeCapabilities(
+  ctx: NodeContext,
+  call: CallInfo,
+  nodeId: string,
+  node: Node,
+): Promise<boolean> {
+  const row = await ctx.db.cn.node(nodeId);
+  if (!row) throw new NotFound(`No node "${nodeId}" is registered.`);
+  const existing = parseNode(row.nodeXml);
+  const own = existing.subjects.some((s) => call.session.subjects.has(s));
+  if (!own && !isTrusted(call.session)) {
+    throw new NotAuthorized(`${call.session.subject} is not a subject of node "${nodeId}".`);
+  }
+  if (node.identifier !== nodeId) {
+    throw new InvalidRequest(`The document's identifier "${node.identifier}" differs from "${nodeId}".`);
+  }
+  checkNode(node);
+  const sync = node.synchronization
+    ? {
+        ...node.synchronization,
+        lastHarvested: existing.synchronization?.lastHarvested,
+        lastCompleteHarvest: existing.synchronization?.lastCompleteHarvest,
+      }
+    : undefined;
+  const next: Node = {
+    ...node,
+    baseURL: node.baseURL.replace(/\/+$/, ""),
+    identifier: existing.identifier,
+    type: existing.type,
+    ping: existing.ping,
+    synchronization: sync,
+  };
+  if (!(await ctx.db.cn.replaceNodeXml(nodeId, next.baseURL, serializeNode(next, "v2")))) {
+    throw new InvalidRequest(`Another node is registered with baseURL "${next.baseURL}".`);
+  }
+  return true;
+}
+
+/** CNRegister.getNodeCapabilities: approved nodes and this CN. */
+export async function getNodeCapabilities(ctx: NodeContext, nodeId: string): Promise<Node> {
+  const node = await approvedNode(ctx, nodeId);
+  if (!node) throw new NotFound(`No approved node "${nodeId}" is registered.`);
+  return node;
+}
+
+/** Administrator approval of a pending node (the CLI). false when no such node is registered. */
+export function approveNode(db: Database, nodeId: string): Promise<boolean> {
+  return db.cn.approveNode(nodeId);
+}

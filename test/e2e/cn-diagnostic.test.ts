@@ -1,0 +1,72 @@
+/**
+ * CNDiagnostic on a real CN, both dialects: echoCredentials reflects the session (and the account, once there is
+ * one), echoSystemMetadata applies the create rules without storing anything, echoIndexedObject is
+ * NotImplemented until the search indexer exists.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type Caller, call, checkedError, create, form, okXml } from "../helpers/client.ts";
+import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+
+const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
+
+for (const dialect of testDialects()) {
+  describe(`CNDiagnostic (${dialect})`, () => {
+    let node: TestNode;
+    let admin: Caller;
+    let alice: Caller;
+    before(async () => {
+      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
+      admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
+      alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
+    });
+    after(() => node.close());
+
+    it("echoCredentials: the session's subject, then the registered account", async () => {
+      assert.match(await okXml(await call(alice, "GET", "/diag/subject")), /<subject>CN=Alice,/);
+      assert.match(
+        await okXml(await call({ baseUrl: node.baseUrl }, "GET", "/diag/subject")),
+        /<subject>public<\/subject>/,
+      );
+      const person = `<?xml version="1.0" encoding="UTF-8"?><d1:person xmlns:d1="http://ns.dataone.org/service/types/v1"><subject>${ALICE}</subject><givenName>Alice</givenName><familyName>Liddell</familyName></d1:person>`;
+      await okXml(await call(alice, "POST", "/accounts", { body: form({ person: { xml: person } }) }));
+      assert.match(
+        await okXml(await call(alice, "GET", "/diag/subject")),
+        /<familyName>Liddell<\/familyName>/,
+      );
+    });
+
+    it("echoSystemMetadata: a copy when valid; the create rules otherwise; nothing stored", async () => {
+      const echo = (xml: string) =>
+        call(alice, "POST", "/diag/sysmeta", { body: form({ sysmeta: { xml } }) });
+      const pid = uniquePid("echo");
+      const body = await okXml(await echo(sysmetaXml(pid, Buffer.from("e"))));
+      assert.match(body, new RegExp(`<identifier>${pid}</identifier>`));
+      assert.equal((await call(admin, "GET", `/meta/${pid}`)).status, 404);
+      const badFormat = await checkedError(
+        await echo(sysmetaXml(pid, Buffer.from("e"), { formatId: "no/such" })),
+      );
+      assert.deepEqual([badFormat.name, badFormat.detailCode], ["InvalidSystemMetadata", "4976"]);
+      const used = uniquePid("used");
+      await okXml(await create(admin, used, Buffer.from("u")));
+      const taken = await checkedError(await echo(sysmetaXml(used, Buffer.from("u"))));
+      assert.deepEqual([taken.name, taken.detailCode], ["IdentifierNotUnique", "4975"]);
+      const broken = await checkedError(await echo("<systemMetadata>"));
+      assert.equal(broken.name, "InvalidSystemMetadata");
+    });
+
+    it("echoIndexedObject is NotImplemented until the indexer exists", async () => {
+      const pid = uniquePid("idx");
+      const response = await call(alice, "POST", "/diag/object", {
+        body: form({
+          queryEngine: "solr",
+          sysmeta: { xml: sysmetaXml(pid, Buffer.from("i")) },
+          object: Buffer.from("i"),
+        }),
+      });
+      const error = await checkedError(response);
+      assert.deepEqual([error.name, error.detailCode], ["NotImplemented", "4980"]);
+    });
+  });
+}
