@@ -1,6 +1,7 @@
 /** MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts. */
 import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
+import { StaleVersionError } from "../../db/errors.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -105,17 +106,39 @@ export async function update(
     call.session.subject,
     laterThan(old.sysmeta.dateSysMetadataModified, now),
   );
-  const obsoleted = nextRevision(old.sysmeta, now, { obsoletedBy: newPid });
+  const concurrent = () =>
+    new InvalidSystemMetadata(`"${oldPid}" was obsoleted by a concurrent update.`, { pid });
   await ingest(ctx, staged, async (tx, contentKey) => {
     const current = await tx.objects.get(oldPid);
-    if (current?.sysmeta.obsoletedBy !== undefined) {
-      throw new InvalidSystemMetadata(`"${oldPid}" was obsoleted by a concurrent update.`, { pid });
-    }
+    if (!current || current.sysmeta.obsoletedBy !== undefined) throw concurrent();
     await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
-    await tx.objects.replaceSysmeta(obsoleted);
+    // Conditional on the serialVersion just read: of two updates racing to obsolete the same object, exactly one
+    // commits ("no branching"); the other rolls back whole, its new object included.
+    const obsoleted = nextRevision(current.sysmeta, now, { obsoletedBy: newPid });
+    await tx.objects.replaceSysmeta(obsoleted, current.sysmeta.serialVersion).catch((error: unknown) => {
+      throw error instanceof StaleVersionError ? concurrent() : error;
+    });
   });
   logEvent(ctx, call, newPid, "update");
   return newPid;
+}
+
+/** Archive `pid` unless it already is; a concurrent change of its system metadata makes it read and try again. */
+async function setArchived(ctx: NodeContext, pid: string): Promise<void> {
+  for (;;) {
+    try {
+      await ctx.db.transaction(async (tx) => {
+        const current = await tx.objects.get(pid);
+        if (current && !current.sysmeta.archived) {
+          const archived = nextRevision(current.sysmeta, new Date(), { archived: true });
+          await tx.objects.replaceSysmeta(archived, current.sysmeta.serialVersion);
+        }
+      });
+      return;
+    } catch (error) {
+      if (!(error instanceof StaleVersionError)) throw error;
+    }
+  }
 }
 
 /** MNStorage.archive: "Sets archived=true. The MN MUST check authorization." The bytes are kept. */
@@ -127,14 +150,7 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
       pid: id,
     });
   }
-  if (!object.sysmeta.archived) {
-    await ctx.db.transaction(async (tx) => {
-      const current = await tx.objects.get(pid);
-      if (current && !current.sysmeta.archived) {
-        await tx.objects.replaceSysmeta(nextRevision(current.sysmeta, new Date(), { archived: true }));
-      }
-    });
-  }
+  if (!object.sysmeta.archived) await setArchived(ctx, pid);
   return pid;
 }
 

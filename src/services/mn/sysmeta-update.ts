@@ -6,6 +6,7 @@
  * where unset, never changed (no inconsistent chains). archived cannot go back to false.
  */
 import { isAllowed } from "../../auth/access.ts";
+import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
@@ -77,7 +78,16 @@ export async function updateSystemMetadata(
       fileName: incoming.fileName,
       replicas: session.isCn ? incoming.replicas : old.replicas,
     });
-    await tx.objects.replaceSysmeta(next);
+    // Conditional on the serialVersion checked above: of two racing updates, one commits, the other is refused.
+    await tx.objects.replaceSysmeta(next, old.serialVersion).catch((error: unknown) => {
+      throw error instanceof StaleVersionError
+        ? new InvalidRequest(
+            `"${pid}" was changed by a concurrent request (serialVersion ${old.serialVersion} is no longer the ` +
+              "current one); read the system metadata again and reapply the change.",
+            { pid },
+          )
+        : error;
+    });
     return true;
   });
 }
