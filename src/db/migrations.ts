@@ -3,17 +3,18 @@
  * d1node_migrations. On PostgreSQL an advisory lock keeps two processes from migrating at once.
  */
 import { type Kysely, sql } from "kysely";
+import { searchIndexMigration } from "./migrations/0004-search-index.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
 
-interface Migration {
+export interface Migration {
   name: string;
   up(db: Kysely<Tables>, dialect: Dialect): Promise<void>;
 }
 
 /** Identifier columns: byte-wise comparison in PostgreSQL, like SQLite's default. */
-const idType = (dialect: Dialect) => (dialect === "postgres" ? sql`text collate "C"` : sql`text`);
+export const idType = (dialect: Dialect) => (dialect === "postgres" ? sql`text collate "C"` : sql`text`);
 
 const MIGRATIONS: Migration[] = [
   {
@@ -133,6 +134,7 @@ const MIGRATIONS: Migration[] = [
         .execute();
     },
   },
+  searchIndexMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

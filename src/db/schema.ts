@@ -73,10 +73,34 @@ export interface SysmetaRefreshTable {
   requested_at: number;
 }
 
+/** Search index: one row per indexed object (src/search/index-store.ts). */
+export interface SearchDocsTable {
+  pid: string;
+  /** JSON: the stored fields as Solr returns them. */
+  doc: string;
+  /** JSON: the fields extracted from the science metadata (kept so a sysmeta change needs no re-parse). */
+  science: string;
+  format_type: string | null;
+  obsoleted: number;
+  archived: number;
+  is_public: number;
+  date_uploaded: number | null;
+}
+
+/** Search index: one row per (field, value) of a document; text fields hold tokens; numbers and dates `num`. */
+export interface SearchValuesTable {
+  pid: string;
+  field: string;
+  value: string;
+  num: number | null;
+}
+
 export interface Tables {
   objects: ObjectsTable;
   access_rules: AccessRulesTable;
   events: EventsTable;
   blob_intents: BlobIntentsTable;
   sysmeta_refresh: SysmetaRefreshTable;
+  search_docs: SearchDocsTable;
+  search_values: SearchValuesTable;
 }

@@ -1,6 +1,8 @@
+import type { Kysely } from "kysely";
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { Tables } from "./schema.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -98,6 +100,8 @@ export interface Repositories {
 
 export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
+  /** The query builder, for modules owning their own tables (the search index). */
+  readonly kysely: Kysely<Tables>;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** Run `work` in one transaction; the repositories it receives write inside it. */

@@ -14,6 +14,7 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
+import { indexMissing } from "../search/indexer.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { createKeyedMutex } from "../services/keyed-mutex.ts";
@@ -50,6 +51,7 @@ export async function startNode(
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
+  await indexMissing(ctx); // search index: objects a crash left unindexed
   // CN lookup failures are logged through the app's logger (called only once the app exists).
   const sessions = sessionResolver(config, (message) => app.log.warn(message));
   const app = await buildApp({ ctx, sessions, logLevel: options.logLevel ?? config.logLevel });

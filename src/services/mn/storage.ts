@@ -7,6 +7,7 @@ import {
   InvalidSystemMetadata,
   NotAuthorized,
 } from "../../errors/exceptions.ts";
+import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -52,6 +53,7 @@ export async function create(
   await ingest(ctx, staged, (tx, contentKey) =>
     tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
   );
+  await indexNewObject(ctx, pid); // search index
   logEvent(ctx, call, pid, "create");
   return pid;
 }
@@ -114,6 +116,8 @@ export async function update(
     await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
     await tx.objects.replaceSysmeta(obsoleted);
   });
+  await indexNewObject(ctx, newPid); // search index
+  await indexSysmetaChange(ctx, oldPid); // search index
   logEvent(ctx, call, newPid, "update");
   return newPid;
 }
@@ -134,6 +138,7 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
         await tx.objects.replaceSysmeta(nextRevision(current.sysmeta, new Date(), { archived: true }));
       }
     });
+    await indexSysmetaChange(ctx, pid); // search index
   }
   return pid;
 }
@@ -149,6 +154,7 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   }
   const object = await findByPidOrSid(ctx, id);
   await removeObject(ctx, object);
+  await indexRemoval(ctx, object.sysmeta.identifier); // search index
   logEvent(ctx, call, object.sysmeta.identifier, "delete");
   return object.sysmeta.identifier;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { registerAuthorizationRoutes } from "./authorization.ts";
 import type { RouteScope } from "./context.ts";
 import { registerCoreRoutes } from "./core.ts";
+import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerStorageRoutes } from "./storage.ts";
 
@@ -11,4 +12,6 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerReadRoutes(app, scope);
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
+  const index = { db: scope.ctx.db.kysely, dialect: scope.ctx.db.dialect };
+  registerQueryRoutes(app, { prefix: scope.prefix, index, methods: MN_QUERY_METHODS });
 }
