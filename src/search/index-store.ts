@@ -8,6 +8,7 @@ import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
+import { indexChanged } from "./result-cache.ts";
 import { tokenize } from "./tokens.ts";
 
 /** A stored document as the response writers see it: field -> value or values, dates as Solr strings. */
@@ -22,35 +23,39 @@ interface ValueRow {
 
 const BATCH = 400;
 
+export interface IndexEntry {
+  pid: string;
+  sysmeta: SearchDocument;
+  science: SearchDocument;
+}
+
 /** Replace the index entry of `pid` with these system-metadata and science-metadata fields. */
-export async function writeDocument(
+export function writeDocument(
   db: Kysely<Tables>,
   pid: string,
   sysmeta: SearchDocument,
   science: SearchDocument,
 ): Promise<void> {
-  const merged = new Map(science);
-  for (const [name, values] of sysmeta) merged.set(name, values);
-  const doc = withCopyFields(merged);
-  const rows = valueRows(pid, doc);
-  const one = (name: string) => doc.get(name)?.[0];
-  const uploaded = one("dateUploaded");
+  return writeDocuments(db, [{ pid, sysmeta, science }]);
+}
+
+/** Replace several index entries in one transaction (bulk indexing). */
+export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]): Promise<void> {
+  const prepared = entries.map(prepare);
+  indexChanged(db);
   await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
-    await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
-    await tx
-      .insertInto("search_docs")
-      .values({
-        pid,
-        doc: JSON.stringify(storedDoc(doc)),
-        science: JSON.stringify([...science]),
-        format_type: typeof one("formatType") === "string" ? (one("formatType") as string) : null,
-        obsoleted: doc.has("obsoletedBy") ? 1 : 0,
-        archived: one("archived") === true ? 1 : 0,
-        is_public: one("isPublic") === true ? 1 : 0,
-        date_uploaded: typeof uploaded === "number" ? uploaded : null,
-      })
-      .execute();
+    for (let i = 0; i < prepared.length; i += BATCH) {
+      const pids = prepared.slice(i, i + BATCH).map((p) => p.row.pid);
+      await tx.deleteFrom("search_values").where("pid", "in", pids).execute();
+      await tx.deleteFrom("search_docs").where("pid", "in", pids).execute();
+    }
+    for (let i = 0; i < prepared.length; i += 50) {
+      await tx
+        .insertInto("search_docs")
+        .values(prepared.slice(i, i + 50).map((p) => p.row))
+        .execute();
+    }
+    const rows = prepared.flatMap((p) => p.values);
     for (let i = 0; i < rows.length; i += BATCH) {
       await tx
         .insertInto("search_values")
@@ -58,6 +63,29 @@ export async function writeDocument(
         .execute();
     }
   });
+  indexChanged(db);
+}
+
+function prepare({ pid, sysmeta, science }: IndexEntry) {
+  const merged = new Map(science);
+  for (const [name, values] of sysmeta) merged.set(name, values);
+  const doc = withCopyFields(merged);
+  const one = (name: string) => doc.get(name)?.[0];
+  const uploaded = one("dateUploaded");
+  const formatType = one("formatType");
+  return {
+    row: {
+      pid,
+      doc: JSON.stringify(storedDoc(doc)),
+      science: JSON.stringify([...science]),
+      format_type: typeof formatType === "string" ? formatType : null,
+      obsoleted: doc.has("obsoletedBy") ? 1 : 0,
+      archived: one("archived") === true ? 1 : 0,
+      is_public: one("isPublic") === true ? 1 : 0,
+      date_uploaded: typeof uploaded === "number" ? uploaded : null,
+    },
+    values: valueRows(pid, doc),
+  };
 }
 
 /** The science-metadata fields last extracted for `pid`, or undefined when it is not indexed. */
@@ -67,10 +95,12 @@ export async function readScience(db: Kysely<Tables>, pid: string): Promise<Sear
 }
 
 export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<void> {
+  indexChanged(db);
   await db.transaction().execute(async (tx) => {
     await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
     await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
   });
+  indexChanged(db);
 }
 
 /** Stored fields of documents, by pid. */

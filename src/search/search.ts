@@ -13,6 +13,7 @@ import { type Grouped, groupResults } from "./group.ts";
 import { readStoredDocs, type StoredDoc } from "./index-store.ts";
 import type { SolrParams } from "./params.ts";
 import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
+import { ResultCache } from "./result-cache.ts";
 import { selectFields } from "./select-fields.ts";
 import { orderBy } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
@@ -41,7 +42,29 @@ export const MAX_ROWS = 50_000;
 
 const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
 
+const caches = new WeakMap<Kysely<Tables>, ResultCache<SearchResponse>>();
+
+/** A search, answered from the result cache when the same caller asked the same since the index last changed. */
 export async function search(
+  index: SearchIndexHandle,
+  params: SolrParams,
+  caller: SearchCaller,
+): Promise<SearchResponse> {
+  const began = performance.now();
+  let cache = caches.get(index.db);
+  if (!cache) {
+    cache = new ResultCache(index.dialect === "postgres" ? 1000 : 60_000);
+    caches.set(index.db, cache);
+  }
+  const key = JSON.stringify([params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const cached = cache.get(index.db, key);
+  if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
+  const result = await searchUncached(index, params, caller);
+  cache.set(index.db, key, result);
+  return result;
+}
+
+async function searchUncached(
   index: SearchIndexHandle,
   params: SolrParams,
   caller: SearchCaller,
