@@ -12,6 +12,8 @@ import { type SearchCaller, search } from "../../src/search/search.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 
 const OWNER = "CN=owner";
+/** Answers per dialect, compared query by query. */
+const ANSWERS = { sqlite: new Map<string, unknown>(), postgres: new Map<string, unknown>() };
 const KEYWORDS = ["Soil", "soil", "Water", "Ärger", "carbon flux", "Zebra", "_under", "%percent"];
 
 /** 60 documents with varied fields; every fifth private, every seventh archived, every third obsoleted. */
@@ -123,4 +125,3 @@ forEachDialect((dialect, open) => {
   });
 });
 
-const ANSWERS: Record<string, Map<string, unknown>> = { sqlite: new Map(), postgres: new Map() };
