@@ -9,6 +9,9 @@ import { accessRows, fromRow, INFO_COLUMNS, toInfo, toRow } from "./rows.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import type { ObjectListFilter, ObjectRepository, StoredObject } from "./types.ts";
 
+/** Identifiers per query in getMany (well under SQLite's and PostgreSQL's bound-parameter limits). */
+const GET_MANY_BATCH = 500;
+
 /** List sort key: (date_modified, pid). */
 export type ObjectKey = readonly [number, string];
 
@@ -56,6 +59,17 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       if (!row) return undefined;
       cache?.put(row, stamp);
       return fromRow(row);
+    },
+
+    async getMany(pids) {
+      const found = new Map<string, StoredObject>();
+      const unique = [...new Set(pids)];
+      for (let at = 0; at < unique.length; at += GET_MANY_BATCH) {
+        const batch = unique.slice(at, at + GET_MANY_BATCH);
+        const rows = await db.selectFrom("objects").selectAll().where("pid", "in", batch).execute();
+        for (const row of rows) found.set(row.pid, fromRow(row));
+      }
+      return found;
     },
 
     async headOfSeries(sid) {

@@ -50,6 +50,8 @@ export interface LogFilter {
 /** Reads and writes on objects; every method may run inside a transaction. */
 export interface ObjectRepository {
   get(pid: string): Promise<StoredObject | undefined>;
+  /** Several objects in few queries (packages of many members); absent pids are missing from the map. */
+  getMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
   /** The HEAD PID of a series: the newest (by dateUploaded) member not obsoleted by another member. */
   headOfSeries(sid: string): Promise<string | undefined>;
   /** Whether the string is used as a PID or as a SID by any object. */

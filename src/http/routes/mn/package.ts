@@ -1,0 +1,55 @@
+/**
+ * MNPackage route: GET /packages/{packageType}/{pid}. The package type is a format identifier with a "/"
+ * ("application/bagit-097"): clients send it percent-encoded as one segment (the DataONE Python client does);
+ * the unencoded form "application/bagit-097/{pid}" is accepted too.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { InvalidRequest } from "../../../errors/exceptions.ts";
+import { getPackage } from "../../../services/mn/package.ts";
+import { callInfo } from "../../call.ts";
+import type { RouteScope } from "./context.ts";
+
+export function registerPackageRoutes(app: FastifyInstance, scope: RouteScope): void {
+  const { ctx, version, prefix } = scope;
+  const packagesPrefix = `${prefix}/packages/`;
+
+  app.get(`${packagesPrefix}*`, { config: { apiMethod: "MNPackage.getPackage" } }, async (request, reply) => {
+    const { packageType, pid } = packagePath(request, packagesPrefix);
+    const bag = await getPackage(ctx, callInfo(request), packageType, pid, version);
+    return reply
+      .code(200)
+      .type("application/zip")
+      .header("Content-Disposition", attachment(bag.fileName))
+      .header("X-DataONE-Package-Type", bag.type)
+      .send(bag.body);
+  });
+}
+
+function packagePath(request: FastifyRequest, prefix: string): { packageType: string; pid: string } {
+  const raw = (request.raw.url ?? "").split("?")[0] ?? "";
+  const rest = raw.startsWith(prefix) ? raw.slice(prefix.length) : "";
+  const segments = rest.split("/");
+  let packageType = decode(segments.shift() ?? "");
+  if (!packageType.includes("/") && segments.length > 1) packageType += `/${decode(segments.shift() ?? "")}`;
+  const pid = decode(segments.join("/"));
+  if (packageType === "" || pid === "") {
+    throw new InvalidRequest(
+      "The path must be /packages/{packageType}/{pid}, e.g. /packages/application%2Fbagit-097/{pid}.",
+    );
+  }
+  return { packageType, pid };
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidRequest(`The URL path is not valid percent-encoded UTF-8: "${segment}".`);
+  }
+}
+
+/** RFC 6266: an ASCII fallback and the UTF-8 name. */
+function attachment(fileName: string): string {
+  const ascii = fileName.replace(/[^ -~]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

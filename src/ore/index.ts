@@ -1,0 +1,4 @@
+/** OAI-ORE resource maps: the one entry point other modules use. */
+export { pidFromUri } from "./identifiers.ts";
+export { type ParseOptions, parseResourceMap } from "./parse.ts";
+export { type Documents, type ResourceMap, ResourceMapError } from "./types.ts";

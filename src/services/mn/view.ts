@@ -1,0 +1,53 @@
+/**
+ * MNView: listViews ("an OptionList of themes; the key is the theme name for view") and view ("a rendered view
+ * of any content type; the response headers MUST carry the correct media type. An unrecognised theme renders
+ * with the default theme and is not an error").
+ */
+import { Readable } from "node:stream";
+import { isAllowed } from "../../auth/access.ts";
+import type { StoredObject } from "../../db/types.ts";
+import { SMALL_READ_LIMIT } from "../../store/index.ts";
+import { buildViewModel, type ViewSources } from "../../views/build.ts";
+import type { ViewLinks } from "../../views/model.ts";
+import { THEMES, themeFor } from "../../views/themes.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { logEvent } from "./events.ts";
+import { packagesOf } from "./packages-of.ts";
+import { readableObject } from "./read.ts";
+
+export function listViews(): { key: string; description: string }[] {
+  return THEMES.map(({ key, description }) => ({ key, description }));
+}
+
+export async function view(
+  ctx: NodeContext,
+  call: CallInfo,
+  theme: string,
+  id: string,
+  links: ViewLinks,
+): Promise<{ contentType: string; body: string }> {
+  const object = await readableObject(ctx, call, id);
+  const chosen = themeFor(theme);
+  const model = await buildViewModel(memberNodeSources(ctx, call), object);
+  logEvent(ctx, call, object.sysmeta.identifier, "read");
+  return { contentType: chosen.contentType, body: chosen.render(model, links) };
+}
+
+/** What a Member Node shows: its own objects, those the caller may read. */
+export function memberNodeSources(ctx: NodeContext, call: CallInfo): ViewSources {
+  return {
+    format: (formatId) => ctx.formats.get(formatId),
+    open: (object) => openBytes(ctx, object),
+    readable: async (pid) => {
+      const object = await ctx.db.objects.get(pid);
+      return object && isAllowed(call.session, "read", object.sysmeta) ? object : undefined;
+    },
+    packagesOf: (pid) => packagesOf(ctx, pid),
+  };
+}
+
+function openBytes(ctx: NodeContext, object: StoredObject): Readable {
+  const { size } = object.digests;
+  if (size <= SMALL_READ_LIMIT) return Readable.from([ctx.store.readSmall(object.contentKey, size)]);
+  return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
+}

@@ -1,0 +1,72 @@
+/**
+ * What a view shows, whatever the document's standard: the same model is rendered by every theme, so a new
+ * metadata standard only needs an extractor and a new theme only needs a renderer.
+ */
+import type { SystemMetadata } from "../types/sysmeta.ts";
+
+export type DocumentKind = "eml" | "iso19139" | "fgdc" | "dublin-core" | "xml" | "data" | "resource-map";
+
+export interface Coverage {
+  temporal: string[];
+  /** Bounding boxes in decimal degrees, and place names. */
+  boxes: { west: string; east: string; north: string; south: string; description?: string }[];
+  places: string[];
+}
+
+export interface DataEntity {
+  name: string;
+  description?: string;
+  /** An identifier the document gives the entity (EML's id attribute), maybe a pid held by the node. */
+  id?: string;
+  /** Where the document says the bytes are. */
+  url?: string;
+}
+
+export interface MetadataModel {
+  kind: DocumentKind;
+  /** The standard's name as shown to people ("Ecological Metadata Language 2.1.1"). */
+  standard: string;
+  title?: string;
+  creators: string[];
+  abstract: string[];
+  keywords: string[];
+  coverage: Coverage;
+  methods: string[];
+  entities: DataEntity[];
+  /** For documents no extractor understands: their leaf elements as (path, text). */
+  fields: { path: string; value: string }[];
+}
+
+/** A package the object belongs to, with its members. */
+export interface PackageSummary {
+  id: string;
+  members: { id: string; formatId?: string; size?: number; fileName?: string }[];
+}
+
+/** Everything a theme renders for one object. */
+export interface ViewModel {
+  sysmeta: SystemMetadata;
+  metadata: MetadataModel;
+  packages: PackageSummary[];
+}
+
+/** The URLs a rendered page links to: the node serving the view decides them (an MN and a CN differ). */
+export interface ViewLinks {
+  object(pid: string): string;
+  view(pid: string): string;
+  package(pid: string): string;
+}
+
+export function emptyModel(kind: DocumentKind, standard: string): MetadataModel {
+  return {
+    kind,
+    standard,
+    creators: [],
+    abstract: [],
+    keywords: [],
+    coverage: { temporal: [], boxes: [], places: [] },
+    methods: [],
+    entities: [],
+    fields: [],
+  };
+}

@@ -1,0 +1,29 @@
+/** objects.getMany on SQLite and PostgreSQL: the same objects as get, across batches, absent pids left out. */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import type { Database } from "../../src/db/types.ts";
+import { forEachDialect, storedObject } from "../helpers/databases.ts";
+
+forEachDialect((_name, open) => {
+  describe("objects.getMany", () => {
+    let db: Database;
+    const pids = Array.from({ length: 1203 }, (_, i) => `many-${i}`);
+    before(async () => {
+      db = await open();
+      for (const pid of pids) await db.objects.insert(storedObject(pid, { fileName: `${pid}.csv` }));
+    });
+
+    it("returns every held pid once, equal to get, and leaves absent ones out", async () => {
+      const asked = [...pids, "many-absent", "many-0", "many-1202"];
+      const found = await db.objects.getMany(asked);
+      assert.equal(found.size, pids.length);
+      assert.equal(found.has("many-absent"), false);
+      for (const pid of ["many-0", "many-600", "many-1202"])
+        assert.deepEqual(found.get(pid), await db.objects.get(pid));
+    });
+
+    it("answers an empty question with an empty map", async () => {
+      assert.equal((await db.objects.getMany([])).size, 0);
+    });
+  });
+});
