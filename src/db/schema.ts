@@ -95,6 +95,14 @@ export interface SearchValuesTable {
   num: number | null;
 }
 
+/** Search index: package relations from resource maps (subject gets `object` in `field`). */
+export interface SearchRelationsTable {
+  map_pid: string;
+  subject: string;
+  field: string;
+  object: string;
+}
+
 export interface Tables {
   objects: ObjectsTable;
   access_rules: AccessRulesTable;
@@ -103,4 +111,5 @@ export interface Tables {
   sysmeta_refresh: SysmetaRefreshTable;
   search_docs: SearchDocsTable;
   search_values: SearchValuesTable;
+  search_relations: SearchRelationsTable;
 }

@@ -10,37 +10,74 @@ import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
 import { readScience, removeDocument, writeDocument } from "./index-store.ts";
+import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
 
-/** Index an object held in the store: system metadata, access and (for known formats) science metadata. */
+/**
+ * Index an object held in the store: system metadata, access, package fields and (for known formats) science
+ * metadata. A resource map also updates the package fields of the objects it names (and named before).
+ */
 export async function indexStoredObject(ctx: IndexContext, object: StoredObject): Promise<void> {
   const { sysmeta } = object;
+  const pid = sysmeta.identifier;
   const science = await extractScience(ctx, object);
-  await writeDocument(ctx.db.kysely, sysmeta.identifier, sysmetaFields(sysmeta, ctx.formats), science);
+  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
+    let relations: Awaited<ReturnType<typeof readRelations>> = [];
+    try {
+      relations = await readRelations(await readAll(ctx, object), pid);
+    } catch {
+      // A map that does not parse states no relations (its own document is indexed all the same).
+    }
+    await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+  }
+}
+
+/** System-metadata and package fields of an object. */
+async function ownFields(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
+  const fields = sysmetaFields(object.sysmeta, ctx.formats);
+  for (const [name, values] of await packageFields(ctx.db.kysely, object.sysmeta.identifier))
+    fields.set(name, values);
+  return fields;
+}
+
+/** Rewrite the documents of `pids` (already indexed ones only), except `skip`. */
+async function refresh(ctx: IndexContext, pids: string[], skip?: string): Promise<void> {
+  for (const pid of pids) {
+    if (pid === skip || (await readScience(ctx.db.kysely, pid)) === undefined) continue;
+    await reindexSysmeta(ctx, pid);
+  }
 }
 
 /** Index the object `pid` as it now is (re-extracting its science metadata), or drop it when gone. */
 export async function indexObject(ctx: IndexContext, pid: string): Promise<void> {
   const object = await ctx.db.objects.get(pid);
-  if (!object) return removeDocument(ctx.db.kysely, pid);
+  if (!object) return unindex(ctx, pid);
   await indexStoredObject(ctx, object);
 }
 
 /** After a system-metadata change: rewrite only this document, keeping its science fields. */
 export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<void> {
   const object = await ctx.db.objects.get(pid);
-  if (!object) return removeDocument(ctx.db.kysely, pid);
+  if (!object) return unindex(ctx, pid);
   const science = await readScience(ctx.db.kysely, pid);
   if (science === undefined || object.sysmeta.formatId !== formatOf(science)) {
     return indexStoredObject(ctx, object);
   }
-  await writeDocument(ctx.db.kysely, pid, sysmetaFields(object.sysmeta, ctx.formats), science);
+  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
 }
 
+/** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
 export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
   await removeDocument(ctx.db.kysely, pid);
+  const named = await ctx.db.kysely
+    .selectFrom("search_relations")
+    .select("subject")
+    .where("map_pid", "=", pid)
+    .execute();
+  if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, []));
 }
 
 /** Objects the start-up catch-up indexes at most; more means a bulk load, indexed by `reindexAll`. */

@@ -1,6 +1,7 @@
 /**
  * 0004-search-index: the search index tables. search_docs holds each object's stored fields (JSON) and the
- * columns the common filters and sorts use; search_values one row per (field, value) for every other clause.
+ * columns the common filters and sorts use; search_values one row per (field, value) for every other clause;
+ * search_relations the package relations resource maps state.
  */
 import { sql } from "kysely";
 import { idType, type Migration } from "../migrations.ts";
@@ -42,6 +43,21 @@ export const searchIndexMigration: Migration = {
       .on("search_values")
       .columns(["field", "num", "pid"])
       .where(sql.ref("num"), "is not", null)
+      .execute();
+    // Package relations from OAI-ORE resource maps: (map, subject) -> field value, so that an object indexed
+    // before or after its map gets resourceMap / documents / isDocumentedBy.
+    await db.schema
+      .createTable("search_relations")
+      .addColumn("map_pid", idType(dialect), (c) => c.notNull())
+      .addColumn("subject", idType(dialect), (c) => c.notNull())
+      .addColumn("field", "text", (c) => c.notNull())
+      .addColumn("object", idType(dialect), (c) => c.notNull())
+      .addPrimaryKeyConstraint("search_relations_key", ["map_pid", "subject", "field", "object"])
+      .execute();
+    await db.schema
+      .createIndex("search_relations_subject")
+      .on("search_relations")
+      .column("subject")
       .execute();
   },
 };
