@@ -124,4 +124,3 @@ forEachDialect((dialect, open) => {
     });
   });
 });
-
