@@ -56,7 +56,7 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
       `${prefix}/query/:engine/*`,
       { config: { apiMethod: methods.query } },
       async (request, reply) => {
-        const { contentType, body } = await answer(request, SolrParams.from(request.query as Query));
+        const { contentType, body } = await answer(request, paramsOf(request));
         return reply.type(contentType).send(body);
       },
     );
@@ -64,7 +64,7 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
       `${prefix}/query/:engine/*`,
       { config: { apiMethod: methods.query } },
       async (request, reply) => {
-        const params = SolrParams.from(request.query as Query);
+        const params = paramsOf(request);
         if (request.isMultipart()) {
           for await (const part of request.parts({
             limits: { fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS },
@@ -87,4 +87,26 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
       },
     );
   });
+}
+
+/**
+ * The URL's parameters, and those of a query string the client put in the path: "query is the remainder of the
+ * URL", and clients that treat it as one path segment send `/query/solr/%3Fq%3D...` (decoded once here).
+ */
+function paramsOf(request: FastifyRequest): SolrParams {
+  const url = request.raw.url ?? "";
+  const at = url.indexOf("?");
+  const path = at < 0 ? url : url.slice(0, at);
+  const engineAt = path.indexOf("/query/");
+  const rest = engineAt < 0 ? "" : path.slice(engineAt + "/query/".length).replace(/^[^/]*\/?/, "");
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    throw new InvalidRequest("The query path is not valid percent-encoding.");
+  }
+  const inPath = decoded.indexOf("?");
+  const params = inPath < 0 ? new SolrParams() : SolrParams.from(parseQueryString(decoded.slice(inPath + 1)));
+  for (const [name, value] of SolrParams.from(request.query as Query).entries) params.add(name, value);
+  return params;
 }
