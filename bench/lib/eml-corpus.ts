@@ -9,6 +9,8 @@ const WORDS = (
   "fish bird mammal insect plant growth mortality recruitment flux respiration productivity drought fire " +
   "snow ice glacier river estuary coastal marine alpine desert savanna urban agriculture climate model"
 ).split(" ");
+/** The words keywords are made of ("w1 w2"). */
+export const KEYWORD_WORDS = WORDS;
 const KEYWORDS = Array.from(
   { length: 400 },
   (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]}`,

@@ -5,6 +5,8 @@
  *   Query: the MetacatUI search-page query with facets (catalog filter, 25 rows sorted by dateUploaded, ten facet
  *   fields, limit -1, mincount 1) on 100,000 indexed documents, as a public caller; baseline a plain indexed SELECT
  *   of the same page (no filter translation, no facets). Targets p50 <= 20 ms, p99 <= 100 ms.
+ *   The figures are for repeated page views (the answer cache serves all but the first); the first query and
+ *   distinct queries (each a different keyword filter, never cached) are reported beside them.
  * BENCH_SEARCH_DOCS sets the corpus size (default 100000).
  */
 import path from "node:path";
@@ -21,7 +23,7 @@ import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
-import { emlDocument } from "../lib/eml-corpus.ts";
+import { emlDocument, KEYWORD_WORDS } from "../lib/eml-corpus.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
 import { databases, type SectionOptions } from "./types.ts";
@@ -32,8 +34,12 @@ const QUERIES = 200;
 const FORMAT = "eml://ecoinformatics.org/eml-2.1.1";
 const formats = loadFormatRegistry();
 
+/** BENCH_SEARCH_ONLY=sqlite|postgres limits the section to one dialect. */
 export async function search(options: SectionOptions): Promise<void> {
-  for (const url of databases(options)) await onBackend(url);
+  const only = process.env.BENCH_SEARCH_ONLY;
+  for (const url of databases(options)) {
+    if (only === undefined || only === (url ? "postgres" : "sqlite")) await onBackend(url);
+  }
 }
 
 function sysmetaOf(n: number, size: number): SystemMetadata {
@@ -165,6 +171,17 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
       order by date_uploaded desc limit 25`.execute(db);
   };
   const cold = await timeOnce(engine);
+  let variant = 0;
+  const distinct = async () => {
+    const p = searchPageParams();
+    p.add(
+      "fq",
+      `keywords:"${KEYWORD_WORDS[variant % KEYWORD_WORDS.length]} ${KEYWORD_WORDS[(variant * 7 + 3) % KEYWORD_WORDS.length]}"`,
+    );
+    p.add("fq", `-id:"distinct-${variant++}"`);
+    await runQuery(index, "solr", p, caller);
+  };
+  const uncached = await percentiles(distinct, 20);
   const base = await percentiles(plain);
   const measured = await percentiles(engine);
   const pass = measured.p50 <= 20 && measured.p99 <= 100;
@@ -178,6 +195,13 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
     target: "p50 <= 20 ms and p99 <= 100 ms",
     pass,
     notes: `p99 ${measured.p99.toFixed(1)} ms (baseline p99 ${base.p99.toFixed(2)} ms); first query ${cold.toFixed(0)} ms`,
+  });
+  record({
+    section: "search",
+    name: `search page with a keyword filter, each query distinct (uncached), ${DOCS} docs, p50 (${dialect})`,
+    value: uncached.p50,
+    unit: "ms",
+    notes: `p99 ${uncached.p99.toFixed(1)} ms over 20 queries`,
   });
   record({
     section: "search",
@@ -197,10 +221,13 @@ async function timeOnce(work: () => Promise<void>): Promise<number> {
   return performance.now() - began;
 }
 
-async function percentiles(work: () => Promise<void>): Promise<{ p50: number; p99: number }> {
-  for (let i = 0; i < 5; i++) await work();
+async function percentiles(
+  work: () => Promise<void>,
+  count = QUERIES,
+): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < Math.min(5, count); i++) await work();
   const times: number[] = [];
-  for (let i = 0; i < QUERIES; i++) times.push(await timeOnce(work));
+  for (let i = 0; i < count; i++) times.push(await timeOnce(work));
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] as number;
   return { p50: at(0.5), p99: at(0.99) };
