@@ -173,7 +173,8 @@ class Translator {
 
   private match(spec: FieldSpec, raw: string, quoted: boolean): Condition {
     const pattern = quoted ? undefined : wildcard(raw);
-    if (pattern && pattern.length === 1 && pattern[0] === MANY) return exists(spec.name);
+    if (pattern && pattern.length === 1 && pattern[0] === MANY)
+      return exists(this.options.dialect, spec.name);
     const column = columnMatch(spec.name, unescapeTerm(raw), pattern);
     if (column) return column;
     if (spec.type === "text") {
@@ -184,13 +185,14 @@ class Translator {
         );
       const tokens = tokenize(unescapeTerm(raw));
       if (tokens.length === 0) return FALSE;
-      return and(tokens.map((token) => hasValue(spec.name, token)));
+      return and(tokens.map((token) => hasValue(this.options.dialect, spec.name, token)));
     }
     if (pattern) return this.valueLike(spec.name, pattern);
     const value = unescapeTerm(raw);
-    if (isNumeric(spec.type)) return hasNumber(spec.name, this.number(spec, value));
-    if (spec.type === "boolean") return hasValue(spec.name, String(value.toLowerCase() === "true"));
-    return hasValue(spec.name, value);
+    if (isNumeric(spec.type)) return hasNumber(this.options.dialect, spec.name, this.number(spec, value));
+    if (spec.type === "boolean")
+      return hasValue(this.options.dialect, spec.name, String(value.toLowerCase() === "true"));
+    return hasValue(this.options.dialect, spec.name, value);
   }
 
   private range(node: RangeNode, inherited: string): Clause {
@@ -218,7 +220,7 @@ class Translator {
       if (high !== undefined) parts.push(sql`v.value ${highOp} ${fold(high)}`);
     }
     return {
-      sql: sql`d.pid in (select v.pid from search_values v where v.field = ${spec.name} and ${and(parts)})`,
+      sql: member(this.options.dialect, sql`v.field = ${spec.name} and ${and(parts)}`),
       modifier,
     };
   }
@@ -240,12 +242,12 @@ class Translator {
       const glob = pattern
         .map((p) => (p === MANY ? "*" : p === ONE ? "?" : p.replace(/[*?[]/g, (c) => `[${c}]`)))
         .join("");
-      return sql`d.pid in (select v.pid from search_values v where v.field = ${field} and v.value glob ${glob})`;
+      return member("sqlite", sql`v.field = ${field} and v.value glob ${glob}`);
     }
     const like = pattern
       .map((p) => (p === MANY ? "%" : p === ONE ? "_" : p.replace(/[\\%_]/g, (c) => `\\${c}`)))
       .join("");
-    return sql`d.pid in (select v.pid from search_values v where v.field = ${field} and v.value like ${like} escape '\\')`;
+    return member("postgres", sql`v.field = ${field} and v.value like ${like} escape '\\'`);
   }
 }
 
@@ -304,21 +306,31 @@ function columnMatch(field: string, value: string, pattern: Pattern | undefined)
   return undefined;
 }
 
-function exists(field: string): Condition {
+function exists(dialect: SqlDialect, field: string): Condition {
   if (field === "obsoletedBy") return sql`d.obsoleted = 1`;
   if (field === "id" || field === "archived" || field === "isPublic") return TRUE;
   if (field === "formatType") return sql`d.format_type is not null`;
   if (field === "dateUploaded") return sql`d.date_uploaded is not null`;
-  return sql`d.pid in (select v.pid from search_values v where v.field = ${field})`;
+  return member(dialect, sql`v.field = ${field}`);
 }
 
-function hasValue(field: string, value: string): Condition {
-  return sql`d.pid in (select v.pid from search_values v where v.field = ${field} and v.value = ${value})`;
+function hasValue(dialect: SqlDialect, field: string, value: string): Condition {
+  return member(dialect, sql`v.field = ${field} and v.value = ${value}`);
 }
 
-function hasNumber(field: string, value: number): Condition {
+function hasNumber(dialect: SqlDialect, field: string, value: number): Condition {
   if (field === "dateUploaded") return sql`d.date_uploaded = ${value}`;
-  return sql`d.pid in (select v.pid from search_values v where v.field = ${field} and v.num = ${value})`;
+  return member(dialect, sql`v.field = ${field} and v.num = ${value}`);
+}
+
+/**
+ * "The document has a row matching `filter`": an IN list on SQLite (which drives the search from the
+ * (field, value) index), a correlated EXISTS on PostgreSQL (which plans it, and its negation, as semi/anti joins).
+ */
+function member(dialect: SqlDialect, filter: RawBuilder<unknown>): Condition {
+  return dialect === "postgres"
+    ? sql`exists (select 1 from search_values v where v.pid = d.pid and ${filter})`
+    : sql`d.pid in (select v.pid from search_values v where ${filter})`;
 }
 
 export function and(parts: Condition[]): Condition {

@@ -127,12 +127,14 @@ export function filterFor(index: SearchIndexHandle, params: SolrParams, caller: 
   } else if (!asksArchived) {
     parts.push(sql`d.archived = 0`);
   }
-  if (caller !== "all") parts.push(accessCondition([...caller.subjects]));
+  if (caller !== "all") parts.push(accessCondition(index.dialect, [...caller.subjects]));
   return and(parts);
 }
 
-function accessCondition(subjects: string[]): Condition {
+function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
   if (subjects.length === 0) return sql`d.is_public = 1`;
-  return sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v
-    where v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})))`;
+  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
+  return dialect === "postgres"
+    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
+    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
 }
