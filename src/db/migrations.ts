@@ -4,6 +4,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
+import { searchIndexMigration } from "./migrations/0004-search-index.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 /** Identifier columns: byte-wise comparison in PostgreSQL, like SQLite's default. */
-const idType = (dialect: Dialect) => (dialect === "postgres" ? sql`text collate "C"` : sql`text`);
+export const idType = (dialect: Dialect) => (dialect === "postgres" ? sql`text collate "C"` : sql`text`);
 
 const MIGRATIONS: Migration[] = [
   {
@@ -135,6 +136,7 @@ const MIGRATIONS: Migration[] = [
     },
   },
   cnMigration,
+  searchIndexMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

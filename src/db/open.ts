@@ -82,6 +82,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   let closing: Promise<void> | undefined;
   const database: Database = {
     dialect,
+    kysely: db,
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),

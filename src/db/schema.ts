@@ -126,6 +126,36 @@ export interface CnGroupsTable {
   group_json: string;
 }
 
+/** Search index: one row per indexed object (src/search/index-store.ts). */
+export interface SearchDocsTable {
+  pid: string;
+  /** JSON: the stored fields as Solr returns them. */
+  doc: string;
+  /** JSON: the fields extracted from the science metadata (kept so a sysmeta change needs no re-parse). */
+  science: string;
+  format_type: string | null;
+  obsoleted: number;
+  archived: number;
+  is_public: number;
+  date_uploaded: number | null;
+}
+
+/** Search index: one row per (field, value) of a document; text fields hold tokens; numbers and dates `num`. */
+export interface SearchValuesTable {
+  pid: string;
+  field: string;
+  value: string;
+  num: number | null;
+}
+
+/** Search index: package relations from resource maps (subject gets `object` in `field`). */
+export interface SearchRelationsTable {
+  map_pid: string;
+  subject: string;
+  field: string;
+  object: string;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -139,4 +169,7 @@ export interface Tables {
   events: EventsTable;
   blob_intents: BlobIntentsTable;
   sysmeta_refresh: SysmetaRefreshTable;
+  search_docs: SearchDocsTable;
+  search_values: SearchValuesTable;
+  search_relations: SearchRelationsTable;
 }

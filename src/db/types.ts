@@ -1,7 +1,9 @@
+import type { Kysely } from "kysely";
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
+import type { Tables } from "./schema.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -104,6 +106,8 @@ export interface Repositories {
 
 export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
+  /** The query builder, for modules owning their own tables (the search index). */
+  readonly kysely: Kysely<Tables>;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** The Coordinating Node's tables (empty on a Member Node). */

@@ -14,6 +14,7 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
+import { indexMissing } from "../search/indexer.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
@@ -51,6 +52,7 @@ export async function startNode(
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
+  await indexMissing(ctx); // search index: objects a crash left unindexed
   // CN lookup failures are logged through the app's logger (called only once the app exists).
   // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
   const sessions = sessionResolver(

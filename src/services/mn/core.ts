@@ -8,7 +8,15 @@ import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 
 /** The services this node really serves, per API version. */
-const MN_SERVICES = ["MNCore", "MNRead", "MNAuthorization", "MNStorage", "MNView", "MNPackage"] as const;
+const MN_SERVICES = [
+  "MNCore",
+  "MNRead",
+  "MNAuthorization",
+  "MNStorage",
+  "MNView",
+  "MNPackage",
+  "MNQuery",
+] as const;
 
 /**
  * MNCore.getCapabilities: the Node document. Each service lists its method restrictions ("restriction: attribute

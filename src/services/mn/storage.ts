@@ -8,6 +8,7 @@ import {
   InvalidSystemMetadata,
   NotAuthorized,
 } from "../../errors/exceptions.ts";
+import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -53,6 +54,7 @@ export async function create(
   await ingest(ctx, staged, (tx, contentKey) =>
     tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
   );
+  await indexNewObject(ctx, pid); // search index
   logEvent(ctx, call, pid, "create");
   return pid;
 }
@@ -119,6 +121,8 @@ export async function update(
       throw error instanceof StaleVersionError ? concurrent() : error;
     });
   });
+  await indexNewObject(ctx, newPid); // search index
+  await indexSysmetaChange(ctx, oldPid); // search index
   logEvent(ctx, call, newPid, "update");
   return newPid;
 }
@@ -150,7 +154,10 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
       pid: id,
     });
   }
-  if (!object.sysmeta.archived) await setArchived(ctx, pid);
+  if (!object.sysmeta.archived) {
+    await setArchived(ctx, pid);
+    await indexSysmetaChange(ctx, pid); // search index
+  }
   return pid;
 }
 
@@ -165,6 +172,7 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   }
   const object = await findByPidOrSid(ctx, id);
   await removeObject(ctx, object);
+  await indexRemoval(ctx, object.sysmeta.identifier); // search index
   logEvent(ctx, call, object.sysmeta.identifier, "delete");
   return object.sysmeta.identifier;
 }

@@ -9,6 +9,7 @@ import { isAllowed } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { indexSysmetaChange } from "../../search/hooks.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { notHeld } from "./resolve.ts";
@@ -29,7 +30,7 @@ export async function updateSystemMetadata(
     );
   }
   const { session } = call;
-  return ctx.db.transaction(async (tx) => {
+  const updated = await ctx.db.transaction(async (tx) => {
     const current = await tx.objects.get(pid);
     if (!current) throw notHeld(pid);
     const old = current.sysmeta;
@@ -90,6 +91,8 @@ export async function updateSystemMetadata(
     });
     return true;
   });
+  await indexSysmetaChange(ctx, pid); // search index
+  return updated;
 }
 
 function checkImmutable(old: SystemMetadata, incoming: SystemMetadata): void {

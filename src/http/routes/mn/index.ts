@@ -4,6 +4,7 @@ import { registerAuthorizationRoutes } from "./authorization.ts";
 import type { RouteScope } from "./context.ts";
 import { registerCoreRoutes } from "./core.ts";
 import { registerPackageRoutes } from "./package.ts";
+import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerStorageRoutes } from "./storage.ts";
 import { registerViewRoutes } from "./view.ts";
@@ -13,6 +14,8 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerReadRoutes(app, scope);
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
+  const index = { db: scope.ctx.db.kysely, dialect: scope.ctx.db.dialect };
+  registerQueryRoutes(app, { prefix: scope.prefix, index, methods: MN_QUERY_METHODS });
   registerPackageRoutes(app, scope);
   registerViewRoutes(app, scope);
 }

@@ -1,0 +1,137 @@
+/**
+ * Write-time indexing. An object is indexed when its write commits (create, update, replica, sysmeta change);
+ * a sysmeta change rewrites only that object's document, reusing the science fields already extracted.
+ * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
+ * logged; `indexMissing` (run at start-up) catches objects a crash left unindexed.
+ */
+import { sql } from "kysely";
+import type { StoredObject } from "../db/types.ts";
+import type { NodeContext } from "../services/context.ts";
+import type { SearchDocument } from "./document.ts";
+import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
+import { readScience, removeDocument, writeDocument } from "./index-store.ts";
+import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
+import { sysmetaFields } from "./sysmeta-fields.ts";
+
+export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
+
+/**
+ * Index an object held in the store: system metadata, access, package fields and (for known formats) science
+ * metadata. A resource map also updates the package fields of the objects it names (and named before).
+ */
+export async function indexStoredObject(ctx: IndexContext, object: StoredObject): Promise<void> {
+  const { sysmeta } = object;
+  const pid = sysmeta.identifier;
+  const science = await extractScience(ctx, object);
+  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
+    let relations: Awaited<ReturnType<typeof readRelations>> = [];
+    try {
+      relations = await readRelations(await readAll(ctx, object), pid);
+    } catch {
+      // A map that does not parse states no relations (its own document is indexed all the same).
+    }
+    await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+  }
+}
+
+/** System-metadata and package fields of an object. */
+async function ownFields(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
+  const fields = sysmetaFields(object.sysmeta, ctx.formats);
+  for (const [name, values] of await packageFields(ctx.db.kysely, object.sysmeta.identifier))
+    fields.set(name, values);
+  return fields;
+}
+
+/** Rewrite the documents of `pids` (already indexed ones only), except `skip`. */
+async function refresh(ctx: IndexContext, pids: string[], skip?: string): Promise<void> {
+  for (const pid of pids) {
+    if (pid === skip || (await readScience(ctx.db.kysely, pid)) === undefined) continue;
+    await reindexSysmeta(ctx, pid);
+  }
+}
+
+/** Index the object `pid` as it now is (re-extracting its science metadata), or drop it when gone. */
+export async function indexObject(ctx: IndexContext, pid: string): Promise<void> {
+  const object = await ctx.db.objects.get(pid);
+  if (!object) return unindex(ctx, pid);
+  await indexStoredObject(ctx, object);
+}
+
+/** After a system-metadata change: rewrite only this document, keeping its science fields. */
+export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<void> {
+  const object = await ctx.db.objects.get(pid);
+  if (!object) return unindex(ctx, pid);
+  const science = await readScience(ctx.db.kysely, pid);
+  if (science === undefined || object.sysmeta.formatId !== formatOf(science)) {
+    return indexStoredObject(ctx, object);
+  }
+  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+}
+
+/** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
+export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
+  await removeDocument(ctx.db.kysely, pid);
+  const named = await ctx.db.kysely
+    .selectFrom("search_relations")
+    .select("subject")
+    .where("map_pid", "=", pid)
+    .execute();
+  if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, []));
+}
+
+/** Objects the start-up catch-up indexes at most; more means a bulk load, indexed by `reindexAll`. */
+export const CATCH_UP_LIMIT = 10_000;
+
+/**
+ * Index objects that have no index entry (a crash between a commit and its indexing leaves a few). Returns how
+ * many were indexed, or undefined when more than `limit` are missing (objects bulk-loaded without indexing):
+ * those are left for an explicit `indexMissing(ctx, Infinity)`.
+ */
+export async function indexMissing(ctx: IndexContext, limit = CATCH_UP_LIMIT): Promise<number | undefined> {
+  const query = ctx.db.kysely
+    .selectFrom("objects")
+    .select("pid")
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("search_docs").select(sql`1`.as("one")).whereRef("search_docs.pid", "=", "objects.pid"),
+        ),
+      ),
+    );
+  const rows = await (Number.isFinite(limit) ? query.limit(limit + 1) : query).execute();
+  if (rows.length > limit) return undefined;
+  for (const { pid } of rows) await indexObject(ctx, pid);
+  return rows.length;
+}
+
+/** The formatId the science fields were extracted under (stored with them). */
+function formatOf(science: SearchDocument): string | undefined {
+  const value = science.get(FORMAT_MARK)?.[0];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Science documents remember their format under the schema's formatId field (overridden by sysmeta's). */
+const FORMAT_MARK = "formatId";
+
+async function extractScience(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
+  const { sysmeta } = object;
+  const none: SearchDocument = new Map([[FORMAT_MARK, [sysmeta.formatId]]]);
+  const extract = extractorFor(sysmeta.formatId);
+  if (!extract || sysmeta.size > MAX_METADATA_BYTES) return none;
+  try {
+    const bytes = await readAll(ctx, object);
+    const science = extract(bytes);
+    science.set(FORMAT_MARK, [sysmeta.formatId]);
+    return science;
+  } catch {
+    // "Documents that cannot be parsed are indexed by their system metadata" (as the DataONE indexer does).
+    return none;
+  }
+}
+
+async function readAll(ctx: IndexContext, object: StoredObject): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.store.read(object.contentKey)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,354 @@
+/**
+ * Lucene/Solr query syntax -> an SQL condition over the search tables (search_docs as `d`). Parsing is done by
+ * the `lucene` package; this module only maps its tree. Clause semantics follow Solr's standard parser:
+ * `+x` required, `-x` prohibited, other clauses of an OR / implicit chain optional (at least one must match
+ * when nothing is required), `AND` / `NOT` as written; a purely negative group matches everything else.
+ * Text fields match tokens (a phrase needs all its words, not their order); string fields match whole
+ * values, case-sensitively; `*` and `?` are wildcards; numbers and dates compare numerically, with date math.
+ */
+
+import { type RawBuilder, sql } from "kysely";
+import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
+import { InvalidRequest } from "../errors/exceptions.ts";
+import { readQueryDate } from "./dates.ts";
+import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
+import { tokenize } from "./tokens.ts";
+
+export type Condition = RawBuilder<unknown>;
+export type SqlDialect = "sqlite" | "postgres";
+
+export const TRUE: Condition = sql`1 = 1`;
+export const FALSE: Condition = sql`1 = 0`;
+
+export interface TranslateOptions {
+  dialect: SqlDialect;
+  /** Field of terms without one (Solr's df). */
+  defaultField?: string;
+  /** Operator between clauses without one (Solr's q.op). */
+  defaultOperator?: "OR" | "AND";
+  now?: number;
+}
+
+/** The condition a query string stands for; malformed queries and unknown fields are InvalidRequest. */
+export function translateQuery(query: string, options: TranslateOptions): Condition {
+  const text = query.trim();
+  if (text === "" || text === "*:*" || text === "*") return TRUE;
+  let tree: AST;
+  try {
+    tree = lucene.parse(escapeRangeSlashes(text));
+  } catch (error) {
+    throw new InvalidRequest(`The query "${query}" is not valid query syntax: ${(error as Error).message}`);
+  }
+  const t = new Translator(options);
+  return t.node(tree, options.defaultField ?? "text").sql;
+}
+
+/** The fields a query names (to tell whether it asks about `archived`). */
+export function fieldsOf(query: string): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: Node | undefined) => {
+    if (!node) return;
+    if ("term" in node || "term_min" in node) out.add(node.field.replace(/^[+-]/, ""));
+    else {
+      if (node.field) out.add(node.field);
+      walk(node.left);
+      walk(node.right);
+    }
+  };
+  try {
+    walk(lucene.parse(query));
+  } catch {
+    // Reported by translateQuery.
+  }
+  return out;
+}
+
+interface Clause {
+  sql: Condition;
+  modifier: "+" | "-" | null;
+}
+
+class Translator {
+  constructor(private readonly options: TranslateOptions) {}
+
+  node(node: Node, field: string): Clause {
+    if ("term" in node) return this.term(node, field);
+    if ("term_min" in node) return this.range(node, field);
+    const inner = node.field && node.field !== "<implicit>" ? node.field : field;
+    const groupField = inner.replace(/^[+-]/, "");
+    const groupModifier = prefixOf(inner);
+    let clause: Clause;
+    if (!node.right || !node.operator) {
+      const left = this.node(node.left, groupField);
+      clause = { sql: this.alone(left), modifier: null };
+      if (node.start === "NOT") clause = { sql: negate(clause.sql), modifier: null };
+      if (!node.start && left.modifier && !groupModifier) clause.modifier = left.modifier;
+    } else {
+      clause = { sql: this.chain(node, groupField), modifier: null };
+    }
+    if (groupModifier) clause.modifier = groupModifier;
+    return clause;
+  }
+
+  /** A binary node and the operator chain nested to its right (a b AND c parses as a, (b, (c))). */
+  private chain(node: AST, field: string): Condition {
+    const items: { op: string; clause: Clause }[] = [];
+    let op = "<start>";
+    let current: Node = node;
+    for (let first = true; ; first = false) {
+      const continues =
+        !("term" in current) &&
+        !("term_min" in current) &&
+        current.operator !== undefined &&
+        current.right !== undefined &&
+        (first ||
+          (!current.parenthesized && !current.start && (current.field ?? "<implicit>") === "<implicit>"));
+      if (!continues) {
+        items.push({ op, clause: this.node(current, field) });
+        break;
+      }
+      const binary = current as AST;
+      let left = this.node(binary.left, field);
+      if (first && binary.start === "NOT") left = { sql: negate(this.alone(left)), modifier: null };
+      items.push({ op, clause: left });
+      op = binary.operator as string;
+      current = binary.right as Node;
+    }
+    return this.combine(items);
+  }
+
+  /** Solr clause logic: AND binds its neighbours; OR / implicit clauses are optional unless marked. */
+  private combine(items: { op: string; clause: Clause }[]): Condition {
+    const defaultOp = this.options.defaultOperator ?? "OR";
+    // Groups of clauses joined by AND; the groups are joined by OR (optional) semantics.
+    const groups: Clause[][] = [];
+    for (const { op, clause } of items) {
+      const kind = op === "<implicit>" ? defaultOp : op;
+      if (op === "<start>" || kind === "OR" || kind === "OR NOT") {
+        groups.push([kind === "OR NOT" ? { sql: negate(this.alone(clause)), modifier: null } : clause]);
+      } else {
+        const last = groups[groups.length - 1] as Clause[];
+        const required =
+          kind === "AND NOT" || kind === "NOT" ? { sql: clause.sql, modifier: "-" as const } : clause;
+        if (last.length === 1 && last[0]?.modifier === null) (last[0] as Clause).modifier = "+";
+        last.push(required.modifier === null ? { ...required, modifier: "+" } : required);
+      }
+    }
+    const clauses = groups.flatMap((g) =>
+      g.length === 1 ? g : [{ sql: this.allOf(g), modifier: "+" as const }],
+    );
+    return this.allOf(clauses);
+  }
+
+  /** Required, prohibited and optional clauses together. */
+  private allOf(clauses: Clause[]): Condition {
+    const required = clauses.filter((c) => c.modifier === "+").map((c) => c.sql);
+    const prohibited = clauses.filter((c) => c.modifier === "-").map((c) => negate(c.sql));
+    const optional = clauses.filter((c) => c.modifier === null).map((c) => c.sql);
+    const parts = [...required, ...prohibited];
+    if (required.length === 0 && optional.length > 0) parts.unshift(or(optional));
+    return and(parts);
+  }
+
+  private alone(clause: Clause): Condition {
+    return clause.modifier === "-" ? negate(clause.sql) : clause.sql;
+  }
+
+  private term(node: TermNode, inherited: string): Clause {
+    const rawField = node.field === "<implicit>" ? inherited : node.field;
+    const modifier = node.prefix ?? prefixOf(rawField);
+    const name = rawField.replace(/^[+-]/, "");
+    if (name === "*" && node.term === "*") return { sql: TRUE, modifier };
+    if (node.regex)
+      throw new InvalidRequest(`Regular expressions are not supported (in ${name}:/${node.term}/).`);
+    const spec = this.spec(name);
+    return { sql: this.match(spec, node.term, node.quoted), modifier };
+  }
+
+  private spec(name: string): FieldSpec {
+    const spec = fieldSpec(name);
+    if (!spec) throw new InvalidRequest(`undefined field ${name}`);
+    return spec;
+  }
+
+  private match(spec: FieldSpec, raw: string, quoted: boolean): Condition {
+    const pattern = quoted ? undefined : wildcard(raw);
+    if (pattern && pattern.length === 1 && pattern[0] === MANY)
+      return exists(this.options.dialect, spec.name);
+    const column = columnMatch(spec.name, unescapeTerm(raw), pattern);
+    if (column) return column;
+    if (spec.type === "text") {
+      if (pattern)
+        return this.valueLike(
+          spec.name,
+          pattern.map((p) => (typeof p === "string" ? p.toLowerCase() : p)),
+        );
+      const tokens = tokenize(unescapeTerm(raw));
+      if (tokens.length === 0) return FALSE;
+      return and(tokens.map((token) => hasValue(this.options.dialect, spec.name, token)));
+    }
+    if (pattern) return this.valueLike(spec.name, pattern);
+    const value = unescapeTerm(raw);
+    if (isNumeric(spec.type)) return hasNumber(this.options.dialect, spec.name, this.number(spec, value));
+    if (spec.type === "boolean")
+      return hasValue(this.options.dialect, spec.name, String(value.toLowerCase() === "true"));
+    return hasValue(this.options.dialect, spec.name, value);
+  }
+
+  private range(node: RangeNode, inherited: string): Clause {
+    const rawField = node.field === "<implicit>" ? inherited : node.field;
+    const modifier = prefixOf(rawField);
+    const spec = this.spec(rawField.replace(/^[+-]/, ""));
+    const low = node.term_min === "*" ? undefined : unescapeTerm(node.term_min);
+    const high = node.term_max === "*" ? undefined : unescapeTerm(node.term_max);
+    const lowOp = node.inclusive === "both" || node.inclusive === "left" ? sql.raw(">=") : sql.raw(">");
+    const highOp = node.inclusive === "both" || node.inclusive === "right" ? sql.raw("<=") : sql.raw("<");
+    const parts: Condition[] = [];
+    if (isNumeric(spec.type)) {
+      if (spec.name === "dateUploaded") {
+        if (low !== undefined) parts.push(sql`d.date_uploaded ${lowOp} ${this.number(spec, low)}`);
+        if (high !== undefined) parts.push(sql`d.date_uploaded ${highOp} ${this.number(spec, high)}`);
+        if (parts.length === 0) parts.push(sql`d.date_uploaded is not null`);
+        return { sql: and(parts), modifier };
+      }
+      if (low !== undefined) parts.push(sql`v.num ${lowOp} ${this.number(spec, low)}`);
+      if (high !== undefined) parts.push(sql`v.num ${highOp} ${this.number(spec, high)}`);
+      parts.push(sql`v.num is not null`);
+    } else {
+      const fold = (s: string) => (spec.type === "text" ? s.toLowerCase() : s);
+      if (low !== undefined) parts.push(sql`v.value ${lowOp} ${fold(low)}`);
+      if (high !== undefined) parts.push(sql`v.value ${highOp} ${fold(high)}`);
+    }
+    return {
+      sql: member(this.options.dialect, sql`v.field = ${spec.name} and ${and(parts)}`),
+      modifier,
+    };
+  }
+
+  private number(spec: FieldSpec, text: string): number {
+    const value = spec.type === "date" ? readQueryDate(text, this.options.now) : Number(text);
+    if (value === undefined || !Number.isFinite(value) || text.trim() === "") {
+      throw new InvalidRequest(
+        spec.type === "date"
+          ? `Invalid Date String:'${text}' (field ${spec.name})`
+          : `Invalid Number: ${text} (field ${spec.name})`,
+      );
+    }
+    return value;
+  }
+
+  private valueLike(field: string, pattern: Pattern): Condition {
+    if (this.options.dialect === "sqlite") {
+      const glob = pattern
+        .map((p) => (p === MANY ? "*" : p === ONE ? "?" : p.replace(/[*?[]/g, (c) => `[${c}]`)))
+        .join("");
+      return member("sqlite", sql`v.field = ${field} and v.value glob ${glob}`);
+    }
+    const like = pattern
+      .map((p) => (p === MANY ? "%" : p === ONE ? "_" : p.replace(/[\\%_]/g, (c) => `\\${c}`)))
+      .join("");
+    return member("postgres", sql`v.field = ${field} and v.value like ${like} escape '\\'`);
+  }
+}
+
+const MANY = Symbol("*");
+const ONE = Symbol("?");
+type Pattern = (string | typeof MANY | typeof ONE)[];
+
+/** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
+function wildcard(raw: string): Pattern | undefined {
+  const out: Pattern = [];
+  let literal = "";
+  let wild = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === "\\" && i + 1 < raw.length) {
+      literal += raw[++i];
+    } else if (c === "*" || c === "?") {
+      if (literal) out.push(literal);
+      literal = "";
+      out.push(c === "*" ? MANY : ONE);
+      wild = true;
+    } else literal += c;
+  }
+  if (literal) out.push(literal);
+  return wild ? out : undefined;
+}
+
+/**
+ * Date math rounding inside ranges (`[* TO NOW/DAY]`) is valid Solr syntax that the parser's grammar reads as
+ * the start of a regular expression; inside range brackets such slashes are escaped before parsing.
+ */
+function escapeRangeSlashes(query: string): string {
+  return query.replace(
+    /([[{])([^\]}"]*)([\]}])/g,
+    (_all, open: string, body: string, close: string) =>
+      `${open}${body.replace(/(^|[^\\])\//g, "$1\\/")}${close}`,
+  );
+}
+
+/** Backslash escapes removed ("\:" is ":"). */
+export function unescapeTerm(raw: string): string {
+  return raw.replace(/\\(.)/gs, "$1");
+}
+
+function prefixOf(field: string): "+" | "-" | null {
+  return field.startsWith("-") ? "-" : field.startsWith("+") ? "+" : null;
+}
+
+/** Clauses on the columns search_docs keeps for the commonest filters. */
+function columnMatch(field: string, value: string, pattern: Pattern | undefined): Condition | undefined {
+  if (pattern) return undefined;
+  if (field === "formatType") return sql`d.format_type = ${value}`;
+  if (field === "id") return sql`d.pid = ${value}`;
+  if (field === "archived") return sql`d.archived = ${value.toLowerCase() === "true" ? 1 : 0}`;
+  if (field === "isPublic") return sql`d.is_public = ${value.toLowerCase() === "true" ? 1 : 0}`;
+  return undefined;
+}
+
+function exists(dialect: SqlDialect, field: string): Condition {
+  if (field === "obsoletedBy") return sql`d.obsoleted = 1`;
+  if (field === "id" || field === "archived" || field === "isPublic") return TRUE;
+  if (field === "formatType") return sql`d.format_type is not null`;
+  if (field === "dateUploaded") return sql`d.date_uploaded is not null`;
+  return member(dialect, sql`v.field = ${field}`);
+}
+
+function hasValue(dialect: SqlDialect, field: string, value: string): Condition {
+  return member(dialect, sql`v.field = ${field} and v.value = ${value}`);
+}
+
+function hasNumber(dialect: SqlDialect, field: string, value: number): Condition {
+  if (field === "dateUploaded") return sql`d.date_uploaded = ${value}`;
+  return member(dialect, sql`v.field = ${field} and v.num = ${value}`);
+}
+
+/**
+ * "The document has a row matching `filter`": an IN list on SQLite (which drives the search from the
+ * (field, value) index), a correlated EXISTS on PostgreSQL (which plans it, and its negation, as semi/anti joins).
+ */
+function member(dialect: SqlDialect, filter: RawBuilder<unknown>): Condition {
+  return dialect === "postgres"
+    ? sql`exists (select 1 from search_values v where v.pid = d.pid and ${filter})`
+    : sql`d.pid in (select v.pid from search_values v where ${filter})`;
+}
+
+export function and(parts: Condition[]): Condition {
+  const kept = parts.filter((p) => p !== TRUE);
+  if (kept.length === 0) return TRUE;
+  if (kept.length === 1) return kept[0] as Condition;
+  return sql`(${sql.join(kept, sql` and `)})`;
+}
+
+export function or(parts: Condition[]): Condition {
+  if (parts.includes(TRUE)) return TRUE;
+  if (parts.length === 0) return FALSE;
+  if (parts.length === 1) return parts[0] as Condition;
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+export function negate(part: Condition): Condition {
+  if (part === TRUE) return FALSE;
+  if (part === FALSE) return TRUE;
+  return sql`not (${part})`;
+}

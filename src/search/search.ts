@@ -1,0 +1,140 @@
+/**
+ * The query engine: Solr parameters in, a Solr-shaped result out. Every query is limited to what the caller
+ * may read (public documents, and those whose readPermission, writePermission, changePermission or
+ * rightsHolder holds one of the caller's subjects), administrators excepted; archived documents are left out
+ * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
+ * query itself asks about `archived`.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Tables } from "../db/schema.ts";
+import { InvalidRequest } from "../errors/exceptions.ts";
+import { type FacetCounts, facetCounts } from "./facets.ts";
+import { type Grouped, groupResults } from "./group.ts";
+import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import type { SolrParams } from "./params.ts";
+import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
+import { ResultCache } from "./result-cache.ts";
+import { selectFields } from "./select-fields.ts";
+import { orderBy } from "./sort.ts";
+import { type Stats, statsFor } from "./stats.ts";
+
+/** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
+export type SearchCaller = { subjects: ReadonlySet<string> } | "all";
+
+export interface SearchIndexHandle {
+  db: Kysely<Tables>;
+  dialect: SqlDialect;
+}
+
+export interface SearchResponse {
+  params: Record<string, string | string[]>;
+  numFound: number;
+  start: number;
+  docs: StoredDoc[];
+  facets?: FacetCounts;
+  stats?: Stats;
+  grouped?: Grouped;
+  qtime: number;
+}
+
+/** Largest page (rows) one request may ask for. */
+export const MAX_ROWS = 50_000;
+
+const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
+
+const caches = new WeakMap<Kysely<Tables>, ResultCache<SearchResponse>>();
+
+/** A search, answered from the result cache when the same caller asked the same since the index last changed. */
+export async function search(
+  index: SearchIndexHandle,
+  params: SolrParams,
+  caller: SearchCaller,
+): Promise<SearchResponse> {
+  const began = performance.now();
+  let cache = caches.get(index.db);
+  if (!cache) {
+    cache = new ResultCache(index.dialect === "postgres" ? 1000 : 60_000);
+    caches.set(index.db, cache);
+  }
+  const key = JSON.stringify([params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const cached = cache.get(index.db, key);
+  if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
+  const result = await searchUncached(index, params, caller);
+  cache.set(index.db, key, result);
+  return result;
+}
+
+async function searchUncached(
+  index: SearchIndexHandle,
+  params: SolrParams,
+  caller: SearchCaller,
+): Promise<SearchResponse> {
+  const began = performance.now();
+  const where = filterFor(index, params, caller);
+  const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
+  const rows = params.int("rows", 10, 0, MAX_ROWS);
+  const order = orderBy(params.get("sort"));
+  const { db } = index;
+  const countRow = await sql<{
+    n: number | string;
+  }>`select count(*) as n from search_docs d where ${where}`.execute(db);
+  const numFound = Number(countRow.rows[0]?.n ?? 0);
+  const response: SearchResponse = { params: params.echo(), numFound, start, docs: [], qtime: 0 };
+  if (params.bool("group")) {
+    response.grouped = await groupResults(index, params, where, order);
+  } else if (rows > 0 && start < numFound) {
+    const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
+      order by ${order} limit ${rows} offset ${start}`.execute(db);
+    const pids = page.rows.map((r) => r.pid);
+    const stored = await readStoredDocs(db, pids);
+    const pick = selectFields(params.get("fl"));
+    response.docs = pids.flatMap((pid) => {
+      const doc = stored.get(pid);
+      return doc ? [pick(doc)] : [];
+    });
+  }
+  if (params.bool("facet"))
+    response.facets = await facetCounts(index, params, where, filterContext(index, params));
+  if (params.bool("stats")) response.stats = await statsFor(index, params, where, numFound);
+  response.qtime = Math.round(performance.now() - began);
+  return response;
+}
+
+function filterContext(index: SearchIndexHandle, params: SolrParams) {
+  return (query: string) => translateQuery(query, translateOptions(index, params));
+}
+
+function translateOptions(index: SearchIndexHandle, params: SolrParams) {
+  const op = params.get("q.op")?.toUpperCase();
+  if (op !== undefined && op !== "AND" && op !== "OR")
+    throw new InvalidRequest(`q.op must be AND or OR (not ${op}).`);
+  return {
+    dialect: index.dialect,
+    defaultField: params.get("df") ?? "text",
+    ...(op ? { defaultOperator: op as "AND" | "OR" } : {}),
+  };
+}
+
+/** q, every fq, the caller's access and the archived rule, as one condition. */
+export function filterFor(index: SearchIndexHandle, params: SolrParams, caller: SearchCaller): Condition {
+  const options = translateOptions(index, params);
+  const queries = [params.get("q") ?? "*:*", ...params.all("fq")];
+  const parts = queries.map((q) => translateQuery(q, options));
+  const archivedParam = params.all("archived");
+  const asksArchived = queries.some((q) => fieldsOf(q).has("archived"));
+  if (archivedParam.length > 0) {
+    for (const q of archivedParam) parts.push(translateQuery(q, options));
+  } else if (!asksArchived) {
+    parts.push(sql`d.archived = 0`);
+  }
+  if (caller !== "all") parts.push(accessCondition(index.dialect, [...caller.subjects]));
+  return and(parts);
+}
+
+function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
+  if (subjects.length === 0) return sql`d.is_public = 1`;
+  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
+  return dialect === "postgres"
+    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
+    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
+}

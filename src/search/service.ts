@@ -1,0 +1,55 @@
+/**
+ * The query service both node roles call: engine list, engine description and query. The caller's session
+ * decides what a query may see (administrators and Coordinating Nodes see everything).
+ */
+import { isTrusted } from "../auth/access.ts";
+import type { Session } from "../auth/session.ts";
+import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
+import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
+import type { SolrParams } from "./params.ts";
+import { solrJson, solrXml } from "./response.ts";
+import { type SearchCaller, type SearchIndexHandle, search } from "./search.ts";
+
+export function listQueryEngines(): readonly string[] {
+  return QUERY_ENGINES;
+}
+
+export function queryEngineDescription(engine: string): string {
+  requireEngine(engine);
+  return serializeQueryEngineDescription();
+}
+
+/** Caller subjects as the index filters them. */
+export function searchCaller(session: Session): SearchCaller {
+  return isTrusted(session) ? "all" : { subjects: session.subjects };
+}
+
+export interface QueryAnswer {
+  contentType: string;
+  body: string;
+}
+
+/** Run a Solr query; the answer is in the format `wt` names (xml by default, as Solr). */
+export async function runQuery(
+  index: SearchIndexHandle,
+  engine: string,
+  params: SolrParams,
+  caller: SearchCaller,
+): Promise<QueryAnswer> {
+  requireEngine(engine);
+  const wt = (params.get("wt") ?? "xml").trim().toLowerCase();
+  if (wt !== "json" && wt !== "xml") {
+    throw new InvalidRequest(`wt=${wt} is not supported; use wt=json or wt=xml.`);
+  }
+  const result = await search(index, params, caller);
+  if (wt === "json") {
+    return { contentType: "application/json; charset=utf-8", body: JSON.stringify(solrJson(result)) };
+  }
+  return { contentType: "text/xml; charset=utf-8", body: solrXml(result) };
+}
+
+function requireEngine(engine: string): void {
+  if (engine !== SOLR_ENGINE) {
+    throw new NotFound(`There is no query engine "${engine}"; the engines are: ${QUERY_ENGINES.join(", ")}.`);
+  }
+}

@@ -1,0 +1,67 @@
+/** stats=true&stats.field=F: min, max, count, missing, sum, mean and stddev over the matched documents. */
+import { sql } from "kysely";
+import { InvalidRequest } from "../errors/exceptions.ts";
+import { formatSolrDate } from "./dates.ts";
+import { fieldSpec, isNumeric } from "./fields.ts";
+import type { SolrParams } from "./params.ts";
+import type { Condition } from "./query-sql.ts";
+import type { SearchIndexHandle } from "./search.ts";
+
+export type FieldStats = Record<string, string | number | null>;
+export interface Stats {
+  stats_fields: Record<string, FieldStats | null>;
+}
+
+export async function statsFor(
+  index: SearchIndexHandle,
+  params: SolrParams,
+  where: Condition,
+  numFound: number,
+): Promise<Stats> {
+  const out: Stats = { stats_fields: {} };
+  for (const field of new Set(params.all("stats.field").map((f) => f.trim()))) {
+    const spec = fieldSpec(field);
+    if (!spec) throw new InvalidRequest(`undefined field ${field}`);
+    const numeric = isNumeric(spec.type);
+    const r = await sql<{
+      mn: number | string | null;
+      mx: number | string | null;
+      c: number | string;
+      docs: number | string;
+      s: number | null;
+      ss: number | null;
+    }>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
+        count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
+      from search_values v where v.field = ${field}
+        and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db);
+    const row = r.rows[0];
+    const count = Number(row?.c ?? 0);
+    const missing = numFound - Number(row?.docs ?? 0);
+    if (!row || count === 0) {
+      out.stats_fields[field] = numeric
+        ? { min: null, max: null, count: 0, missing, sum: 0, sumOfSquares: 0, mean: null, stddev: 0 }
+        : { min: null, max: null, count: 0, missing };
+      continue;
+    }
+    if (!numeric) {
+      out.stats_fields[field] = { min: String(row.mn), max: String(row.mx), count, missing };
+      continue;
+    }
+    const sum = Number(row.s ?? 0);
+    const sumOfSquares = Number(row.ss ?? 0);
+    const mean = sum / count;
+    const stddev = count > 1 ? Math.sqrt(Math.max(0, (sumOfSquares - (sum * sum) / count) / (count - 1))) : 0;
+    const show = (n: number) => (spec.type === "date" ? formatSolrDate(n) : n);
+    out.stats_fields[field] = {
+      min: show(Number(row.mn)),
+      max: show(Number(row.mx)),
+      count,
+      missing,
+      sum,
+      sumOfSquares,
+      mean: show(mean),
+      stddev,
+    };
+  }
+  return out;
+}
