@@ -82,7 +82,8 @@ for (const dialect of testDialects()) {
       await put(hostile, fixture("eml-hostile.xml"), { formatId: EML, readers: ["public"] });
       const html = await (await call(anon, "GET", `/views/default/${enc(hostile)}`)).text();
       assert.doesNotMatch(html, /<script/i);
-      assert.doesNotMatch(html, /\son[a-z]+\s*=/i);
+      // Event-handler attributes only inside real tags (escaped text may spell them out harmlessly).
+      assert.doesNotMatch(html, /<[a-z][^>]*\son[a-z]+\s*=/i);
       assert.doesNotMatch(html, /href="javascript:/i);
     });
 
