@@ -7,7 +7,15 @@ import type { Node } from "../../types/node.ts";
 import type { NodeContext } from "../context.ts";
 
 /** The services this CN really serves, per API version (CNDiagnostic exists in v2 only). */
-const CN_SERVICES = ["CNCore", "CNRead", "CNAuthorization", "CNIdentity", "CNReplication", "CNRegister"];
+const CN_SERVICES = [
+  "CNCore",
+  "CNRead",
+  "CNAuthorization",
+  "CNIdentity",
+  "CNReplication",
+  "CNRegister",
+  "CNView",
+];
 const SERVICES_BY_VERSION = { v1: CN_SERVICES, v2: [...CN_SERVICES, "CNDiagnostic"] } as const;
 
 /** CNCore.getCapabilities: "Returns Node for the CN". */

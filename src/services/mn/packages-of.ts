@@ -39,6 +39,8 @@ export async function packagesOf(ctx: NodeContext, pid: string): Promise<string[
 }
 
 async function membersOf(ctx: NodeContext, map: StoredObject): Promise<readonly string[]> {
+  // A map known by its system metadata only (a CN's record of a map held elsewhere): no members to read here.
+  if (map.contentKey === "") return [];
   const cached = membersByContent.get(map.contentKey);
   if (cached) return cached;
   const { size } = map.digests;

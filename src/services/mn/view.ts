@@ -19,6 +19,9 @@ export function listViews(): { key: string; description: string }[] {
   return THEMES.map(({ key, description }) => ({ key, description }));
 }
 
+/** A rendered page, or (a CN's answer) the URL of the page on the node that holds the document. */
+export type ViewAnswer = { contentType: string; body: string } | { redirect: string };
+
 export async function view(
   ctx: NodeContext,
   call: CallInfo,

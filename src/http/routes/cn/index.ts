@@ -1,6 +1,8 @@
 /** Every Coordinating Node route, for one API version. */
 import type { FastifyInstance } from "fastify";
+import { cnView } from "../../../services/cn/view.ts";
 import type { RouteScope } from "../mn/context.ts";
+import { registerViewRoutes } from "../mn/view.ts";
 import { registerCnAuthorizationRoutes } from "./authorization.ts";
 import { registerCnCoreRoutes } from "./core.ts";
 import { registerCnDiagnosticRoutes } from "./diagnostic.ts";
@@ -17,4 +19,9 @@ export function registerCoordinatingNodeRoutes(app: FastifyInstance, scope: Rout
   registerCnIdentityRoutes(app, scope);
   registerCnReplicationRoutes(app, scope);
   registerCnDiagnosticRoutes(app, scope);
+  registerViewRoutes(app, scope, {
+    methods: { list: "CNView.listViews", view: "CNView.view" },
+    render: cnView,
+    label: "CNView.view",
+  });
 }

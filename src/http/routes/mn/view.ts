@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
-import { listViews, view } from "../../../services/mn/view.ts";
+import type { CallInfo } from "../../../services/context.ts";
+import { listViews, type ViewAnswer, view } from "../../../services/mn/view.ts";
 import { escapeAttr, escapeText } from "../../../types/xml.ts";
 import type { ViewLinks } from "../../../views/model.ts";
 import { callInfo, sendXml } from "../../call.ts";
@@ -16,8 +17,34 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 const V2_TYPES = "http://ns.dataone.org/service/types/v2.0";
 
-export function registerViewRoutes(app: FastifyInstance, scope: RouteScope): void {
+export interface ViewRouteOptions {
+  /** Catalogue names of the two methods (detail codes). */
+  methods: { list: string; view: string };
+  /** Renders a page, or names where the page is. */
+  render(
+    ctx: RouteScope["ctx"],
+    call: CallInfo,
+    theme: string,
+    id: string,
+    links: ViewLinks,
+  ): Promise<ViewAnswer>;
+  /** Themes for the listViews description, e.g. "MNView.view". */
+  label: string;
+}
+
+export const MN_VIEW_ROUTES: ViewRouteOptions = {
+  methods: { list: "MNView.listViews", view: "MNView.view" },
+  render: view,
+  label: "MNView.view",
+};
+
+export function registerViewRoutes(
+  app: FastifyInstance,
+  scope: RouteScope,
+  options: ViewRouteOptions = MN_VIEW_ROUTES,
+): void {
   const { ctx, prefix } = scope;
+  const { methods, render, label } = options;
   const viewsPrefix = `${prefix}/views/`;
   const links: ViewLinks = {
     object: (pid) => `${prefix}/object/${encodeURIComponent(pid)}`,
@@ -30,25 +57,26 @@ export function registerViewRoutes(app: FastifyInstance, scope: RouteScope): voi
     const options = listViews();
     return [
       `<?xml version="1.0" encoding="UTF-8"?>`,
-      `<ns2:optionList xmlns:ns2="${V2_TYPES}" key="theme" description="${escapeAttr(`Themes for MNView.view: ${options.map((o) => `${o.key} (${o.description})`).join("; ")}`)}">`,
+      `<ns2:optionList xmlns:ns2="${V2_TYPES}" key="theme" description="${escapeAttr(`Themes for ${label}: ${options.map((o) => `${o.key} (${o.description})`).join("; ")}`)}">`,
       ...options.map((o) => `<option>${escapeText(o.key)}</option>`),
       "</ns2:optionList>",
     ].join("");
   };
   for (const path of [`${prefix}/views`, `${prefix}/view`]) {
-    app.get(path, { config: { apiMethod: "MNView.listViews" } }, async (_request, reply) =>
+    app.get(path, { config: { apiMethod: methods.list } }, async (_request, reply) =>
       sendXml(reply, optionList()),
     );
   }
 
-  app.get(`${viewsPrefix}*`, { config: { apiMethod: "MNView.view" } }, async (request, reply) => {
+  app.get(`${viewsPrefix}*`, { config: { apiMethod: methods.view } }, async (request, reply) => {
     const rest = identifierAfter(request, viewsPrefix);
     const slash = rest.indexOf("/");
     const theme = slash < 0 ? "" : rest.slice(0, slash);
     const id = slash < 0 ? "" : rest.slice(slash + 1);
     if (theme === "" || id === "")
       throw new InvalidRequest("The path must be /views/{theme}/{pid}, e.g. /views/default/{pid}.");
-    const page = await view(ctx, callInfo(request), theme, id, links);
+    const page = await render(ctx, callInfo(request), theme, id, links);
+    if ("redirect" in page) return reply.code(303).header("Location", page.redirect).send();
     return reply
       .code(200)
       .type(page.contentType)

@@ -1,0 +1,42 @@
+/**
+ * CNView: listViews and view, the MN's themes over the CN's records. "The CN may redirect to the authoritative
+ * MN's view": a science metadata document or resource map the CN knows by its system metadata alone (no bytes
+ * here) is answered with 303 to `{baseURL}/v2/views/{theme}/{pid}` of its authoritative Member Node when that node
+ * is approved and its Node document lists MNView v2; otherwise the CN renders what it has, the system metadata.
+ */
+
+import { buildViewModel } from "../../views/build.ts";
+import type { ViewLinks } from "../../views/model.ts";
+import { themeFor } from "../../views/themes.ts";
+import type { CallInfo, NodeContext } from "../context.ts";
+import { logEvent } from "../mn/events.ts";
+import { readableObject } from "../mn/read.ts";
+import { memberNodeSources, type ViewAnswer, view } from "../mn/view.ts";
+import { NO_BYTES } from "./core.ts";
+import { approvedNode } from "./nodes.ts";
+
+export async function cnView(
+  ctx: NodeContext,
+  call: CallInfo,
+  theme: string,
+  id: string,
+  links: ViewLinks,
+): Promise<ViewAnswer> {
+  const object = await readableObject(ctx, call, id);
+  if (object.contentKey !== NO_BYTES) return view(ctx, call, theme, id, links);
+  const pid = object.sysmeta.identifier;
+  const authoritative = object.sysmeta.authoritativeMemberNode;
+  const holder = authoritative ? await approvedNode(ctx, authoritative) : undefined;
+  const servesViews = holder?.services.some((s) => s.name === "MNView" && s.version === "v2" && s.available);
+  if (holder && holder.type === "mn" && servesViews) {
+    return {
+      redirect: `${holder.baseURL.replace(/\/$/, "")}/v2/views/${encodeURIComponent(theme)}/${encodeURIComponent(pid)}`,
+    };
+  }
+  // No document to read here: the page of an object known by its system metadata (format undefined: data page).
+  const sources = memberNodeSources(ctx, call);
+  const model = await buildViewModel({ ...sources, format: () => undefined }, object);
+  const chosen = themeFor(theme);
+  logEvent(ctx, call, pid, "read");
+  return { contentType: chosen.contentType, body: chosen.render(model, links) };
+}
