@@ -143,7 +143,7 @@ export function indexedText(spec: FieldSpec, value: FieldValue): string {
   return String(value);
 }
 
-function storedDoc(doc: SearchDocument): StoredDoc {
+export function storedDoc(doc: SearchDocument): StoredDoc {
   const out: StoredDoc = {};
   for (const [name, values] of doc) {
     const spec = fieldSpec(name);

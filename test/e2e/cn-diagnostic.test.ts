@@ -1,14 +1,16 @@
 /**
  * CNDiagnostic on a real CN, both dialects: echoCredentials reflects the session (and the account, once there is
- * one), echoSystemMetadata applies the create rules without storing anything, echoIndexedObject is
- * NotImplemented until the search indexer exists.
+ * one), echoSystemMetadata applies the create rules without storing anything, echoIndexedObject answers what the
+ * search index would hold.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, form, okXml } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
+const EML_220 = "https://eml.ecoinformatics.org/eml-2.2.0";
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
 for (const dialect of testDialects()) {
@@ -56,17 +58,41 @@ for (const dialect of testDialects()) {
       assert.equal(broken.name, "InvalidSystemMetadata");
     });
 
-    it("echoIndexedObject is NotImplemented until the indexer exists", async () => {
-      const pid = uniquePid("idx");
-      const response = await call(alice, "POST", "/diag/object", {
-        body: form({
-          queryEngine: "solr",
-          sysmeta: { xml: sysmetaXml(pid, Buffer.from("i")) },
-          object: Buffer.from("i"),
-        }),
+    const echoIndexed = (parts: { queryEngine: string; sysmeta: string; object: Buffer }) =>
+      call(alice, "POST", "/diag/object", {
+        body: form({ queryEngine: parts.queryEngine, sysmeta: { xml: parts.sysmeta }, object: parts.object }),
       });
-      const error = await checkedError(response);
-      assert.deepEqual([error.name, error.detailCode], ["NotImplemented", "4980"]);
+
+    it("echoIndexedObject answers the document the solr index would hold, and stores nothing", async () => {
+      const pid = uniquePid("idx");
+      const eml = readFileSync(new URL("../fixtures/search/eml-2.2.0-testdoc.xml", import.meta.url));
+      const sysmeta = sysmetaXml(pid, eml, { formatId: EML_220, readers: ["public"] });
+      const response = await echoIndexed({ queryEngine: "solr", sysmeta, object: eml });
+      const body = await response.text();
+      assert.equal(response.status, 200, body);
+      assert.match(response.headers.get("content-type") ?? "", /xml/);
+      assert.match(body, /<result name="response" numFound="1"/);
+      assert.match(body, /<str name="id">[^<]+<\/str>/);
+      assert.ok(body.includes("EML Annotation Example"), "the title is extracted");
+      assert.ok(body.includes(`<str name="formatId">${EML_220}</str>`));
+      assert.equal((await call(alice, "GET", `/meta/${encodeURIComponent(pid)}`)).status, 404);
+    });
+
+    it("echoIndexedObject refusals: unknown engine, format the index does not read, invalid sysmeta", async () => {
+      const pid = uniquePid("idx-bad");
+      const eml = readFileSync(new URL("../fixtures/search/eml-2.2.0-testdoc.xml", import.meta.url));
+      const sysmeta = sysmetaXml(pid, eml, { formatId: EML_220 });
+      const engine = await checkedError(await echoIndexed({ queryEngine: "lucene9", sysmeta, object: eml }));
+      assert.deepEqual([engine.name, engine.detailCode], ["InvalidRequest", "4984"]);
+      const csv = sysmetaXml(pid, Buffer.from("a,b\n"), { formatId: "text/csv" });
+      const data = await checkedError(
+        await echoIndexed({ queryEngine: "solr", sysmeta: csv, object: Buffer.from("a,b\n") }),
+      );
+      assert.deepEqual([data.name, data.detailCode], ["UnsupportedMetadataType", "4987"]);
+      const broken = await checkedError(
+        await echoIndexed({ queryEngine: "solr", sysmeta: "<systemMetadata>", object: eml }),
+      );
+      assert.equal(broken.name, "InvalidSystemMetadata");
     });
   });
 }

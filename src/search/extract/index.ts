@@ -12,7 +12,7 @@ import { extractFgdc } from "./fgdc.ts";
 import { extractIso } from "./iso.ts";
 import { extractSchemaOrg } from "./schema-org.ts";
 
-type Extractor = (bytes: Buffer) => SearchDocument;
+export type Extractor = (bytes: Buffer) => SearchDocument;
 
 const xml =
   (read: (root: ReturnType<typeof parseXml>) => SearchDocument): Extractor =>

@@ -1,9 +1,9 @@
 /**
  * CNDiagnostic: echoCredentials (the session as SubjectInfo), echoSystemMetadata (the create rules without
- * storing anything), echoIndexedObject (needs the search indexer's extractor: NotImplemented until it exists).
+ * storing anything); echoIndexedObject is in echo-indexed.ts.
  */
 import { AUTHENTICATED_USER, PUBLIC, VERIFIED_USER } from "../../auth/subjects.ts";
-import { IdentifierNotUnique, NotImplemented } from "../../errors/exceptions.ts";
+import { IdentifierNotUnique } from "../../errors/exceptions.ts";
 import type { Person, SubjectInfo, SystemMetadata } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { checkIncoming, checkSeriesId } from "../mn/sysmeta-rules.ts";
@@ -42,10 +42,4 @@ export async function echoSystemMetadata(ctx: NodeContext, sysmeta: SystemMetada
   }
   await checkSeriesId(ctx.db.objects, sysmeta);
   return sysmeta;
-}
-
-export function echoIndexedObject(): never {
-  throw new NotImplemented(
-    "echoIndexedObject needs the search indexer's field extractor, which this node does not have yet.",
-  );
 }
