@@ -5,6 +5,7 @@
 import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
+import { tasksMigration } from "./migrations/0005-tasks.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -137,6 +138,7 @@ const MIGRATIONS: Migration[] = [
   },
   cnMigration,
   searchIndexMigration,
+  tasksMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
