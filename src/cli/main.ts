@@ -1,5 +1,6 @@
-/** The d1node command: serve, token, load, node. */
+/** The d1node command: serve, federation, token, load, node. */
 import { Command } from "commander";
+import { registerFederationCommand } from "./federation.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { registerServeCommand } from "./serve.ts";
@@ -10,6 +11,7 @@ const program = new Command()
   .description("DataONE Member Node and Coordinating Node")
   .showHelpAfterError();
 registerServeCommand(program);
+registerFederationCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
 registerNodeCommands(program);

@@ -5,6 +5,7 @@
 import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
+import { tasksMigration } from "./migrations/0005-tasks.ts";
 import { propagationLogsMigration } from "./migrations/0008-propagation-logs.ts";
 import type { Tables } from "./schema.ts";
 
@@ -138,6 +139,7 @@ const MIGRATIONS: Migration[] = [
   },
   cnMigration,
   searchIndexMigration,
+  tasksMigration,
   propagationLogsMigration,
 ];
 

@@ -167,6 +167,22 @@ export interface SearchRelationsTable {
   object: string;
 }
 
+/** The durable task queue (see src/tasks). Times in milliseconds since the epoch. */
+export interface TasksTable {
+  id: Generated<number>;
+  kind: string;
+  key: string;
+  /** JSON. */
+  payload: string;
+  state: "ready" | "running" | "dead";
+  attempts: number;
+  run_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -183,5 +199,6 @@ export interface Tables {
   search_docs: SearchDocsTable;
   search_values: SearchValuesTable;
   search_relations: SearchRelationsTable;
+  tasks: TasksTable;
   log_aggregation: LogAggregationTable;
 }

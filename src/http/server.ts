@@ -14,6 +14,8 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
+import { taskHandlers } from "../federation/handlers.ts";
+import { startupJobs } from "../federation/startup.ts";
 import { indexMissing } from "../search/indexer.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -21,6 +23,8 @@ import { loadFormatRegistry } from "../services/formats.ts";
 import { createKeyedMutex } from "../services/keyed-mutex.ts";
 import { recoverStore } from "../services/mn/ingest.ts";
 import { createFsStore } from "../store/index.ts";
+import { taskStore } from "../tasks/queue.ts";
+import { startWorker, type Worker } from "../tasks/worker.ts";
 import { buildApp } from "./app.ts";
 
 export interface RunningNode {
@@ -31,10 +35,13 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
-export async function startNode(
-  config: Readonly<Config>,
-  options: { logLevel?: string | false } = {},
-): Promise<RunningNode> {
+export interface StartOptions {
+  logLevel?: string | false;
+  /** Run queued background tasks in this process (default true; tests may drive them with runDueTasks). */
+  worker?: boolean;
+}
+
+export async function startNode(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningNode> {
   const db = await openDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
@@ -49,6 +56,8 @@ export async function startNode(
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    tasks: taskStore(db.kysely, db.dialect),
+    taskHandlers,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
@@ -70,6 +79,14 @@ export async function startNode(
     live.baseUrl = config.baseUrl.replace(/:0(?=\/|$)/, `:${port}`);
   }
   const baseUrl = live.baseUrl;
+  const worker: Worker | undefined =
+    options.worker === false
+      ? undefined
+      : startWorker(ctx, ctx.tasks, taskHandlers, {
+          onError: (task, error) =>
+            app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed"),
+        });
+  for (const job of startupJobs) await job(ctx);
   let closed = false;
   return {
     app,
@@ -81,6 +98,7 @@ export async function startNode(
       const tlsClosed = tls ? closeServer(tls) : undefined;
       await app.close();
       await tlsClosed;
+      await worker?.stop();
       await db.events.flush();
       await db.close();
       await store.close();

@@ -5,6 +5,8 @@ import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import type { Database } from "../db/types.ts";
 import type { ObjectStore } from "../store/types.ts";
+import type { TaskStore } from "../tasks/queue.ts";
+import type { TaskHandlers } from "../tasks/worker.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { KeyedMutex } from "./keyed-mutex.ts";
 
@@ -15,6 +17,10 @@ export interface NodeContext {
   formats: FormatRegistry;
   /** Serialises work on the same content key (commit vs. removal of shared bytes). */
   contentLocks: KeyedMutex;
+  /** The durable background task queue (this node's database). */
+  tasks: TaskStore;
+  /** What runs each kind of task. */
+  taskHandlers: TaskHandlers;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */
   replicaAuthorizer?: ReplicaAuthorizer;
 }

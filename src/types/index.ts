@@ -21,7 +21,7 @@ export {
   V1_EVENTS,
 } from "./lists-xml.ts";
 export * from "./node.ts";
-export { parseNode, serializeNode, serializeNodeList } from "./node-xml.ts";
+export { parseNode, parseNodeList, serializeNode, serializeNodeList } from "./node-xml.ts";
 export {
   parseAccessPolicy,
   parseReplica,

@@ -118,7 +118,20 @@ const NODE_SEQUENCE = [
 export function parseNode(xml: string | Buffer, fail: ErrorClass = InvalidRequest): Node {
   const root = parseXml(xml, fail);
   expectRoot(root, "node", [NS_V1, NS_V2], fail);
-  const v2 = root.namespace === NS_V2;
+  return readNode(root, root.namespace === NS_V2, fail);
+}
+
+/** Read a v1 or v2.0 nodeList (CNCore.listNodes, as another node answers it). */
+export function parseNodeList(xml: string | Buffer, fail: ErrorClass = InvalidRequest): Node[] {
+  const root = parseXml(xml, fail);
+  expectRoot(root, "nodeList", [NS_V1, NS_V2], fail);
+  const r = new Reader(root, "nodeList", ["node"], fail);
+  const nodes = r.many("node", 1).map((node) => readNode(node, root.namespace === NS_V2, fail));
+  r.end();
+  return nodes;
+}
+
+function readNode(root: XmlElement, v2: boolean, fail: ErrorClass): Node {
   const attributes = ["replicate", "synchronize", "type", "state"];
   const r = new Reader(root, "node", v2 ? [...NODE_SEQUENCE, "property"] : NODE_SEQUENCE, fail, attributes);
   const text = (name: string) => nonEmpty(requiredText(r, name), `node/${name}`, fail);

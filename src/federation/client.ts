@@ -1,0 +1,223 @@
+/**
+ * Calls to other nodes of the federation (document 1 and 2 REST paths), authenticated as this node: each request
+ * carries "Authorization: Bearer <token>" signed with the node's own key for its subject (config.nodeSubject).
+ * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
+ * be reached, or answers something else, is a ServiceFailure that says so.
+ */
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { loadOrCreateSigningKey } from "../auth/keys.ts";
+import { mintToken } from "../auth/tokens.ts";
+import {
+  D1Error,
+  EXCEPTION_STATUS,
+  type ExceptionName,
+  isExceptionName,
+  ServiceFailure,
+} from "../errors/exceptions.ts";
+import type { NodeContext } from "../services/context.ts";
+import { formatDateTime } from "../types/datetime.ts";
+import {
+  type LogEntry,
+  type ObjectInfo,
+  parseChecksum,
+  parseError,
+  parseLog,
+  parseNode,
+  parseNodeList,
+  parseObjectList,
+  parseSystemMetadata,
+  type Slice,
+  serializeError,
+  serializeSystemMetadata,
+} from "../types/index.ts";
+import type { Node } from "../types/node.ts";
+import type { Checksum, ReplicationStatus, SystemMetadata } from "../types/sysmeta.ts";
+
+export interface ListWindow {
+  fromDate?: Date;
+  toDate?: Date;
+  start?: number;
+  count?: number;
+}
+
+export interface D1Client {
+  readonly baseUrl: string;
+  getCapabilities(): Promise<Node>;
+  /** CNCore.listNodes. */
+  listNodes(): Promise<Node[]>;
+  listObjects(window: ListWindow & { formatId?: string }): Promise<Slice<ObjectInfo>>;
+  getSystemMetadata(pid: string): Promise<SystemMetadata>;
+  getChecksum(pid: string, algorithm?: string): Promise<Checksum>;
+  get(pid: string): Promise<Readable>;
+  getReplica(pid: string): Promise<Readable>;
+  getLogRecords(window: ListWindow): Promise<Slice<LogEntry>>;
+  /** MNReplication.replicate. */
+  replicate(sysmeta: SystemMetadata, sourceNode: string): Promise<void>;
+  /** MNRead.systemMetadataChanged. */
+  systemMetadataChanged(pid: string, serialVersion: number, modified: Date): Promise<void>;
+  /** MNRead.synchronizationFailed. */
+  synchronizationFailed(pid: string, description: string): Promise<void>;
+  /** CNRead.synchronize. */
+  synchronize(pid: string): Promise<void>;
+  /** CNReplication.setReplicationStatus. */
+  setReplicationStatus(
+    pid: string,
+    nodeId: string,
+    status: ReplicationStatus,
+    failureDescription?: string,
+  ): Promise<void>;
+}
+
+export interface ClientOptions {
+  version?: "v1" | "v2";
+  /** Per request, until the response headers arrive (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** Tokens are minted once per node and renewed an hour before they expire. */
+const TOKEN_TTL_SECONDS = 12 * 3600;
+const tokens = new WeakMap<NodeContext, { token: Promise<string>; renewAt: number }>();
+
+function nodeToken(ctx: NodeContext): Promise<string> {
+  const cached = tokens.get(ctx);
+  if (cached && Date.now() < cached.renewAt) return cached.token;
+  const { privateKey } = loadOrCreateSigningKey(ctx.config.dataDir);
+  const token = mintToken(privateKey, { subject: ctx.config.nodeSubject, ttlSeconds: TOKEN_TTL_SECONDS });
+  tokens.set(ctx, { token, renewAt: Date.now() + (TOKEN_TTL_SECONDS - 3600) * 1000 });
+  return token;
+}
+
+const path = (pid: string) => encodeURIComponent(pid);
+
+function query(params: Record<string, string | number | Date | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    search.set(name, value instanceof Date ? formatDateTime(value) : String(value));
+  }
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+function xmlPart(xml: string, filename: string): Blob {
+  return new File([xml], filename, { type: "text/xml" });
+}
+
+/** The remote node's exception, or a ServiceFailure describing what came back instead. */
+async function remoteFailure(response: Response, what: string, pid?: string): Promise<D1Error> {
+  const text = await response.text().catch(() => "");
+  try {
+    const error = parseError(text);
+    const name: ExceptionName = isExceptionName(error.exception) ? error.exception : "ServiceFailure";
+    return new D1Error(name, error.description, {
+      ...((error.pid ?? pid) ? { pid: error.pid ?? pid } : {}),
+      detailCode: error.detailCode,
+    });
+  } catch {
+    return new ServiceFailure(`${what} answered HTTP ${response.status} without a DataONE error document.`, {
+      ...(pid ? { pid } : {}),
+    });
+  }
+}
+
+export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOptions = {}): D1Client {
+  const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function call(method: string, route: string, init: { body?: FormData; pid?: string } = {}) {
+    const url = `${base}${route}`;
+    const what = `${method} ${url}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${await nodeToken(ctx)}` },
+        ...(init.body ? { body: init.body } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+      throw new ServiceFailure(`${what} could not be reached: ${cause || String(error)}`, {
+        ...(init.pid ? { pid: init.pid } : {}),
+      });
+    }
+    if (!response.ok) throw await remoteFailure(response, what, init.pid);
+    return response;
+  }
+
+  const text = async (method: string, route: string, init: { body?: FormData; pid?: string } = {}) =>
+    (await call(method, route, init)).text();
+
+  const stream = async (route: string, pid: string) => {
+    const response = await call("GET", route, { pid });
+    if (!response.body) return Readable.from([]);
+    return Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  };
+
+  const form = (parts: Record<string, string | Blob>) => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(parts)) body.append(name, value);
+    return body;
+  };
+
+  return {
+    baseUrl,
+    getCapabilities: async () => parseNode(await text("GET", "/node")),
+    listNodes: async () => parseNodeList(await text("GET", "/node")),
+    listObjects: async ({ fromDate, toDate, formatId, start, count }) =>
+      parseObjectList(await text("GET", `/object${query({ fromDate, toDate, formatId, start, count })}`)),
+    getSystemMetadata: async (pid) => parseSystemMetadata(await text("GET", `/meta/${path(pid)}`, { pid })),
+    getChecksum: async (pid, algorithm) =>
+      parseChecksum(
+        await text("GET", `/checksum/${path(pid)}${query({ checksumAlgorithm: algorithm })}`, { pid }),
+      ),
+    get: (pid) => stream(`/object/${path(pid)}`, pid),
+    getReplica: (pid) => stream(`/replica/${path(pid)}`, pid),
+    getLogRecords: async ({ fromDate, toDate, start, count }) =>
+      parseLog(await text("GET", `/log${query({ fromDate, toDate, start, count })}`)),
+    async replicate(sysmeta, sourceNode) {
+      const sysmetaXml = serializeSystemMetadata(sysmeta, options.version ?? "v2");
+      const body = form({ sysmeta: xmlPart(sysmetaXml, "sysmeta.xml"), sourceNode });
+      await text("POST", "/replicate", { body, pid: sysmeta.identifier });
+    },
+    async systemMetadataChanged(pid, serialVersion, modified) {
+      const body = form({
+        id: pid,
+        serialVersion: String(serialVersion),
+        dateSysMetaLastModified: formatDateTime(modified),
+      });
+      await text("POST", "/dirtySystemMetadata", { body, pid });
+    },
+    async synchronizationFailed(pid, description) {
+      const message = serializeError({
+        exception: "SynchronizationFailed",
+        errorCode: EXCEPTION_STATUS.SynchronizationFailed,
+        detailCode: "0",
+        description,
+        pid,
+        nodeId: ctx.config.nodeId,
+      });
+      await text("POST", "/error", { body: form({ message: xmlPart(message, "error.xml") }), pid });
+    },
+    async synchronize(pid) {
+      await text("POST", "/synchronize", { body: form({ pid }), pid });
+    },
+    async setReplicationStatus(pid, nodeId, status, failureDescription) {
+      const parts: Record<string, string | Blob> = { nodeRef: nodeId, status };
+      if (failureDescription !== undefined) {
+        const failure = serializeError({
+          exception: "ServiceFailure",
+          errorCode: EXCEPTION_STATUS.ServiceFailure,
+          detailCode: "0",
+          description: failureDescription,
+          pid,
+          nodeId: ctx.config.nodeId,
+        });
+        parts.failure = xmlPart(failure, "failure.xml");
+      }
+      await text("PUT", `/replicaNotifications/${path(pid)}`, { body: form(parts), pid });
+    },
+  };
+}

@@ -1,0 +1,4 @@
+/** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
+import type { NodeContext } from "../services/context.ts";
+
+export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [];

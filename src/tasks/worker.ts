@@ -1,0 +1,164 @@
+/**
+ * Running queued tasks: a node's worker claims due tasks with a lease, runs each with its kind's handler, and
+ * deletes it when done. A failure is retried with exponential backoff (2 s doubling, at most 10 minutes apart)
+ * and kept as dead after `maxAttempts` runs or a PermanentTaskError.
+ */
+import type { NodeContext } from "../services/context.ts";
+import type { ClaimedTask, TaskStore } from "./queue.ts";
+
+export interface Task {
+  id: number;
+  kind: string;
+  key: string;
+  payload: unknown;
+  /** Including this run. */
+  attempts: number;
+}
+
+export type TaskHandler = (ctx: NodeContext, task: Task) => Promise<void>;
+export type TaskHandlers = Readonly<Record<string, TaskHandler>>;
+
+/** Thrown by a handler: no retry, the task is kept as dead with the message. Other errors retry with backoff. */
+export class PermanentTaskError extends Error {}
+
+export interface WorkerOptions {
+  /** Tasks run at once by this worker. */
+  concurrency?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  maxAttempts?: number;
+  /** Hears failures (the worker itself never throws). */
+  onError?: (task: Task, error: unknown) => void;
+}
+
+export interface Worker {
+  /** Claims no more tasks and waits for those running (their leases lapse if they outlive `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const DEFAULTS = { concurrency: 4, leaseMs: 60_000, pollMs: 200, maxAttempts: 10 };
+
+export function retryDelayMs(attempts: number): number {
+  return Math.min(2_000 * 2 ** Math.max(0, attempts - 1), 600_000);
+}
+
+/** Runs one claimed task to its outcome; a long task keeps its lease alive meanwhile. */
+async function runClaimed(
+  ctx: NodeContext,
+  store: TaskStore,
+  handlers: TaskHandlers,
+  claimed: ClaimedTask,
+  options: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">,
+): Promise<void> {
+  const task: Task = {
+    id: claimed.id,
+    kind: claimed.kind,
+    key: claimed.key,
+    payload: claimed.payload,
+    attempts: claimed.attempts,
+  };
+  const keepLease = setInterval(() => {
+    store.extendLease(claimed, options.leaseMs).catch(() => undefined);
+  }, options.leaseMs / 3);
+  try {
+    const handler = handlers[task.kind];
+    if (!handler) throw new PermanentTaskError(`no handler for tasks of kind "${task.kind}"`);
+    await handler(ctx, task);
+    await store.complete(claimed);
+  } catch (error) {
+    options.onError?.(task, error);
+    const permanent = error instanceof PermanentTaskError || task.attempts >= options.maxAttempts;
+    const message = error instanceof Error ? error.message : String(error);
+    const retryAt = permanent ? undefined : new Date(Date.now() + retryDelayMs(task.attempts));
+    await store.fail(claimed, message, retryAt).catch(() => undefined);
+  } finally {
+    clearInterval(keepLease);
+  }
+}
+
+export function startWorker(
+  ctx: NodeContext,
+  store: TaskStore,
+  handlers: TaskHandlers,
+  options: WorkerOptions = {},
+): Worker {
+  const settings = { ...DEFAULTS, ...options };
+  const kinds = Object.keys(handlers);
+  if (kinds.length === 0) return { stop: async () => undefined };
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const onEnqueued = () => wake?.();
+  store.signals.on("enqueued", onEnqueued);
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const loop = async () => {
+    while (!stopped) {
+      const room = settings.concurrency - running.size;
+      let claimed: ClaimedTask[] = [];
+      if (room > 0) {
+        try {
+          claimed = await store.claim(kinds, room, settings.leaseMs);
+        } catch {
+          claimed = []; // the database is away; try again after the poll interval
+        }
+      }
+      for (const task of claimed) {
+        const run = runClaimed(ctx, store, handlers, task, settings).finally(() => {
+          running.delete(run);
+          wake?.();
+        });
+        running.add(run);
+      }
+      if (claimed.length === 0 || running.size >= settings.concurrency) {
+        const dueIn = room > 0 ? await store.nextDueIn(kinds).catch(() => undefined) : undefined;
+        await sleep(Math.min(settings.pollMs, dueIn ?? settings.pollMs));
+      }
+    }
+  };
+  const looping = loop();
+
+  return {
+    async stop(graceMs = 10_000) {
+      stopped = true;
+      store.signals.off("enqueued", onEnqueued);
+      wake?.();
+      await looping;
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([Promise.allSettled([...running]), grace]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * For tests and one-shot commands: run every due task (and those they enqueue, when due) one at a time until
+ * none is left; returns how many ran.
+ */
+export async function runDueTasks(
+  ctx: NodeContext,
+  options: Pick<WorkerOptions, "maxAttempts" | "onError"> = {},
+): Promise<number> {
+  const settings = { ...DEFAULTS, ...options };
+  const { tasks: store, taskHandlers: handlers } = ctx;
+  let ran = 0;
+  for (;;) {
+    const [task] = await store.claim(Object.keys(handlers), 1, settings.leaseMs);
+    if (!task) return ran;
+    await runClaimed(ctx, store, handlers, task, settings);
+    ran += 1;
+  }
+}

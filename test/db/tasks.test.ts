@@ -1,0 +1,155 @@
+/** The durable task queue and its workers, on SQLite and PostgreSQL. */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Database } from "../../src/db/types.ts";
+import type { NodeContext } from "../../src/services/context.ts";
+import { type TaskStore, taskStore } from "../../src/tasks/queue.ts";
+import { PermanentTaskError, runDueTasks, startWorker, type TaskHandlers } from "../../src/tasks/worker.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+
+/** The two context members the workers use. */
+const contextOf = (tasks: TaskStore, taskHandlers: TaskHandlers) =>
+  ({ tasks, taskHandlers }) as unknown as NodeContext;
+
+forEachDialect((name, open) => {
+  describe("task queue", () => {
+    let db: Database;
+    let queue: TaskStore;
+    before(async () => {
+      db = await open();
+      queue = taskStore(db.kysely, db.dialect);
+    });
+
+    it("keeps one waiting task per kind and key, with the earlier time and the latest payload", async () => {
+      const later = new Date(Date.now() + 60_000);
+      await queue.enqueue("dedupe", "k", { n: 1 }, { runAt: later });
+      await queue.enqueue("dedupe", "k", { n: 2 });
+      await queue.enqueue("dedupe", "k", { n: 3 }, { runAt: later });
+      await queue.enqueue("dedupe", "other", { n: 4 }, { runAt: later });
+      assert.deepEqual(await queue.pending(), { dedupe: 2 });
+      const claimed = await queue.claim(["dedupe"], 10, 60_000);
+      assert.deepEqual(
+        claimed.map((t) => [t.key, t.payload, t.attempts]),
+        [["k", { n: 3 }, 1]],
+      );
+      // While it runs, the same key may wait again (periodic work re-enqueues itself).
+      await queue.enqueue("dedupe", "k", { n: 5 }, { runAt: later });
+      assert.deepEqual(await queue.pending(), { dedupe: 3 });
+      await queue.complete(claimed[0] as (typeof claimed)[0]);
+      assert.deepEqual(await queue.pending(), { dedupe: 2 });
+    });
+
+    it("leases: a claimed task is not claimed again until its lease lapses, and a lapsed owner cannot finish it", async () => {
+      await queue.enqueue("lease", "a", null);
+      const [first] = await queue.claim(["lease"], 5, 150);
+      assert.ok(first);
+      assert.deepEqual(await queue.claim(["lease"], 5, 150), []);
+      await sleep(200);
+      const [second] = await queue.claim(["lease"], 5, 60_000);
+      assert.equal(second?.id, first.id);
+      assert.equal(second?.attempts, 2);
+      assert.equal(await queue.extendLease(first, 60_000), false);
+      await queue.complete(first); // not the owner any more: nothing happens
+      assert.deepEqual(await queue.pending(), { lease: 1, dedupe: 2 });
+      assert.equal(await queue.extendLease(second as typeof first, 60_000), true);
+      await queue.complete(second as typeof first);
+      assert.equal((await queue.pending()).lease, undefined);
+    });
+
+    it("retries after a failure at the given time, keeps dead tasks, and lets a newer waiting task supersede a retry", async () => {
+      await queue.enqueue("retry", "r", null);
+      const [task] = await queue.claim(["retry"], 1, 60_000);
+      assert.ok(task);
+      await queue.fail(task, "first failure", new Date(Date.now() + 100));
+      assert.deepEqual(await queue.claim(["retry"], 1, 60_000), []);
+      await sleep(150);
+      const [again] = await queue.claim(["retry"], 1, 60_000);
+      assert.equal(again?.attempts, 2);
+      await queue.fail(again as typeof task, "for good", undefined);
+      assert.deepEqual(
+        (await queue.dead()).map((t) => [t.kind, t.key, t.attempts, t.lastError]),
+        [["retry", "r", 2, "for good"]],
+      );
+
+      await queue.enqueue("retry", "s", { old: true });
+      const [running] = await queue.claim(["retry"], 1, 60_000);
+      await queue.enqueue("retry", "s", { old: false });
+      await queue.fail(running as typeof task, "failed while a newer one waits", new Date());
+      const [newer] = await queue.claim(["retry"], 5, 60_000);
+      assert.deepEqual(newer?.payload, { old: false });
+      assert.deepEqual(await queue.claim(["retry"], 5, 60_000), []);
+      await queue.complete(newer as typeof task);
+    });
+
+    it("runDueTasks runs due tasks and those they enqueue; errors back off; PermanentTaskError dies", async () => {
+      const seen: string[] = [];
+      let flaky = 0;
+      const handlers: TaskHandlers = {
+        chain: async (ctx, task) => {
+          seen.push(`chain ${task.key}`);
+          const n = Number(task.key);
+          if (n < 3) await ctx.tasks.enqueue("chain", String(n + 1), null);
+        },
+        flaky: async () => {
+          flaky += 1;
+          throw new Error("the remote node is away");
+        },
+        doomed: async () => {
+          throw new PermanentTaskError("bad input");
+        },
+      };
+      const ctx = contextOf(queue, handlers);
+      await queue.enqueue("chain", "1", null);
+      await queue.enqueue("flaky", "f", null);
+      await queue.enqueue("doomed", "d", null);
+      assert.equal(await runDueTasks(ctx), 5);
+      assert.deepEqual(seen, ["chain 1", "chain 2", "chain 3"]);
+      assert.equal(flaky, 1);
+      assert.equal((await queue.pending()).flaky, 1, "waits for its retry");
+      assert.ok((await queue.dead()).some((t) => t.kind === "doomed" && t.lastError === "bad input"));
+      assert.equal(await runDueTasks(ctx), 0, "the retry is not due yet");
+    });
+
+    it("a worker runs tasks as they are enqueued and stops cleanly", async () => {
+      const done: string[] = [];
+      const handlers: TaskHandlers = {
+        ping: async (_ctx, task) => {
+          done.push(task.key);
+        },
+      };
+      const worker = startWorker(contextOf(queue, handlers), queue, handlers, { pollMs: 5_000 });
+      const started = Date.now();
+      for (let i = 0; i < 20; i += 1) await queue.enqueue("ping", `p${i}`, null);
+      while (done.length < 20 && Date.now() - started < 5_000) await sleep(10);
+      assert.equal(done.length, 20);
+      assert.ok(Date.now() - started < 2_000, "woken by enqueue, not by the 5 s poll");
+      await worker.stop();
+      assert.equal((await queue.pending()).ping, undefined);
+    });
+
+    if (name === "postgres") {
+      it("two worker processes on one database never run a task twice", async () => {
+        const other = await open(db);
+        const otherQueue = taskStore(other.kysely, other.dialect);
+        const runs = new Map<string, number>();
+        const handler = async (_ctx: NodeContext, task: { key: string }) => {
+          runs.set(task.key, (runs.get(task.key) ?? 0) + 1);
+          await sleep(2);
+        };
+        const handlers: TaskHandlers = { work: handler };
+        for (let i = 0; i < 300; i += 1) await queue.enqueue("work", `w${i}`, null);
+        const workers = [
+          startWorker(contextOf(queue, handlers), queue, handlers, { concurrency: 4, pollMs: 20 }),
+          startWorker(contextOf(otherQueue, handlers), otherQueue, handlers, { concurrency: 4, pollMs: 20 }),
+        ];
+        const started = Date.now();
+        while (runs.size < 300 && Date.now() - started < 20_000) await sleep(20);
+        await Promise.all(workers.map((w) => w.stop()));
+        assert.equal(runs.size, 300);
+        assert.deepEqual([...new Set(runs.values())], [1]);
+        assert.equal((await queue.pending()).work, undefined);
+      });
+    }
+  });
+});
