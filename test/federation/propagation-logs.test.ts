@@ -19,7 +19,7 @@ import { parseLog } from "../../src/types/index.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
 import { startTestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
-import { elementText, uniquePid } from "../helpers/sysmeta.ts";
+import { elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
 const OWNER = "CN=Owner,O=d1node,C=US,DC=cilogon,DC=org";
@@ -166,6 +166,21 @@ for (const dialect of testDialects()) {
       assert.equal((await call(cnCaller, "POST", "/dirtySystemMetadata", { body })).status, 200);
       assert.equal(await runDueTasks(mn2.ctx), 0, "no refresh was scheduled");
       assert.equal(await metaOn(mn2), before);
+    });
+
+    it("a node that refuses the announcement (it does not hold the object) ends the delivery as dead", async () => {
+      const stray = uniquePid("stray");
+      const nodeId = mn2.ctx.config.nodeId;
+      const xml = sysmetaXml(stray, BYTES, {
+        extra: `<originMemberNode>${nodeId}</originMemberNode><authoritativeMemberNode>${nodeId}</authoritativeMemberNode>`,
+      });
+      const admin = await as(cn, fed.adminSubject);
+      await okXml(await call(admin, "POST", "/meta", { body: form({ pid: stray, sysmeta: { xml } }) }));
+      await okXml(await call(admin, "PUT", `/archive/${enc(stray)}`));
+      await settle(cn, mn2);
+      const dead = (await cn.ctx.tasks.dead()).filter((task) => task.key === `${nodeId} ${stray}`);
+      assert.equal(dead.length, 1);
+      assert.match(dead[0]?.lastError ?? "", /InvalidRequest/);
     });
 
     it("the MNs' events reach the CN's getLogRecords once each, with their node ids, after two runs", async () => {
