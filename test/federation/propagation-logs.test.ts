@@ -166,6 +166,15 @@ for (const dialect of testDialects()) {
       assert.equal((await call(cnCaller, "POST", "/dirtySystemMetadata", { body })).status, 200);
       assert.equal(await runDueTasks(mn2.ctx), 0, "no refresh was scheduled");
       assert.equal(await metaOn(mn2), before);
+      // Announced as newer, but the CN's copy is not: the refresh runs and leaves the local copy as it is.
+      const inflated = form({
+        id: pid,
+        serialVersion: "99",
+        dateSysMetaLastModified: new Date().toISOString(),
+      });
+      assert.equal((await call(cnCaller, "POST", "/dirtySystemMetadata", { body: inflated })).status, 200);
+      assert.equal(await runDueTasks(mn2.ctx), 1, "one refresh ran");
+      assert.equal(await metaOn(mn2), before);
     });
 
     it("a node that refuses the announcement (it does not hold the object) ends the delivery as dead", async () => {
