@@ -227,3 +227,35 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe("change propagation with the nodes' own workers", () => {
+  let fed: Federation & { dir: string };
+  after(() => fed?.close());
+
+  it("a CN access policy change is enforced on the MN without anything driving the tasks", async () => {
+    fed = await startTestFederation("sqlite", { mnCount: 1 });
+    const [mn] = fed.mns as [RunningNode];
+    const pid = uniquePid("by-itself");
+    const as = async (node: RunningNode, subject: string): Promise<Caller> => ({
+      baseUrl: node.baseUrl,
+      token: await fed.token(subject),
+    });
+    await okXml(await create(await as(mn, OWNER), pid, BYTES, { rightsHolder: OWNER, readers: [] }));
+    const sysmeta = await okXml(await call(await as(mn, OWNER), "GET", `/meta/${enc(pid)}`));
+    const admin = await as(fed.cn, fed.adminSubject);
+    await okXml(await call(admin, "POST", "/meta", { body: form({ pid, sysmeta: { xml: sysmeta } }) }));
+    const body = form({ accessPolicy: { xml: policyXml(FRIEND) }, serialVersion: "1" });
+    assert.equal(
+      (await call(await as(fed.cn, OWNER), "PUT", `/accessRules/${enc(pid)}`, { body })).status,
+      200,
+    );
+    const friend = await as(mn, FRIEND);
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await call(friend, "GET", `/meta/${enc(pid)}`)).status;
+      if (status !== 200) await sleep(100);
+    }
+    assert.equal(status, 200);
+  });
+});
