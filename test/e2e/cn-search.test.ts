@@ -15,6 +15,8 @@ import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/sysm
 
 const OWNER = "CN=Search Owner,DC=example,DC=org";
 const READER = "CN=Search Reader,DC=example,DC=org";
+const MEMBER = "CN=Group Member,DC=example,DC=org";
+const GROUP = "CN=search-readers,DC=example,DC=org";
 const EML210 = "eml://ecoinformatics.org/eml-2.1.0";
 const EML220 = "https://eml.ecoinformatics.org/eml-2.2.0";
 const MN = "urn:node:SEARCHMN";
@@ -156,6 +158,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual(doc, { title: "EML Annotation Example", isPublic: false, readPermission: [READER] });
     });
 
+    it("a group's registered members see what the group may read (the session as the CN expands it)", async () => {
+      const member = { baseUrl: node.baseUrl, token: await node.token(MEMBER) };
+      const person = `<?xml version="1.0" encoding="UTF-8"?><d1:person xmlns:d1="http://ns.dataone.org/service/types/v1"><subject>${MEMBER}</subject><givenName>Group</givenName><familyName>Member</familyName></d1:person>`;
+      await okXml(await call(member, "POST", "/accounts", { body: form({ person: { xml: person } }) }));
+      const groupXml = `<?xml version="1.0" encoding="UTF-8"?><d1:group xmlns:d1="http://ns.dataone.org/service/types/v1"><subject>${GROUP}</subject><groupName>${tag}</groupName><hasMember>${MEMBER}</hasMember><rightsHolder>${OWNER}</rightsHolder></d1:group>`;
+      await okXml(await call(owner, "POST", "/groups", { body: form({ group: { xml: groupXml } }) }));
+      const pid = `${tag}-grouped`;
+      const created = await create(admin, pid, Buffer.from("g"), { rightsHolder: OWNER, readers: [GROUP] });
+      assert.equal(created.status, 200, await created.text());
+      assert.deepEqual(await ids(member, `id:"${pid}"`), [pid]);
+      assert.deepEqual(await ids(reader, `id:"${pid}"`), []);
+      const search = await okXml(await call(member, "GET", `/search/solr/${enc(`id:"${pid}"`)}`));
+      assert.match(search, /total="1"/);
+      await okXml(await call(admin, "DELETE", `/object/${enc(pid)}`));
+    });
+
     it("answers POSTed multipart queries (as MetacatUI sends them), queries in the path, and wt=xml", async () => {
       const body = new FormData();
       body.append("q", `formatType:METADATA AND -obsoletedBy:* AND id:${tag}*`);
@@ -213,7 +231,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await ids(anon, `id:"${remoteEmlPid}" AND archived:true`), [remoteEmlPid]);
     });
 
-    it("setObsoletedBy, updateSystemMetadata, replica metadata and delete show in the next answer", async () => {
+    it("setObsoletedBy, updateSystemMetadata, replication policy and replica metadata, delete show at once", async () => {
       const pid = uniquePid("cns-life");
       const xml = sysmetaXml(pid, Buffer.from("life"), { rightsHolder: OWNER, extra: HELD_BY_MN });
       await okXml(await register(pid, xml));
@@ -229,6 +247,15 @@ for (const dialect of testDialects()) {
       });
       assert.equal(renamed.status, 200, await renamed.text());
       assert.deepEqual(await ids(anon, "fileName:renamed.csv"), [pid]);
+
+      const policy = `<?xml version="1.0" encoding="UTF-8"?><d1:replicationPolicy xmlns:d1="http://ns.dataone.org/service/types/v1" replicationAllowed="true" numberReplicas="2"><preferredMemberNode>urn:node:PREFERRED</preferredMemberNode></d1:replicationPolicy>`;
+      const setPolicy = await call(owner, "PUT", `/replicaPolicies/${enc(pid)}`, {
+        body: form({ policy: { xml: policy }, serialVersion: await serialVersion(pid) }),
+      });
+      assert.equal(setPolicy.status, 200, await setPolicy.text());
+      const [withPolicy] = (await solr(anon, `q=id:"${pid}"&fl=numberReplicas,preferredReplicationMN`))
+        .response.docs;
+      assert.deepEqual(withPolicy, { numberReplicas: 2, preferredReplicationMN: ["urn:node:PREFERRED"] });
 
       const replica = `<?xml version="1.0" encoding="UTF-8"?><d1:replica xmlns:d1="http://ns.dataone.org/service/types/v1"><replicaMemberNode>urn:node:REPLICAMN</replicaMemberNode><replicationStatus>completed</replicationStatus><replicaVerified>2026-01-01T00:00:00Z</replicaVerified></d1:replica>`;
       const added = await call(cn, "PUT", `/replicaMetadata/${enc(pid)}`, {
