@@ -2,8 +2,9 @@
  * CNRead.listQueryEngines, getQueryEngineDescription, query and search on a real listening Coordinating Node,
  * SQLite and PostgreSQL: objects created through CNCore.create are searchable with their science metadata, objects
  * registered by system metadata alone by their system metadata; every CN write (setAccessPolicy, setRightsHolder,
- * archive, setObsoletedBy, updateSystemMetadata, replica metadata, delete) shows in the next answer; access and
- * archived filtering; v1 and v2; DataONE documents validate, Solr's XML is well-formed.
+ * archive, setObsoletedBy, updateSystemMetadata, replication policy and replica metadata, delete) shows in the
+ * next answer; access (readers, rights holders, group members) and archived filtering; v1 and v2; DataONE
+ * documents validate, Solr's XML is well-formed.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
