@@ -1,4 +1,5 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
 import type { NodeContext } from "../services/context.ts";
+import { startReplicationPasses } from "./replication/tasks.ts";
 
-export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [];
+export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [startReplicationPasses];
