@@ -215,3 +215,41 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+for (const dialect of testDialects()) {
+  describe(`replication with every node's worker running (${dialect})`, () => {
+    let fed: TestFederation;
+    before(async () => {
+      fed = await startTestFederation(dialect, {
+        mnCount: 3,
+        settings: (name) => (name === "cn" ? {} : { replicate: true }),
+      });
+    });
+    after(() => fed?.close());
+
+    it("replicas on MN2 and MN3 complete on their own, both reports kept", async () => {
+      const mn1 = fed.mns[0] as RunningNode;
+      const pids = [uniquePid("live"), uniquePid("live")];
+      const admin = { baseUrl: mn1.baseUrl, token: await fed.token(fed.adminSubject) };
+      for (const pid of pids) {
+        await okXml(await create(admin, pid, Buffer.from(`live ${pid}\n`), { extra: policy({ number: 2 }) }));
+        await synchronizeToCn(fed, mn1, pid);
+        await scheduleReplication(fed.cn.ctx, pid);
+      }
+      const deadline = Date.now() + 30_000;
+      const statuses = async (pid: string) =>
+        ((await fed.cn.ctx.db.objects.get(pid))?.sysmeta.replicas ?? [])
+          .map((r) => `${r.replicaMemberNode}=${r.replicationStatus}`)
+          .sort();
+      const done = [`${id(2)}=completed`, `${id(3)}=completed`];
+      for (const pid of pids) {
+        while (JSON.stringify(await statuses(pid)) !== JSON.stringify(done)) {
+          if (Date.now() > deadline) assert.fail(`${pid}: ${(await statuses(pid)).join(", ")}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      assert.deepEqual(await fed.cn.ctx.tasks.dead(), []);
+      for (const mn of fed.mns) assert.deepEqual(await mn.ctx.tasks.dead(), []);
+    });
+  });
+}
