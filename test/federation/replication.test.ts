@@ -6,16 +6,19 @@
  * and copied anew. Tasks are run by hand (runDueTasks), so every step is deterministic.
  */
 import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { clientFor } from "../../src/federation/client.ts";
 import { auditReplicas } from "../../src/federation/replication/audit.ts";
 import { nodeRecords } from "../../src/federation/replication/node-records.ts";
 import { scheduleReplication } from "../../src/federation/replication/outcomes.ts";
 import { planReplication } from "../../src/federation/replication/plan.ts";
+import { scanForReplication } from "../../src/federation/replication/scan.ts";
 import type { RunningNode } from "../../src/http/server.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
+import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
-import { call, create, enc, okXml } from "../helpers/client.ts";
+import { call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { corruptStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
@@ -198,6 +201,74 @@ for (const dialect of testDialects()) {
       const cnCaller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
       const resolved = await call(cnCaller, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });
       assert.doesNotMatch(await resolved.text(), new RegExp(id(2)));
+    });
+
+    it("the periodic scan plans objects short of replicas", async () => {
+      const pid = uniquePid("scan");
+      const admin = { baseUrl: mn(1).baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(
+        await create(admin, pid, Buffer.from("scan\n"), { extra: policy({ number: 1, preferred: [4] }) }),
+      );
+      await synchronizeToCn(fed, mn(1), pid);
+      assert.ok((await scanForReplication(fed.cn.ctx)) >= 1);
+      await settle(up);
+      assert.deepEqual(await replicasOnCn(pid), { MN4: "completed" });
+    });
+
+    it("a large object is streamed to its replica; a replica cannot be updated where it is held", async () => {
+      const bytes = randomBytes(6 * 1024 * 1024 + 7);
+      const pid = await replicated("large", bytes, policy({ number: 1, preferred: [4] }));
+      assert.deepEqual(await replicasOnCn(pid), { MN4: "completed" });
+      const copy = await bytesOf(await clientFor(fed.cn.ctx, mn(4).baseUrl).get(pid));
+      assert.equal(
+        createHash("sha256").update(copy).digest("hex"),
+        createHash("sha256").update(bytes).digest("hex"),
+      );
+      const onHolder = { baseUrl: mn(4).baseUrl, token: await fed.token(fed.adminSubject) };
+      const refused = await checkedError(
+        await update(onHolder, pid, uniquePid("large-v2"), Buffer.from("v2")),
+      );
+      assert.deepEqual([refused.name, refused.detailCode], ["InvalidRequest", "1202"]);
+      assert.match(refused.body, /authoritative Member Node urn:node:LOCALMN1/);
+    });
+
+    it("bytes that do not match the CN's checksum are reported failed, with the reason", async () => {
+      const pid = uniquePid("mismatch");
+      const admin = { baseUrl: mn(1).baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(
+        await create(admin, pid, Buffer.from("mismatch\n"), { extra: policy({ number: 1, preferred: [2] }) }),
+      );
+      await synchronizeToCn(fed, mn(1), pid, (s) => ({
+        ...s,
+        checksum: { algorithm: "SHA-1", value: "0".repeat(40) },
+      }));
+      await scheduleReplication(fed.cn.ctx, pid);
+      await settle(up);
+      const replicas = await replicasOnCn(pid);
+      assert.equal(replicas.MN2, "failed");
+      assert.ok(Object.values(replicas).every((s) => s === "failed"));
+      for (const n of [2, 3, 4]) assert.equal(await mn(n).ctx.db.objects.get(pid), undefined);
+      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(2));
+      assert.match(record?.lastFailure ?? "", /checksum/);
+    });
+
+    it("a completed report the CN no longer expects: the node removes its copy again", async () => {
+      const pid = uniquePid("late");
+      const admin = { baseUrl: mn(1).baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(
+        await create(admin, pid, Buffer.from("late\n"), { extra: policy({ number: 1, preferred: [2] }) }),
+      );
+      await synchronizeToCn(fed, mn(1), pid);
+      await planReplication(fed.cn.ctx, pid);
+      await runDueTasks(fed.cn.ctx); // MN2 is asked: requested
+      assert.deepEqual(await replicasOnCn(pid), { MN2: "requested" });
+      await changeReplicaList(fed.cn.ctx, pid, (current) =>
+        current.replicas.map((r) => ({ ...r, replicationStatus: "failed" as const })),
+      );
+      await runDueTasks(mn(2).ctx); // pulls, reports completed, is refused
+      assert.equal(await mn(2).ctx.db.objects.get(pid), undefined);
+      assert.deepEqual(await mn(2).ctx.tasks.dead(), []);
+      assert.deepEqual(await replicasOnCn(pid), { MN2: "failed" });
     });
 
     it("a target that is down is failed and replaced by another node, without duplicates", async () => {

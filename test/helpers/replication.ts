@@ -5,11 +5,17 @@ import { clientFor } from "../../src/federation/client.ts";
 import type { RunningNode } from "../../src/http/server.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
+import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import type { TestFederation } from "./federation.ts";
 
 /** The CN takes the MN's system metadata as its authoritative copy (as a harvest does). */
-export async function synchronizeToCn(fed: TestFederation, mn: RunningNode, pid: string): Promise<void> {
-  const sysmeta = await clientFor(fed.cn.ctx, mn.baseUrl).getSystemMetadata(pid);
+export async function synchronizeToCn(
+  fed: TestFederation,
+  mn: RunningNode,
+  pid: string,
+  edit: (sysmeta: SystemMetadata) => SystemMetadata = (s) => s,
+): Promise<void> {
+  const sysmeta = edit(await clientFor(fed.cn.ctx, mn.baseUrl).getSystemMetadata(pid));
   const digests = { size: sysmeta.size, md5: "", sha1: "", sha256: "" };
   await fed.cn.ctx.db.objects.insert({ sysmeta, contentKey: NO_BYTES, digests, isReplica: false });
 }

@@ -26,16 +26,12 @@ export async function reportReplicaStatusTask(ctx: NodeContext, task: Task): Pro
   } catch (error) {
     const refused =
       error instanceof D1Error && (error.exception === "InvalidRequest" || error.exception === "NotFound");
-    if (!refused) throw error;
-    if (status === "completed") {
-      const held = await ctx.db.objects.get(pid);
-      if (held?.isReplica) {
-        await removeObject(ctx, held);
-        await indexRemoval(ctx, pid);
-      }
+    if (!refused) throw error; // the CN is away: retried with backoff
+    if (status !== "completed") return;
+    const held = await ctx.db.objects.get(pid);
+    if (held?.isReplica) {
+      await removeObject(ctx, held);
+      await indexRemoval(ctx, pid);
     }
-    throw new PermanentTaskError(
-      `The Coordinating Node refused the ${status} report on "${pid}": ${error.description}`,
-    );
   }
 }
