@@ -1,5 +1,11 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
 import type { NodeContext } from "../services/context.ts";
+import { startLogAggregation } from "./logs/tasks.ts";
+import { queueRecordedRefreshes } from "./propagation/tasks.ts";
 import { startReplicationPasses } from "./replication/tasks.ts";
 
-export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [startReplicationPasses];
+export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
+  startLogAggregation,
+  queueRecordedRefreshes,
+  startReplicationPasses,
+];

@@ -3,9 +3,11 @@
  * deleteReplicationMetadata, isNodeAuthorized. The replication engine (scheduling and pulling replicas) is not
  * here; these keep the replica list of the authoritative system metadata.
  */
+
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import { replicationStatusReported, scheduleReplication } from "../../federation/replication/outcomes.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import {
@@ -36,6 +38,7 @@ export async function setReplicationPolicy(
     );
   }
   await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
+  await announceSysmetaChange(ctx, object.sysmeta.identifier);
   await scheduleReplication(ctx, object.sysmeta.identifier);
   return true;
 }
@@ -123,6 +126,7 @@ export async function changeReplicaList(
     const next = nextRevision(current.sysmeta, new Date(), { replicas });
     try {
       await ctx.db.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+      await announceSysmetaChange(ctx, pid);
       return next;
     } catch (error) {
       if (!(error instanceof StaleVersionError) || attempt >= 50) throw error;
@@ -143,6 +147,7 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -163,6 +168,7 @@ export async function deleteReplicationMetadata(
     }
     return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
   });
+  await announceSysmetaChange(ctx, pid);
   await scheduleReplication(ctx, pid);
   return true;
 }
