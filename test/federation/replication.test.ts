@@ -21,7 +21,7 @@ import type { Replica } from "../../src/types/sysmeta.ts";
 import { call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
-import { corruptStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
+import { corruptStoredBytes, removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const id = (n: number) => `urn:node:LOCALMN${n}`;
@@ -201,6 +201,20 @@ for (const dialect of testDialects()) {
       const cnCaller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
       const resolved = await call(cnCaller, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });
       assert.doesNotMatch(await resolved.text(), new RegExp(id(2)));
+    });
+
+    it("a replica whose bytes are gone from its holder's store is invalidated and copied anew", async () => {
+      const pid = await replicated("gone", Buffer.from("gone\n"), policy({ number: 1, preferred: [3] }));
+      assert.deepEqual(await replicasOnCn(pid), { MN3: "completed" });
+      await removeStoredBytes(mn(3), pid);
+      const report = await auditReplicas(fed.cn.ctx);
+      assert.equal(report.invalidated, 1);
+      await settle(up);
+      const after = await replicasOnCn(pid);
+      assert.equal(after.MN3, "invalidated");
+      assert.equal(Object.values(after).filter((s) => s === "completed").length, 1);
+      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(3));
+      assert.match(record?.lastFailure ?? "", /no longer holds/);
     });
 
     it("the periodic scan plans objects short of replicas", async () => {

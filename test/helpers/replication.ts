@@ -1,5 +1,5 @@
 /** Replication tests: objects made known to the CN as synchronization would, and tasks run until none is left. */
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { clientFor } from "../../src/federation/client.ts";
 import type { RunningNode } from "../../src/http/server.ts";
@@ -38,6 +38,15 @@ export async function corruptStoredBytes(node: RunningNode, pid: string): Promis
   if (!file) throw new Error(`no stored file for ${object.contentKey}`);
   const bytes = await readFile(file);
   await writeFile(file, Buffer.from(bytes.map((b) => b ^ 0xff)));
+}
+
+/** Deletes the stored bytes of `pid` on a node (its row stays). */
+export async function removeStoredBytes(node: RunningNode, pid: string): Promise<void> {
+  const object = await node.ctx.db.objects.get(pid);
+  if (!object) throw new Error(`${pid} is not on ${node.ctx.config.nodeId}`);
+  const file = await findFile(path.join(node.ctx.config.dataDir, "store"), object.contentKey);
+  if (!file) throw new Error(`no stored file for ${object.contentKey}`);
+  await rm(file);
 }
 
 async function findFile(dir: string, key: string): Promise<string | undefined> {

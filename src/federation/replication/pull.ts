@@ -6,7 +6,7 @@
  * is away does not make the node pull again. Failures that retrying cannot mend, or the last attempt, are
  * reported as failed with their description.
  */
-import { D1Error, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
+import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { indexNewObject, indexRemoval } from "../../search/hooks.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { checkDigests, ingest, removeObject } from "../../services/mn/ingest.ts";
@@ -89,7 +89,11 @@ export async function pullReplica(
     checkDigests(sysmeta, staged.digests);
     await ingest(ctx, staged, (tx, contentKey) =>
       tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: true }),
-    );
+    ).catch(async (error: unknown) => {
+      // A pull of the same object that ran at the same time stored it first: that copy is checked bytes too.
+      const stored = error instanceof IdentifierNotUnique ? await ctx.db.objects.get(pid) : undefined;
+      if (!stored?.isReplica) throw error;
+    });
   } finally {
     await staged.discard();
   }
