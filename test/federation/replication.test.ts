@@ -10,11 +10,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { clientFor } from "../../src/federation/client.ts";
 import { auditReplicas } from "../../src/federation/replication/audit.ts";
+import { PULL_REPLICA } from "../../src/federation/replication/kinds.ts";
 import { nodeRecords } from "../../src/federation/replication/node-records.ts";
 import { scheduleReplication } from "../../src/federation/replication/outcomes.ts";
 import { planReplication } from "../../src/federation/replication/plan.ts";
 import { scanForReplication } from "../../src/federation/replication/scan.ts";
-import type { RunningNode } from "../../src/http/server.ts";
+import { type RunningNode, startNode } from "../../src/http/server.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
@@ -335,6 +336,85 @@ for (const dialect of testDialects()) {
       }
       assert.deepEqual(await fed.cn.ctx.tasks.dead(), []);
       for (const mn of fed.mns) assert.deepEqual(await mn.ctx.tasks.dead(), []);
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`replication when nodes go down and come back (${dialect})`, () => {
+    let fed: TestFederation;
+    const restarted: RunningNode[] = [];
+    before(async () => {
+      fed = await startTestFederation(dialect, {
+        mnCount: 2,
+        worker: false,
+        settings: (name) =>
+          name === "cn"
+            ? { replicationRequestTimeout: 1, replicationScanInterval: 0, replicaAuditInterval: 0 }
+            : { replicate: true },
+      });
+    });
+    after(async () => {
+      for (const node of restarted) await node.close();
+      await fed?.close();
+    });
+
+    /** Stops a node and starts it again on the same port, data folder and database. */
+    async function restart(node: RunningNode, whileDown: () => Promise<void>): Promise<RunningNode> {
+      await node.close();
+      await whileDown();
+      const again = await startNode(node.ctx.config, { worker: false, logLevel: false });
+      restarted.push(again);
+      return again;
+    }
+
+    it("a target that was down gets the replica later, when it is back; one entry, no duplicate", async () => {
+      const [mn1, mn2] = fed.mns as [RunningNode, RunningNode];
+      const pid = uniquePid("later");
+      const admin = { baseUrl: mn1.baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(await create(admin, pid, Buffer.from("later\n"), { extra: policy({ number: 1 }) }));
+      await synchronizeToCn(fed, mn1, pid);
+      let mn2Again = mn2;
+      mn2Again = await restart(mn2, async () => {
+        await scheduleReplication(fed.cn.ctx, pid);
+        await settle([fed.cn, mn1]);
+        const object = await fed.cn.ctx.db.objects.get(pid);
+        assert.deepEqual(
+          object?.sysmeta.replicas.map((r) => [r.replicaMemberNode, r.replicationStatus]),
+          [[id(2), "failed"]],
+        );
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // past the retry delay
+      assert.equal(await scanForReplication(fed.cn.ctx), 1);
+      await settle([fed.cn, mn1, mn2Again]);
+      const object = await fed.cn.ctx.db.objects.get(pid);
+      assert.deepEqual(
+        object?.sysmeta.replicas.map((r) => [r.replicaMemberNode, r.replicationStatus]),
+        [[id(2), "completed"]],
+      );
+      assert.equal((await mn2Again.ctx.db.objects.get(pid))?.isReplica, true);
+    });
+
+    it("a source that is down while the target pulls: the pull is tried again and completes", async () => {
+      const mn1 = fed.mns[0] as RunningNode;
+      const mn2 = restarted[0] as RunningNode;
+      const pid = uniquePid("source-down");
+      const admin = { baseUrl: mn1.baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(await create(admin, pid, Buffer.from("source down\n"), { extra: policy({ number: 1 }) }));
+      await synchronizeToCn(fed, mn1, pid);
+      await scheduleReplication(fed.cn.ctx, pid);
+      await settle([fed.cn]); // MN2 accepts: its pull is queued
+      const mn1Again = await restart(mn1, async () => {
+        await runDueTasks(mn2.ctx); // the pull fails: the source cannot be reached
+        assert.equal((await mn2.ctx.tasks.pending())[PULL_REPLICA], 1);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2100)); // the queue's first retry delay
+      await settle([fed.cn, mn1Again, mn2]);
+      const object = await fed.cn.ctx.db.objects.get(pid);
+      assert.deepEqual(
+        object?.sysmeta.replicas.map((r) => [r.replicaMemberNode, r.replicationStatus]),
+        [[id(2), "completed"]],
+      );
     });
   });
 }
