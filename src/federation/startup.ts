@@ -2,8 +2,10 @@
 import type { NodeContext } from "../services/context.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
+import { startReplicationPasses } from "./replication/tasks.ts";
 
 export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   startLogAggregation,
   queueRecordedRefreshes,
+  startReplicationPasses,
 ];
