@@ -55,6 +55,8 @@ export interface Config {
   proxyClientAddressHeader: string;
   /** Base URL of the Coordinating Node (e.g. https://cn.dataone.org/cn); unset: standalone, no lookups. */
   cnBaseUrl: string | undefined;
+  /** After a create, update, updateSystemMetadata or archive, ask the CN (cnBaseUrl) to synchronize the object. */
+  notifyCn: boolean;
   /** Seconds a CN answer on a subject's groups and identities is reused. */
   cnSubjectInfoTtl: number;
   logReaders: LogReaders;
@@ -101,6 +103,7 @@ export function defaultConfig(): Config {
     proxyVerifyHeader: "X-SSL-Client-Verify",
     proxyClientAddressHeader: "X-Forwarded-For",
     cnBaseUrl: undefined,
+    notifyCn: true,
     cnSubjectInfoTtl: 300,
     logReaders: "trusted",
     isAuthorizedLimit: 600,
@@ -165,6 +168,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     proxyVerifyHeader: headerName("proxyVerifyHeader", c.proxyVerifyHeader),
     proxyClientAddressHeader: headerName("proxyClientAddressHeader", c.proxyClientAddressHeader),
     cnBaseUrl: optionalText("cnBaseUrl", c.cnBaseUrl)?.replace(/\/+$/, ""),
+    notifyCn: flag("notifyCn", c.notifyCn),
     cnSubjectInfoTtl: integer("cnSubjectInfoTtl", c.cnSubjectInfoTtl, 0, 86_400),
     logReaders: oneOf("logReaders", c.logReaders, ["trusted", "readers"]),
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
@@ -222,6 +226,13 @@ function text(name: string, value: unknown): string {
   if (typeof value !== "string" || value.trim() === "")
     throw new Error(`setting "${name}" must be a non-empty string`);
   return value.trim();
+}
+
+/** true/false, also as the strings the environment gives. */
+function flag(name: string, value: unknown): boolean {
+  if (value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  throw new Error(`setting "${name}" must be true or false`);
 }
 
 function integer(name: string, value: unknown, min: number, max: number): number {

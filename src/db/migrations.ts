@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
 import { tasksMigration } from "./migrations/0005-tasks.ts";
+import { harvestMigration } from "./migrations/0006-harvest.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -139,6 +140,7 @@ const MIGRATIONS: Migration[] = [
   cnMigration,
   searchIndexMigration,
   tasksMigration,
+  harvestMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

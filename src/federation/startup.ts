@@ -1,4 +1,5 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
 import type { NodeContext } from "../services/context.ts";
+import { scheduleHarvests } from "./harvest/tasks.ts";
 
-export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [];
+export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [scheduleHarvests];

@@ -2,9 +2,11 @@
  * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
  * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
  */
+
 import { isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
 import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
+import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -93,7 +95,10 @@ export async function synchronize(
       { pid: id },
     );
   }
-  await ctx.db.cn.queueSync(id, caller?.identifier ?? ctx.config.nodeId, call.session.subject);
+  const nodeId = caller?.identifier ?? ctx.config.nodeId;
+  await ctx.db.cn.queueSync(id, nodeId, call.session.subject);
+  // "Asynchronous: true means the task was queued": fetched from its Member Node ahead of scheduled harvests.
+  await requestSynchronization(ctx.tasks, id, nodeId);
   return true;
 }
 
