@@ -9,7 +9,7 @@ import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import { readScience, removeDocument, writeDocument } from "./index-store.ts";
+import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
 import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
@@ -33,6 +33,19 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
     }
     await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
   }
+}
+
+/** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
+export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+  const entries = [];
+  for (const object of objects) {
+    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
+    else {
+      const science = await extractScience(ctx, object);
+      entries.push({ pid: object.sysmeta.identifier, sysmeta: await ownFields(ctx, object), science });
+    }
+  }
+  if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
 }
 
 /** System-metadata and package fields of an object. */

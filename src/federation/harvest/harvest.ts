@@ -8,7 +8,8 @@ import { createKeyedMutex } from "../../services/keyed-mutex.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import { clientFor } from "../client.ts";
-import { isUpToDate, type SourceNode, type SyncOutcome, synchronizeObject } from "./object.ts";
+import type { SourceNode } from "./object.ts";
+import { noOutcomes, type Outcomes, synchronizePage } from "./page.ts";
 import { progressStore } from "./progress.ts";
 import { recordHarvested } from "./registry.ts";
 import { harvestWindow, type Lister, type WindowResult } from "./window.ts";
@@ -25,7 +26,7 @@ export interface HarvestOptions {
 }
 
 export interface HarvestResult extends WindowResult {
-  outcomes: Record<SyncOutcome, number>;
+  outcomes: Outcomes;
 }
 
 /** Two harvests of the same node never run at once in this process. */
@@ -39,27 +40,10 @@ export async function harvestNode(
   const nodeId = node.identifier;
   const source = options.source ?? clientFor(ctx, node.baseURL);
   const concurrency = options.concurrency ?? 8;
-  const outcomes: Record<SyncOutcome, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
-
+  const outcomes = noOutcomes();
   const processPage = async (items: ObjectInfo[]) => {
-    // One query tells which listed objects the CN already holds as listed; only the others are fetched.
-    const held = await ctx.db.objects.getMany(items.map((i) => i.identifier));
-    const todo = items.filter((item) => !isUpToDate(held.get(item.identifier), nodeId, item));
-    outcomes.unchanged += items.length - todo.length;
-    let next = 0;
-    let failure: { error: unknown } | undefined;
-    const lane = async () => {
-      while (!failure && next < todo.length) {
-        const item = todo[next++] as ObjectInfo;
-        try {
-          outcomes[await synchronizeObject(ctx, nodeId, source, item.identifier, item)]++;
-        } catch (error) {
-          failure = { error }; // the other lanes stop; the page is tried again from the saved position
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, lane));
-    if (failure) throw failure.error;
+    const page = await synchronizePage(ctx, nodeId, source, items, concurrency);
+    for (const key of Object.keys(page) as (keyof Outcomes)[]) outcomes[key] += page[key];
   };
 
   return running.run(`${ctx.config.dataDir}\n${nodeId}`, async () => {

@@ -51,11 +51,12 @@ export async function synchronizeObject(
   source: SourceNode,
   pid: string,
   info?: ObjectInfo,
+  fetched?: SystemMetadata,
 ): Promise<SyncOutcome> {
   const existing = await ctx.db.objects.get(pid);
   if (info && isUpToDate(existing, nodeId, info)) return "unchanged";
   try {
-    const sysmeta = await source.getSystemMetadata(pid);
+    const sysmeta = fetched ?? (await source.getSystemMetadata(pid));
     checkHarvested(ctx.formats, pid, sysmeta);
     if (!existing) return await createFromNode(ctx, nodeId, source, sysmeta);
     if (existing.sysmeta.authoritativeMemberNode === nodeId) {
@@ -114,10 +115,34 @@ async function linkObsoleted(
   return oldPid;
 }
 
-const holdsBytes = (ctx: NodeContext, formatId: string) => {
+/** A new object's record on the CN: as its node describes it, with the replica list the CN keeps. */
+export function asHarvested(sysmeta: SystemMetadata, nodeId: string, now: Date): SystemMetadata {
+  return {
+    ...sysmeta,
+    serialVersion: sysmeta.serialVersion ?? 1,
+    archived: sysmeta.archived ?? false,
+    dateUploaded: sysmeta.dateUploaded ?? now,
+    dateSysMetadataModified: sysmeta.dateSysMetadataModified ?? now,
+    originMemberNode: sysmeta.originMemberNode ?? nodeId,
+    authoritativeMemberNode: sysmeta.authoritativeMemberNode ?? nodeId,
+    // The CN directs replication: its list starts with the node the object came from.
+    replicas: withReplica([], nodeId, now),
+  };
+}
+
+/** "DATA stays on the MN": only METADATA and RESOURCE objects are copied. */
+export const holdsBytes = (ctx: NodeContext, formatId: string) => {
   const type = ctx.formats.get(formatId)?.formatType;
   return type === "METADATA" || type === "RESOURCE";
 };
+
+/** Digests of an object the CN knows by system metadata alone: its size (the checksum is in the sysmeta). */
+export const sysmetaOnly = (sysmeta: SystemMetadata) => ({
+  size: sysmeta.size,
+  md5: "",
+  sha1: "",
+  sha256: "",
+});
 
 async function createFromNode(
   ctx: NodeContext,
@@ -134,17 +159,7 @@ async function createFromNode(
   }
   await checkSeries(ctx, sysmeta);
   const now = new Date();
-  const stored: SystemMetadata = {
-    ...sysmeta,
-    serialVersion: sysmeta.serialVersion ?? 1,
-    archived: sysmeta.archived ?? false,
-    dateUploaded: sysmeta.dateUploaded ?? now,
-    dateSysMetadataModified: sysmeta.dateSysMetadataModified ?? now,
-    originMemberNode: sysmeta.originMemberNode ?? nodeId,
-    authoritativeMemberNode: sysmeta.authoritativeMemberNode ?? nodeId,
-    // The CN directs replication: its list starts with the node the object came from.
-    replicas: withReplica([], nodeId, now),
-  };
+  const stored = asHarvested(sysmeta, nodeId, now);
   let obsoleted: string | undefined;
   const write = async (tx: Repositories, contentKey: string, digests: StoredObject["digests"]) => {
     obsoleted = await linkObsoleted(tx, stored, now);
@@ -161,8 +176,7 @@ async function createFromNode(
       }
       await ingest(ctx, staged, (tx, key) => write(tx, key, staged.digests));
     } else {
-      const digests = { size: stored.size, md5: "", sha1: "", sha256: "" };
-      await ctx.db.transaction((tx) => write(tx, NO_BYTES, digests));
+      await ctx.db.transaction((tx) => write(tx, NO_BYTES, sysmetaOnly(stored)));
     }
   } catch (error) {
     // Another harvest of the same object got there first: nothing to add.
