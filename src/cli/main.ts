@@ -1,10 +1,11 @@
-/** The d1node command: serve, federation, token, load, node. */
+/** The d1node command: serve, federation, worker, token, load, node. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
+import { registerWorkerCommand } from "./worker.ts";
 
 const program = new Command()
   .name("d1node")
@@ -12,6 +13,7 @@ const program = new Command()
   .showHelpAfterError();
 registerServeCommand(program);
 registerFederationCommand(program);
+registerWorkerCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
 registerNodeCommands(program);

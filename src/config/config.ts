@@ -60,6 +60,8 @@ export interface Config {
   /** Seconds a CN answer on a subject's groups and identities is reused. */
   cnSubjectInfoTtl: number;
   logReaders: LogReaders;
+  /** CN: seconds between two runs of log aggregation from the Member Nodes; 0: no aggregation. */
+  logAggregationSeconds: number;
   /** isAuthorized calls one source may make per minute before being blocked; 0: no limit. */
   isAuthorizedLimit: number;
   /** Seconds a source that went over the isAuthorized limit stays blocked. */
@@ -106,6 +108,7 @@ export function defaultConfig(): Config {
     notifyCn: true,
     cnSubjectInfoTtl: 300,
     logReaders: "trusted",
+    logAggregationSeconds: 900,
     isAuthorizedLimit: 600,
     isAuthorizedBlockSeconds: 300,
     corsOrigins: ["*"],
@@ -171,6 +174,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     notifyCn: flag("notifyCn", c.notifyCn),
     cnSubjectInfoTtl: integer("cnSubjectInfoTtl", c.cnSubjectInfoTtl, 0, 86_400),
     logReaders: oneOf("logReaders", c.logReaders, ["trusted", "readers"]),
+    logAggregationSeconds: integer("logAggregationSeconds", c.logAggregationSeconds, 0, 7 * 86_400),
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins),

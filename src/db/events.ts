@@ -9,7 +9,7 @@ import { eventConditions, eventIncludes } from "./filters.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import type { EventsTable, Tables } from "./schema.ts";
-import type { EventLog, LogEntry, NewLogEntry } from "./types.ts";
+import type { EventLog, HarvestedLogEntry, LogEntry, NewLogEntry } from "./types.ts";
 
 const FLUSH_MS = 50;
 const RETRY_MS = 1000;
@@ -122,6 +122,29 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       schedule(FLUSH_MS);
     },
     flush,
+    async addHarvested(entries) {
+      if (entries.length === 0) return 0;
+      pager.begin();
+      const added: NewRow[] = [];
+      try {
+        await db.transaction().execute(async (tx) => {
+          for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
+            const rows = await tx
+              .insertInto("events")
+              .values(entries.slice(i, i + ROWS_PER_INSERT).map(harvestedRow))
+              .onConflict((oc) => oc.columns(["source_node", "source_entry"]).doNothing())
+              .returning(["pid", "ip", "user_agent", "subject", "event", "date_logged", "node_id"])
+              .execute();
+            added.push(...rows);
+          }
+        });
+      } catch (error) {
+        pager.end("unknown");
+        throw error;
+      }
+      pager.end(added.map((row) => ({ key: [Number(row.date_logged), 0], after: row })));
+      return added.length;
+    },
     objectsChanged() {
       pager.forget((cacheKey) => cacheKey.startsWith(READERS));
     },
@@ -152,6 +175,20 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       );
       return { start, total, items: rows.map(toEntry) };
     },
+  };
+}
+
+function harvestedRow(entry: HarvestedLogEntry): NewRow {
+  return {
+    pid: entry.identifier,
+    ip: entry.ipAddress,
+    user_agent: entry.userAgent,
+    subject: entry.subject,
+    event: entry.event,
+    date_logged: entry.dateLogged.getTime(),
+    node_id: entry.nodeIdentifier,
+    source_node: entry.sourceNode,
+    source_entry: entry.sourceEntryId,
   };
 }
 

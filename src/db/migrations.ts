@@ -7,6 +7,7 @@ import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
 import { tasksMigration } from "./migrations/0005-tasks.ts";
 import { harvestMigration } from "./migrations/0006-harvest.ts";
+import { propagationLogsMigration } from "./migrations/0008-propagation-logs.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -141,6 +142,7 @@ const MIGRATIONS: Migration[] = [
   searchIndexMigration,
   tasksMigration,
   harvestMigration,
+  propagationLogsMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

@@ -60,6 +60,9 @@ export interface EventsTable {
   event: string;
   date_logged: number;
   node_id: string;
+  /** A harvested event: the Member Node it came from and its entry id there (null for this node's own). */
+  source_node?: string | null;
+  source_entry?: string | null;
 }
 
 export interface BlobIntentsTable {
@@ -71,6 +74,14 @@ export interface SysmetaRefreshTable {
   serial_version: number;
   date_modified: number;
   requested_at: number;
+}
+
+/** Log aggregation: per Member Node, the dateLogged its log has been read up to, and how many entries came. */
+export interface LogAggregationTable {
+  node_id: string;
+  harvested_to: number;
+  entries: number;
+  updated_at: number;
 }
 
 /** CN node registry: the Node document (v2 XML) of each registered node; pending until approved. */
@@ -201,4 +212,5 @@ export interface Tables {
   search_relations: SearchRelationsTable;
   tasks: TasksTable;
   harvest_progress: HarvestProgressTable;
+  log_aggregation: LogAggregationTable;
 }

@@ -38,6 +38,12 @@ export interface ObjectListFilter {
 
 export type NewLogEntry = Omit<LogEntry, "entryId">;
 
+/** An entry read from another node's log; that node and its entry id there identify it. */
+export interface HarvestedLogEntry extends NewLogEntry {
+  sourceNode: string;
+  sourceEntryId: string;
+}
+
 export interface LogFilter {
   fromDate?: Date;
   toDate?: Date;
@@ -77,6 +83,8 @@ export interface EventLog {
   append(entry: NewLogEntry): void;
   /** Write everything queued now. */
   flush(): Promise<void>;
+  /** Store entries harvested from other nodes, at once; one already stored is skipped. Returns how many were new. */
+  addHarvested(entries: readonly HarvestedLogEntry[]): Promise<number>;
   /** Ordered by dateLogged then entry id. */
   list(filter: LogFilter, start: number, count: number): Promise<Page<LogEntry>>;
 }

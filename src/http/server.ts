@@ -5,25 +5,16 @@
  */
 import { readFileSync } from "node:fs";
 import https from "node:https";
-import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { loadCaBundle } from "../auth/certificates.ts";
 import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
-import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
-import { openDatabase } from "../db/index.ts";
-import { taskHandlers } from "../federation/handlers.ts";
 import { startupJobs } from "../federation/startup.ts";
-import { indexMissing } from "../search/indexer.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
-import { loadFormatRegistry } from "../services/formats.ts";
-import { createKeyedMutex } from "../services/keyed-mutex.ts";
-import { recoverStore } from "../services/mn/ingest.ts";
-import { createFsStore } from "../store/index.ts";
-import { taskStore } from "../tasks/queue.ts";
+import { openNodeContext } from "../services/open-context.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
 import { buildApp } from "./app.ts";
 
@@ -42,26 +33,10 @@ export interface StartOptions {
 }
 
 export async function startNode(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningNode> {
-  const db = await openDatabase(
-    config.databaseUrl
-      ? { url: config.databaseUrl }
-      : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-  );
-  const store = await createFsStore(path.join(config.dataDir, "store"));
   // A copy, so that an ephemeral port (0) can be written into the base URL once the socket is bound.
   const live: Config = { ...config };
-  const ctx: NodeContext = {
-    config: live,
-    db,
-    store,
-    formats: loadFormatRegistry(),
-    contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
-    taskHandlers,
-    ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
-  };
-  await recoverStore(ctx);
-  await indexMissing(ctx); // search index: objects a crash left unindexed
+  const opened = await openNodeContext(live);
+  const { ctx } = opened;
   // CN lookup failures are logged through the app's logger (called only once the app exists).
   // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
   const sessions = sessionResolver(
@@ -82,7 +57,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   const worker: Worker | undefined =
     options.worker === false
       ? undefined
-      : startWorker(ctx, ctx.tasks, taskHandlers, {
+      : startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
           onError: (task, error) =>
             app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed"),
         });
@@ -99,9 +74,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       await app.close();
       await tlsClosed;
       await worker?.stop();
-      await db.events.flush();
-      await db.close();
-      await store.close();
+      await opened.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { D1Error } from "../../src/errors/exceptions.ts";
 import { clientFor } from "../../src/federation/client.ts";
+import type { RunningNode } from "../../src/http/server.ts";
 import { create, okXml } from "../helpers/client.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
@@ -24,9 +25,10 @@ for (const dialect of testDialects()) {
       fed = await startTestFederation(dialect, { worker: false });
     });
     after(() => fed?.close());
+    const mn = (i: number) => fed.mns[i] as RunningNode;
 
     it("lists the CN and three approved MNs, each with its own URL", async () => {
-      const nodes = await clientFor(fed.mns[0]!.ctx, fed.cn.baseUrl).listNodes();
+      const nodes = await clientFor(mn(0).ctx, fed.cn.baseUrl).listNodes();
       const ids = nodes.map((n) => n.identifier).sort();
       assert.deepEqual(ids, [
         "urn:node:LOCALCN",
@@ -35,23 +37,23 @@ for (const dialect of testDialects()) {
         "urn:node:LOCALMN3",
       ]);
       const mn2 = nodes.find((n) => n.identifier === "urn:node:LOCALMN2");
-      assert.equal(mn2?.baseURL, fed.mns[1]!.baseUrl);
+      assert.equal(mn2?.baseURL, mn(1).baseUrl);
       assert.equal(mn2?.type, "mn");
     });
 
     it("the CN reads an MN's objects, listings and log as a trusted node", async () => {
       const pid = uniquePid("fed-read");
-      const admin = { baseUrl: fed.mns[0]!.baseUrl, token: await fed.token(fed.adminSubject) };
+      const admin = { baseUrl: mn(0).baseUrl, token: await fed.token(fed.adminSubject) };
       // Readable by its owner only: the CN's own subject is what lets it in.
       await okXml(await create(admin, pid, Buffer.from("a,b\n1,2\n"), { readers: ["CN=someone else"] }));
-      const mn1 = clientFor(fed.cn.ctx, fed.mns[0]!.baseUrl);
+      const mn1 = clientFor(fed.cn.ctx, mn(0).baseUrl);
       const sysmeta = await mn1.getSystemMetadata(pid);
       assert.equal(sysmeta.identifier, pid);
       assert.equal(await text(await mn1.get(pid)), "a,b\n1,2\n");
       assert.equal((await mn1.getChecksum(pid, "MD5")).algorithm, "MD5");
       const listed = await mn1.listObjects({ fromDate: new Date(Date.now() - 60_000), count: 100 });
       assert.ok(listed.items.some((o) => o.identifier === pid));
-      await fed.mns[0]!.ctx.db.events.flush();
+      await mn(0).ctx.db.events.flush();
       const log = await mn1.getLogRecords({ fromDate: new Date(Date.now() - 60_000) });
       assert.ok(log.items.some((e) => e.identifier === pid && e.event === "create"));
       // CN-only callbacks are accepted from the CN.
@@ -60,7 +62,7 @@ for (const dialect of testDialects()) {
     });
 
     it("remote exceptions come back as themselves; an unreachable node is a ServiceFailure", async () => {
-      const mn1 = clientFor(fed.cn.ctx, fed.mns[0]!.baseUrl);
+      const mn1 = clientFor(fed.cn.ctx, mn(0).baseUrl);
       await assert.rejects(mn1.getSystemMetadata("no-such-object"), (error: unknown) => {
         assert.ok(error instanceof D1Error);
         assert.equal(error.exception, "NotFound");
@@ -68,7 +70,7 @@ for (const dialect of testDialects()) {
         return true;
       });
       // An MN may not call the CN-only callbacks of another MN.
-      const asMn2 = clientFor(fed.mns[1]!.ctx, fed.mns[0]!.baseUrl);
+      const asMn2 = clientFor(mn(1).ctx, mn(0).baseUrl);
       await assert.rejects(asMn2.systemMetadataChanged("x", 1, new Date()), { exception: "NotAuthorized" });
       const nowhere = clientFor(fed.cn.ctx, "http://127.0.0.1:9/mn", { timeoutMs: 2_000 });
       await assert.rejects(nowhere.getCapabilities(), (error: unknown) => {

@@ -15,6 +15,7 @@ import { checkDigests, ingest } from "../../services/mn/ingest.ts";
 import { nextRevision } from "../../services/mn/sysmeta-rules.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
+import { announceSysmetaChange } from "../propagation/announce.ts";
 import { afterObjectSynchronized } from "./after-sync.ts";
 import { type FailureReceiver, reportSyncFailure } from "./report.ts";
 import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } from "./rules.ts";
@@ -185,7 +186,10 @@ async function createFromNode(
   }
   if (reservation) await ctx.db.cn.releaseReservation(pid);
   await indexNewObject(ctx, pid); // search index
-  if (obsoleted) await indexSysmetaChange(ctx, obsoleted); // search index
+  if (obsoleted) {
+    await indexSysmetaChange(ctx, obsoleted); // search index
+    await announceSysmetaChange(ctx, obsoleted); // the nodes holding it learn of its obsoletedBy
+  }
   await afterObjectSynchronized(ctx, pid);
   return "created";
 }
@@ -213,7 +217,11 @@ async function updateFromAuthoritative(
   });
   if (!changed) return "unchanged";
   await indexSysmetaChange(ctx, pid); // search index
-  if (obsoleted) await indexSysmetaChange(ctx, obsoleted); // search index
+  await announceSysmetaChange(ctx, pid); // replica holders learn of the change
+  if (obsoleted) {
+    await indexSysmetaChange(ctx, obsoleted); // search index
+    await announceSysmetaChange(ctx, obsoleted);
+  }
   await afterObjectSynchronized(ctx, pid);
   return "updated";
 }
@@ -239,5 +247,6 @@ async function recordReplica(
   });
   if (!changed) return "unchanged";
   await indexSysmetaChange(ctx, pid); // search index
+  await announceSysmetaChange(ctx, pid);
   return "updated";
 }

@@ -3,8 +3,10 @@
  * serialVersion differs from the current value; no change is made." Both change dateSysMetadataModified.
  * isAuthorized is the MN's (the same access function over the CN's authoritative copy).
  */
+
 import { isAllowed } from "../../auth/access.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import type { AccessRule } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { findByPidOrSid } from "../mn/resolve.ts";
@@ -31,6 +33,7 @@ export async function setAccessPolicy(
 ): Promise<boolean> {
   const pid = await changeablePid(ctx, call, id, "access policy");
   await changeAtVersion(ctx, pid, serialVersion, () => ({ accessPolicy }));
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -46,5 +49,6 @@ export async function setRightsHolder(
   }
   const pid = await changeablePid(ctx, call, id, "rights holder");
   await changeAtVersion(ctx, pid, serialVersion, () => ({ rightsHolder: rightsHolder.trim() }));
+  await announceSysmetaChange(ctx, pid);
   return pid;
 }

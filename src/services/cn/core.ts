@@ -3,6 +3,7 @@
  * The CN holds the authoritative system metadata in the same objects table an MN uses; an object registered by
  * system metadata alone has no bytes here (content key "").
  */
+
 import { isTrusted } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { StoredObject } from "../../db/types.ts";
@@ -13,6 +14,7 @@ import {
   NotAuthorized,
   VersionMismatch,
 } from "../../errors/exceptions.ts";
+import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -169,6 +171,7 @@ export async function setObsoletedBy(
     }
     return { obsoletedBy };
   });
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -226,6 +229,7 @@ export async function updateSystemMetadata(
       replicas: current.replicas,
     };
   });
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -234,7 +238,10 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   requireTrusted(call, "CNCore.archive");
   const object = await findByPidOrSid(ctx, id);
   const pid = object.sysmeta.identifier;
-  if (!object.sysmeta.archived) await changeAtVersion(ctx, pid, undefined, () => ({ archived: true }));
+  if (!object.sysmeta.archived) {
+    await changeAtVersion(ctx, pid, undefined, () => ({ archived: true }));
+    await announceSysmetaChange(ctx, pid);
+  }
   return pid;
 }
 

@@ -2,16 +2,16 @@
  * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
  * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
  */
-
-import { isTrusted } from "../../auth/access.ts";
+import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
 import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
 import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
-import type { Checksum } from "../../types/sysmeta.ts";
+import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { requireIdentifier } from "../identifiers.ts";
 import * as mnRead from "../mn/read.ts";
+import { findByPidOrSid } from "../mn/resolve.ts";
 import { NO_BYTES } from "./core.ts";
 import { approvedNode, approvedNodes } from "./nodes.ts";
 
@@ -26,6 +26,37 @@ export async function get(ctx: NodeContext, call: CallInfo, id: string) {
     );
   }
   return mnRead.get(ctx, call, id);
+}
+
+/**
+ * CNRead.getSystemMetadata: "Authoritative copy of the system metadata", for those who may read the object and
+ * for the Member Nodes holding it (its authoritative node and the nodes in its replica list), which refresh their
+ * copies from this one whatever its access policy says.
+ */
+export async function getSystemMetadata(
+  ctx: NodeContext,
+  call: CallInfo,
+  id: string,
+): Promise<SystemMetadata> {
+  const object = await findByPidOrSid(ctx, id);
+  const { sysmeta } = object;
+  if (isAllowed(call.session, "read", sysmeta) || (await isHoldingNode(ctx, call, sysmeta))) return sysmeta;
+  throw new NotAuthorized(`${call.session.subject} may not read "${sysmeta.identifier}".`, { pid: id });
+}
+
+/** The caller speaks for an approved Member Node that holds (or is to hold) the object. */
+async function isHoldingNode(ctx: NodeContext, call: CallInfo, sysmeta: SystemMetadata): Promise<boolean> {
+  const holders = new Set([
+    sysmeta.authoritativeMemberNode,
+    ...sysmeta.replicas.map((r) => r.replicaMemberNode),
+  ]);
+  const nodes = await approvedNodes(ctx);
+  return nodes.some(
+    (node) =>
+      node.type === "mn" &&
+      holders.has(node.identifier) &&
+      node.subjects.some((s) => call.session.subjects.has(s)),
+  );
 }
 
 /** CNRead.getChecksum: "Returns the checksum recorded in the system metadata; no algorithm parameter." */

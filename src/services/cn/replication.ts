@@ -3,8 +3,10 @@
  * deleteReplicationMetadata, isNodeAuthorized. The replication engine (scheduling and pulling replicas) is not
  * here; these keep the replica list of the authoritative system metadata.
  */
+
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import {
   REPLICATION_STATUSES,
   type Replica,
@@ -32,6 +34,7 @@ export async function setReplicationPolicy(
     );
   }
   await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
+  await announceSysmetaChange(ctx, object.sysmeta.identifier);
   return true;
 }
 
@@ -90,6 +93,7 @@ export async function setReplicationStatus(
     };
     return { replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica] };
   });
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -106,6 +110,7 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -126,6 +131,7 @@ export async function deleteReplicationMetadata(
     }
     return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
   });
+  await announceSysmetaChange(ctx, pid);
   return true;
 }
 

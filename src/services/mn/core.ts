@@ -3,6 +3,7 @@ import { isTrusted, mayReadLog, readFilter } from "../../auth/access.ts";
 import { memberNodeRestrictions } from "../../auth/restrictions.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { REFRESH_SYSMETA, type RefreshPayload } from "../../federation/propagation/kinds.ts";
 import type { Node } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
@@ -86,19 +87,23 @@ export async function synchronizationFailed(
 
 /**
  * MNRead.systemMetadataChanged: "The MN SHOULD schedule a refresh of the object from the authoritative CN copy.
- * Access MUST allow CNs." The object must be held here (InvalidRequest:1334 otherwise).
+ * Access MUST allow CNs." The object must be held here (InvalidRequest:1334 otherwise). The refresh is a task
+ * (src/federation/propagation); a serialVersion no newer than the one held here has nothing to bring.
  */
 export async function systemMetadataChanged(
   ctx: NodeContext,
   call: CallInfo,
   id: string,
   serialVersion: number,
-  modified: Date,
+  _modified: Date,
 ): Promise<boolean> {
   requireCoordinatingNode(call, "systemMetadataChanged");
   const object = (await ctx.db.objects.get(id)) ?? (await headObject(ctx, id));
   if (!object) throw new InvalidRequest(`No object "${id}" is held by this node.`, { pid: id });
-  await ctx.db.sysmetaRefresh.request(object.sysmeta.identifier, serialVersion, modified);
+  const pid = object.sysmeta.identifier;
+  if (serialVersion > (object.sysmeta.serialVersion ?? 0)) {
+    await ctx.tasks.enqueue(REFRESH_SYSMETA, pid, { pid } satisfies RefreshPayload);
+  }
   return true;
 }
 

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { InvalidRequest, NotFound } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/cn/core.ts";
+import { getLogRecords } from "../../../services/cn/log.ts";
 import { approvedNodes, cnCapabilities } from "../../../services/cn/nodes.ts";
 import * as reservations from "../../../services/cn/reservations.ts";
 import { requireIdentifier } from "../../../services/identifiers.ts";
@@ -21,6 +22,7 @@ import { readMultipart, requirePart, sysmetaAlgorithm } from "../../multipart.ts
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
+import { logQuery } from "../mn/core.ts";
 import { requiredId } from "../mn/read.ts";
 
 export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
@@ -62,12 +64,12 @@ export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefi
     async (_request, reply) => sendXml(reply, serializeChecksumAlgorithmList(Object.values(DATAONE_NAME))),
   );
 
-  // getLogRecords: "the aggregated log", filled by log aggregation from the Member Nodes; empty until then.
+  // getLogRecords: "consolidated Log for the whole infrastructure": this CN's own events and those log
+  // aggregation harvested from the Member Nodes.
   app.get(`${prefix}/log`, { config: { apiMethod: "CNCore.getLogRecords" } }, async (request, reply) => {
-    const query = request.query as Query;
-    const start = integerParam(query, "start", 0);
-    integerParam(query, "count", 1000);
-    return sendXml(reply, serializeLog({ start, total: 0, items: [] }, version));
+    const { filter, start, count } = logQuery(request.query as Query);
+    const page = await getLogRecords(ctx, callInfo(request), filter, start, count);
+    return sendXml(reply, serializeLog(page, version));
   });
 
   // reserveIdentifier: the API text says POST /reserve with the identifier as part "id" (or "pid" in its

@@ -57,8 +57,10 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
   const metaPrefix = `${prefix}/meta/`;
   app.get(`${metaPrefix}*`, { config: { apiMethod: "CNRead.getSystemMetadata" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, metaPrefix));
-    const object = await mnRead.readableObject(ctx, callInfo(request), id);
-    return sendXml(reply, serializeSystemMetadata(object.sysmeta, version));
+    return sendXml(
+      reply,
+      serializeSystemMetadata(await cnRead.getSystemMetadata(ctx, callInfo(request), id), version),
+    );
   });
 
   const checksumPrefix = `${prefix}/checksum/`;

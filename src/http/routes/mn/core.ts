@@ -1,5 +1,6 @@
 /** MNCore routes: getCapabilities, ping, getLogRecords. */
 import type { FastifyInstance } from "fastify";
+import type { LogFilter } from "../../../db/types.ts";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/mn/core.ts";
 import { serializeLog, serializeNode } from "../../../types/index.ts";
@@ -33,20 +34,24 @@ export function registerCoreRoutes(app: FastifyInstance, { ctx, version, prefix 
   });
 
   app.get(`${prefix}/log`, { config: { apiMethod: "MNCore.getLogRecords" } }, async (request, reply) => {
-    const query = request.query as Query;
-    // v2 names the prefix filter idFilter, v1 pidFilter; accept both on either version.
-    const idFilter = stringParam(query, "idFilter") ?? stringParam(query, "pidFilter");
-    const event = stringParam(query, "event");
-    if (event !== undefined && event.trim() === "") throw new InvalidRequest("Parameter event is empty.");
-    const start = integerParam(query, "start", 0);
-    const count = Math.min(integerParam(query, "count", DEFAULT_COUNT), MAX_COUNT);
-    const page = await core.getLogRecords(
-      ctx,
-      callInfo(request),
-      { ...dateRange(query), ...(event ? { event } : {}), ...(idFilter ? { idFilter } : {}) },
-      start,
-      count,
-    );
+    const { filter, start, count } = logQuery(request.query as Query);
+    const page = await core.getLogRecords(ctx, callInfo(request), filter, start, count);
     return sendXml(reply, serializeLog(page, version));
   });
+}
+
+/** The getLogRecords query (MN and CN): fromDate, toDate, event, idFilter, start, count. */
+export function logQuery(query: Query): {
+  filter: Omit<LogFilter, "readableBy">;
+  start: number;
+  count: number;
+} {
+  // v2 names the prefix filter idFilter, v1 pidFilter; accept both on either version.
+  const idFilter = stringParam(query, "idFilter") ?? stringParam(query, "pidFilter");
+  const event = stringParam(query, "event");
+  if (event !== undefined && event.trim() === "") throw new InvalidRequest("Parameter event is empty.");
+  const start = integerParam(query, "start", 0);
+  const count = Math.min(integerParam(query, "count", DEFAULT_COUNT), MAX_COUNT);
+  const filter = { ...dateRange(query), ...(event ? { event } : {}), ...(idFilter ? { idFilter } : {}) };
+  return { filter, start, count };
 }

@@ -1,0 +1,46 @@
+/**
+ * `d1node worker`: a process that runs the node's queued background tasks (harvests, replication, change
+ * notices) and serves no requests. With PostgreSQL, start as many as wanted next to the serving node, with the
+ * same configuration: each task is leased to one of them at a time.
+ */
+import type { Command } from "commander";
+import { openNodeContext } from "../services/open-context.ts";
+import { startWorker } from "../tasks/worker.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+
+interface WorkerFlags extends CommonFlags {
+  role?: string;
+  concurrency: string;
+}
+
+export function registerWorkerCommand(program: Command): void {
+  addCommonOptions(
+    program.command("worker").description("run the node's background tasks, serving no requests"),
+  )
+    .option("--role <role>", "mn or cn, as the node's own (env: D1NODE_ROLE)")
+    .option("--concurrency <n>", "tasks run at once", "4")
+    .action(async (flags: WorkerFlags) => {
+      const config = configFromFlags(flags as WorkerFlags & Record<string, unknown>, {
+        ...(flags.role ? { role: flags.role } : {}),
+      });
+      const concurrency = Number(flags.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new Error("--concurrency: a positive number");
+      const { ctx, close } = await openNodeContext({ ...config });
+      const worker = startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
+        concurrency,
+        onError: (task, error) => {
+          const message = error instanceof Error ? error.message : String(error);
+          process.stderr.write(`task ${task.kind} ${task.key} (run ${task.attempts}) failed: ${message}\n`);
+        },
+      });
+      process.stdout.write(`d1node worker for ${config.nodeId} running\n`);
+      const stop = async () => {
+        await worker.stop();
+        await close();
+        process.exit(0);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,84 @@
+/**
+ * Log aggregation, one Member Node: read its event log (MNCore.getLogRecords) from where the last run stopped and
+ * store the entries in this CN's own event log, keeping the node's identifier. Each run starts a little before the
+ * newest entry already stored (entries the node wrote late, with an earlier date, are still found); what is read
+ * twice is skipped by the (node, entry id) key, so an event is stored once however often it is read.
+ */
+
+import type { NodeContext } from "../../services/context.ts";
+import type { LogEntry, Slice } from "../../types/lists-xml.ts";
+import { readLogProgress, saveLogProgress } from "./progress.ts";
+
+/** What aggregation needs of a Member Node (a D1Client is one). */
+export interface LogSource {
+  getLogRecords(window: { fromDate?: Date; start?: number; count?: number }): Promise<Slice<LogEntry>>;
+}
+
+export interface HarvestOptions {
+  /** Entries asked per request. */
+  pageSize?: number;
+  /** Requests per run; the rest is left to the next run. */
+  maxPages?: number;
+  /** How far before the newest stored date a run starts reading again. */
+  overlapMs?: number;
+}
+
+export interface HarvestOutcome {
+  /** Entries stored (new ones only). */
+  added: number;
+  pages: number;
+  /** False when maxPages stopped the run before the end of the node's log. */
+  complete: boolean;
+}
+
+const DEFAULTS = { pageSize: 1000, maxPages: 100, overlapMs: 10 * 60_000 };
+
+export async function harvestNodeLog(
+  ctx: NodeContext,
+  nodeId: string,
+  source: LogSource,
+  options: HarvestOptions = {},
+): Promise<HarvestOutcome> {
+  const { pageSize, maxPages, overlapMs } = { ...DEFAULTS, ...options };
+  const progress = await readLogProgress(ctx, nodeId);
+  let fromDate = progress ? new Date(progress.harvestedTo.getTime() - overlapMs) : undefined;
+  /** Entries at the start of the window already read (those dated exactly fromDate). */
+  let skip = 0;
+  let added = 0;
+  let pages = 0;
+  while (pages < maxPages) {
+    const page = await source.getLogRecords({
+      ...(fromDate ? { fromDate } : {}),
+      start: skip,
+      count: pageSize,
+    });
+    pages += 1;
+    const items = page.items;
+    if (items.length === 0) return { added, pages, complete: true };
+    const stored = await ctx.db.events.addHarvested(
+      items.map((entry) => ({
+        ...entry,
+        nodeIdentifier: entry.nodeIdentifier || nodeId,
+        sourceNode: nodeId,
+        sourceEntryId: entry.entryId,
+      })),
+    );
+    added += stored;
+    const newest = new Date(Math.max(...items.map((e) => e.dateLogged.getTime())));
+    await saveLogProgress(ctx, nodeId, newest, stored);
+    if (page.start + items.length >= page.total) return { added, pages, complete: true };
+    // Logs list by dateLogged, so the next window starts at this page's newest date, past the entries of that
+    // date already read. A node listing in another order is paged by position within the same window.
+    const ascending = items.every(
+      (e, i, all) => i === 0 || e.dateLogged >= (all[i - 1] as LogEntry).dateLogged,
+    );
+    const movedOn = fromDate === undefined || newest.getTime() > fromDate.getTime();
+    if (ascending && movedOn) {
+      skip = items.filter((e) => e.dateLogged.getTime() === newest.getTime()).length;
+      fromDate = newest;
+    } else {
+      skip += items.length;
+    }
+  }
+  return { added, pages, complete: false };
+}

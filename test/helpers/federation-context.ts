@@ -1,0 +1,27 @@
+/** A NodeContext over a test database, for the federation's background work run without a server. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after } from "node:test";
+import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
+import type { Database } from "../../src/db/types.ts";
+import { taskHandlers } from "../../src/federation/handlers.ts";
+import type { NodeContext } from "../../src/services/context.ts";
+import { loadFormatRegistry } from "../../src/services/formats.ts";
+import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
+import { createFsStore } from "../../src/store/index.ts";
+import { taskStore } from "../../src/tasks/queue.ts";
+
+export async function contextOver(db: Database, settings: ConfigInput = {}): Promise<NodeContext> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-ctx-"));
+  after(() => rm(dataDir, { recursive: true, force: true }));
+  return {
+    config: resolveConfig({ dataDir, nodeId: "urn:node:TESTCN", logLevel: "warn", ...settings }),
+    db,
+    store: await createFsStore(path.join(dataDir, "store")),
+    formats: loadFormatRegistry(),
+    contentLocks: createKeyedMutex(),
+    tasks: taskStore(db.kysely, db.dialect),
+    taskHandlers,
+  };
+}
