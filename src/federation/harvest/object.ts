@@ -61,7 +61,7 @@ export async function synchronizeObject(
     checkHarvested(ctx.formats, pid, sysmeta);
     if (!existing) return await createFromNode(ctx, nodeId, source, sysmeta);
     if (existing.sysmeta.authoritativeMemberNode === nodeId) {
-      return await updateFromAuthoritative(ctx, nodeId, existing, sysmeta);
+      return await updateFromAuthoritative(ctx, existing, sysmeta);
     }
     return await recordReplica(ctx, nodeId, existing, sysmeta);
   } catch (error) {
@@ -196,7 +196,6 @@ async function createFromNode(
 
 async function updateFromAuthoritative(
   ctx: NodeContext,
-  nodeId: string,
   existing: StoredObject,
   incoming: SystemMetadata,
 ): Promise<SyncOutcome> {
@@ -208,7 +207,7 @@ async function updateFromAuthoritative(
   const changed = await ctx.db.transaction(async (tx) => {
     const current = await tx.objects.get(pid);
     if (!current) return false;
-    const changes = authoritativeChanges(current.sysmeta, incoming, nodeId, now);
+    const changes = authoritativeChanges(current.sysmeta, incoming);
     if (!changes) return false;
     const next = nextRevision(current.sysmeta, now, changes);
     if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);

@@ -5,7 +5,8 @@
  * ("intended for the authoritative MN or rights holder"): access policy, rights holder, replication policy,
  * format, media type and file name; obsoletes, obsoletedBy and seriesId once, when unset; archived only to true.
  * Identifier, size and checksum never change; submitter, dateUploaded and originMemberNode are the CN's as
- * first recorded; the replica list is the CN's own (the CN directs replication).
+ * first recorded; the replica list is the CN's own (the CN directs replication): the harvester only starts it, with
+ * the node a new object came from.
  */
 import { type D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
 import type { FormatRegistry } from "../../services/formats.ts";
@@ -85,8 +86,6 @@ function once(
 export function authoritativeChanges(
   current: SystemMetadata,
   incoming: SystemMetadata,
-  nodeId: string,
-  now: Date,
 ): Partial<SystemMetadata> | undefined {
   const pid = current.identifier;
   checkSameBytes(current, incoming);
@@ -102,7 +101,6 @@ export function authoritativeChanges(
     seriesId: once(pid, "seriesId", current.seriesId, incoming.seriesId),
     // "An archived object cannot be unarchived": archiving on the CN stands.
     archived: current.archived === true || incoming.archived === true,
-    replicas: withReplica(current.replicas, nodeId, now),
   };
   const changed = (Object.keys(next) as (keyof SystemMetadata)[]).some(
     (key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]),
