@@ -10,7 +10,13 @@ import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
 import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
-import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
+import {
+  packageFields,
+  packageFieldsOfMany,
+  RESOURCE_MAP_FORMATS,
+  readRelations,
+  replaceRelations,
+} from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
@@ -37,15 +43,22 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
 
 /** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
 export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+  const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
+  const packages = await packageFieldsOfMany(
+    ctx.db.kysely,
+    plain.map((object) => object.sysmeta.identifier),
+  );
   const entries = [];
-  for (const object of objects) {
-    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
-    else {
-      const science = await extractScience(ctx, object);
-      entries.push({ pid: object.sysmeta.identifier, sysmeta: await ownFields(ctx, object), science });
-    }
+  for (const object of plain) {
+    const pid = object.sysmeta.identifier;
+    const fields = sysmetaFields(object.sysmeta, ctx.formats);
+    for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
+    entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
   }
   if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
+  for (const object of objects) {
+    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
+  }
 }
 
 /** System-metadata and package fields of an object. */

@@ -111,9 +111,7 @@ export async function synchronizePage(
   }
   if (plain.length > 0) {
     try {
-      await ctx.db.transaction(async (tx) => {
-        for (const object of plain) await tx.objects.insert(object);
-      });
+      await ctx.db.objects.insertMany(plain);
       outcomes.created += plain.length;
       await indexNewObjects(ctx, plain); // search index
       for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta.identifier);
