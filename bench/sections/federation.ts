@@ -96,24 +96,11 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
       ...dbFlags(mnDb),
     ]);
     process.stderr.write("\n");
-    mn = await serve(
-      [
-        "serve",
-        "-c",
-        mnConfig,
-        "--data-dir",
-        mnDir,
-        "--port",
-        "0",
-        "--log-level",
-        "warn",
-        "--admin-subject",
-        ADMIN,
-        ...dbFlags(mnDb),
-      ],
-      {},
-      BIN,
-    );
+    const args = ["serve", "-c", mnConfig, "--data-dir", mnDir, "--port", "0", "--log-level", "warn"];
+    const mnArgs = [...args, "--admin-subject", ADMIN, ...dbFlags(mnDb)];
+    // As users start it, unless node flags are asked for (BENCH_NODE_FLAGS, e.g. --cpu-prof).
+    const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+    mn = flags.length > 0 ? await serve([...flags, BIN, ...mnArgs]) : await serve(mnArgs, {}, BIN);
     const mnUrl = mn.url.replace(/\/$/, "");
     await register(cn, mnDir, mnUrl);
     await harvest(cn, mnUrl, mnDb, loadSeconds);
