@@ -1,6 +1,7 @@
 /**
  * What follows an object's synchronization onto the Coordinating Node, beyond the search index: the hook
- * replication planning fills (an object whose replication policy asks for replicas gets them planned here).
+ * replication planning fills (the replication engine's `scheduleReplication(ctx, pid)` queues the planning of an
+ * object's replicas after synchronization).
  */
 import type { NodeContext } from "../../services/context.ts";
 
