@@ -1,10 +1,10 @@
 /**
- * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
- * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
+ * CNRead: get, getChecksum (the recorded one), resolve, synchronize. getSystemMetadata, describe and listObjects
+ * are the MN's, over the CN's tables; the query engine and search are in `search.ts` and the query routes.
  */
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
-import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
+import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
@@ -131,16 +131,4 @@ export async function synchronize(
   // "Asynchronous: true means the task was queued": fetched from its Member Node ahead of scheduled harvests.
   await requestSynchronization(ctx.tasks, id, nodeId);
   return true;
-}
-
-/** The query engines this CN serves: none until the search engine lands. */
-export const QUERY_ENGINES: readonly string[] = [];
-
-export function unknownEngine(engine: string): never {
-  throw new NotFound(`No query engine "${engine}"; listQueryEngines lists the engines (none yet).`);
-}
-
-/** CNRead.search: no engine yet ("NotImplemented" is the listed exception for an unserved search). */
-export function search(engine: string): never {
-  throw new NotImplemented(`Search engine "${engine}" is not available on this Coordinating Node.`);
 }

@@ -7,6 +7,7 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
+import { indexSysmetaChange } from "../../search/hooks.ts";
 import {
   REPLICATION_STATUSES,
   type Replica,
@@ -34,6 +35,7 @@ export async function setReplicationPolicy(
     );
   }
   await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
+  await indexSysmetaChange(ctx, object.sysmeta.identifier); // search index
   await announceSysmetaChange(ctx, object.sysmeta.identifier);
   return true;
 }
@@ -93,6 +95,7 @@ export async function setReplicationStatus(
     };
     return { replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica] };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -110,6 +113,7 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -131,6 +135,7 @@ export async function deleteReplicationMetadata(
     }
     return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
