@@ -266,6 +266,37 @@ for (const dialect of testDialects()) {
       assert.ok(own.items.some((e) => e.event === "synchronization_failed"));
     });
 
+    it("a node failing in the middle of a large page: what was written stays, the rest comes on the next run", async () => {
+      const mn3 = restarted[0] as RunningNode;
+      const caller = { baseUrl: mn3.baseUrl, token: await fed.token(fed.adminSubject) };
+      const pids: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        const pid = uniquePid(`chunk${i}`);
+        pids.push(pid);
+        await okXml(await create(caller, pid, Buffer.from(`c${i}\n`)));
+      }
+      const real = clientFor(fed.cn.ctx, mn3.baseUrl);
+      let calls = 0;
+      const failing: HarvestSource = {
+        listObjects: (w) => real.listObjects(w),
+        getSystemMetadata: async (pid) => {
+          if (++calls === 280) throw new D1Error("ServiceFailure", "the node went away");
+          return real.getSystemMetadata(pid);
+        },
+        get: (pid) => real.get(pid),
+        synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
+      };
+      await assert.rejects(harvestNode(fed.cn.ctx, await mn3Node(), { source: failing, lagMs: 0 }), {
+        exception: "ServiceFailure",
+      });
+      const written = (await Promise.all(pids.map(cnHas))).filter(Boolean).length;
+      assert.ok(written >= 250 && written < 300, `the first chunk was written (${written})`);
+      const result = await harvestNode(fed.cn.ctx, await mn3Node(), { lagMs: 0 });
+      assert.equal(result.outcomes.created, 300 - written);
+      assert.equal(result.outcomes.failed, 0);
+      for (const pid of pids) assert.ok(await cnHas(pid), `${pid} is on the CN`);
+    });
+
     it("a CN restarted mid-harvest resumes from the saved position", async () => {
       const mn3 = restarted[0]!;
       const pids: string[] = [];
