@@ -70,6 +70,24 @@ export interface Config {
   corsOrigins: string[];
   /** Crontab-style harvest schedule advertised to the CN. */
   syncSchedule: Schedule;
+  /** Member Node: accept replicas from other nodes (MNReplication.replicate; Node attribute replicate). */
+  replicate: boolean;
+  /** Member Node: nodeReplicationPolicy maxObjectSize, bytes (unset: no limit). */
+  replicationMaxObjectSize: number | undefined;
+  /** Member Node: nodeReplicationPolicy spaceAllocated, total bytes of replicas held (unset: no limit). */
+  replicationSpaceAllocated: number | undefined;
+  /** Member Node: nodeReplicationPolicy allowedNode, the nodes replicas may come from (empty: any). */
+  replicationAllowedNodes: string[];
+  /** Member Node: nodeReplicationPolicy allowedObjectFormat, the formats accepted as replicas (empty: any). */
+  replicationAllowedFormats: string[];
+  /** Coordinating Node: seconds a queued or requested replica may wait for its completion before it is failed. */
+  replicationRequestTimeout: number;
+  /** Coordinating Node: seconds between scans for objects short of replicas (0: no periodic scan). */
+  replicationScanInterval: number;
+  /** Coordinating Node: seconds between replica audits (0: no audits). */
+  replicaAuditInterval: number;
+  /** Coordinating Node: a completed replica verified less than this many seconds ago is not audited again. */
+  replicaAuditAge: number;
   logLevel: string;
 }
 
@@ -113,6 +131,15 @@ export function defaultConfig(): Config {
     isAuthorizedBlockSeconds: 300,
     corsOrigins: ["*"],
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
+    replicate: false,
+    replicationMaxObjectSize: undefined,
+    replicationSpaceAllocated: undefined,
+    replicationAllowedNodes: [],
+    replicationAllowedFormats: [],
+    replicationRequestTimeout: 3600,
+    replicationScanInterval: 600,
+    replicaAuditInterval: 3600,
+    replicaAuditAge: 30 * 86_400,
     logLevel: "info",
   };
 }
@@ -178,6 +205,20 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins),
+    replicate: boolean("replicate", c.replicate),
+    replicationMaxObjectSize: optionalInteger("replicationMaxObjectSize", c.replicationMaxObjectSize),
+    replicationSpaceAllocated: optionalInteger("replicationSpaceAllocated", c.replicationSpaceAllocated),
+    replicationAllowedNodes: list("replicationAllowedNodes", c.replicationAllowedNodes),
+    replicationAllowedFormats: list("replicationAllowedFormats", c.replicationAllowedFormats),
+    replicationRequestTimeout: integer(
+      "replicationRequestTimeout",
+      c.replicationRequestTimeout,
+      1,
+      30 * 86_400,
+    ),
+    replicationScanInterval: integer("replicationScanInterval", c.replicationScanInterval, 0, 30 * 86_400),
+    replicaAuditInterval: integer("replicaAuditInterval", c.replicaAuditInterval, 0, 30 * 86_400),
+    replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {
@@ -199,6 +240,9 @@ function checkAuthSettings(config: Config): void {
   }
   if (config.proxySecret !== undefined && config.proxySecret.length < 16) {
     throw new Error('setting "proxySecret" must be at least 16 characters long');
+  }
+  if (config.replicate && config.role === "mn" && config.cnBaseUrl === undefined) {
+    throw new Error('setting "replicate" needs "cnBaseUrl": replicas are pulled from nodes the CN lists');
   }
   if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
     throw new Error('setting "cnBaseUrl" must be an http(s) URL');
@@ -245,6 +289,16 @@ function integer(name: string, value: unknown, min: number, max: number): number
     throw new Error(`setting "${name}" must be an integer from ${min} to ${max}`);
   }
   return n;
+}
+
+function optionalInteger(name: string, value: unknown): number | undefined {
+  return value === undefined || value === "" ? undefined : integer(name, value, 0, Number.MAX_SAFE_INTEGER);
+}
+
+function boolean(name: string, value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new Error(`setting "${name}" must be true or false`);
 }
 
 function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {

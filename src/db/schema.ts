@@ -194,6 +194,19 @@ export interface HarvestProgressTable {
   updated_at: number;
 }
 
+/** CN: a Member Node's record as a replication target (migration 0007-replication). Times in ms. */
+export interface ReplicationNodesTable {
+  node_id: string;
+  /** Failed or timed-out replications since its last completed one. */
+  consecutive_failures: number;
+  failures: number;
+  completions: number;
+  last_failure_at: number | null;
+  last_completion_at: number | null;
+  /** Why the last replication to the node failed. */
+  last_failure: string | null;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -213,4 +226,5 @@ export interface Tables {
   tasks: TasksTable;
   harvest_progress: HarvestProgressTable;
   log_aggregation: LogAggregationTable;
+  replication_nodes: ReplicationNodesTable;
 }

@@ -5,6 +5,7 @@ import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
 import { REFRESH_SYSMETA, SYSMETA_CHANGED } from "./propagation/kinds.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
+import { replicationTaskHandlers } from "./replication/tasks.ts";
 
 export const taskHandlers: TaskHandlers = {
   [HARVEST_TASK]: harvestTask,
@@ -14,4 +15,5 @@ export const taskHandlers: TaskHandlers = {
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,
   [NODE_LOG]: runNodeLog,
+  ...replicationTaskHandlers,
 };

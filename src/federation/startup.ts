@@ -3,9 +3,11 @@ import type { NodeContext } from "../services/context.ts";
 import { scheduleHarvests } from "./harvest/tasks.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
+import { startReplicationPasses } from "./replication/tasks.ts";
 
 export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   scheduleHarvests,
   startLogAggregation,
   queueRecordedRefreshes,
+  startReplicationPasses,
 ];

@@ -154,7 +154,7 @@ async function writeChunk(
   if (plain.length > 0 && (await insertedTogether(ctx, plain))) {
     outcomes.created += plain.length;
     await indexNewObjects(ctx, plain); // search index
-    for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta.identifier);
+    for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta); // replication planning
   } else {
     // One of them arrived meanwhile (CNRead.synchronize): each on its own, which sees what is there.
     const batched = new Set(plain.map((object) => object.sysmeta.identifier));

@@ -70,8 +70,9 @@ function objectUrl(baseUrl: string, pid: string): string {
 }
 
 /**
- * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the approved nodes holding a completed
- * replica, and this CN when it holds the bytes itself.
+ * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the authoritative Member Node (unless its own
+ * replica entry says its copy failed or was invalidated), the approved nodes holding a completed replica, and
+ * this CN when it holds the bytes itself.
  */
 export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Promise<ObjectLocationList> {
   const object: StoredObject = await mnRead.readableObject(ctx, call, id);
@@ -91,7 +92,16 @@ export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Pro
       url: objectUrl(node.baseURL, pid),
     });
   };
-  for (const replica of object.sysmeta.replicas) {
+  const { authoritativeMemberNode: authoritative, replicas } = object.sysmeta;
+  const ownEntry = replicas.find((r) => r.replicaMemberNode === authoritative);
+  if (
+    authoritative &&
+    authoritative !== ctx.config.nodeId &&
+    (ownEntry?.replicationStatus ?? "completed") === "completed"
+  ) {
+    await add(authoritative);
+  }
+  for (const replica of replicas) {
     if (replica.replicationStatus === "completed") await add(replica.replicaMemberNode);
   }
   if (object.contentKey !== NO_BYTES) await add(ctx.config.nodeId);

@@ -83,6 +83,13 @@ export async function update(
   if (old.sysmeta.archived) {
     throw new InvalidRequest(`"${oldPid}" is archived; archived objects cannot be updated.`, { pid });
   }
+  if (old.isReplica) {
+    throw new InvalidRequest(
+      `"${oldPid}" is a replica here; new versions go to its authoritative Member Node ` +
+        `${old.sysmeta.authoritativeMemberNode ?? "(unknown)"}.`,
+      { pid },
+    );
+  }
   checkIncoming(ctx, newPid, sysmeta);
   if (sysmeta.obsoletes !== oldPid) {
     throw new InvalidSystemMetadata(
