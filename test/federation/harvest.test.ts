@@ -12,8 +12,10 @@ import { clientFor } from "../../src/federation/client.ts";
 import { type HarvestSource, harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { progressStore } from "../../src/federation/harvest/progress.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
+import { harvestTask } from "../../src/federation/harvest/tasks.ts";
 import { type RunningNode, startNode } from "../../src/http/server.ts";
 import { capabilities } from "../../src/services/mn/core.ts";
+import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { type Caller, call, create, enc, okXml, update } from "../helpers/client.ts";
@@ -349,6 +351,61 @@ for (const dialect of testDialects()) {
       for (const pid of pids) assert.ok(await cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
       assert.equal(result.outcomes.created, 30 - done);
       assert.equal(fetched, 30 - done, "only what was not yet harvested is fetched again");
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`harvest tasks (${dialect})`, () => {
+    let fed: TestFederation;
+    let back: RunningNode | undefined;
+    const MN1 = "urn:node:LOCALMN1";
+    before(async () => {
+      fed = await startTestFederation(dialect, {
+        mnCount: 1,
+        worker: false,
+        settings: (name) => (name === "mn1" ? { syncSchedule: NEVER, notifyCn: false } : {}),
+      });
+    });
+    after(async () => {
+      await back?.close();
+      await fed?.close();
+    });
+
+    const waitingHarvest = () =>
+      fed.cn.ctx.db.kysely
+        .selectFrom("tasks")
+        .select(["run_at", "state"])
+        .where("kind", "=", "harvest")
+        .where("key", "=", MN1)
+        .where("state", "=", "ready")
+        .executeTakeFirst();
+    const task = (attempts: number) => ({ id: 0, kind: "harvest", key: MN1, payload: null, attempts });
+
+    it("approval schedules the first harvest at the node's next scheduled time", async () => {
+      const waiting = await waitingHarvest();
+      assert.equal(Number(waiting?.run_at), Date.parse("2199-01-01T00:00:00Z"));
+    });
+
+    it("a node that is down fails the run (retried); the last allowed failure waits for the schedule", async () => {
+      const mn = fed.mns[0] as RunningNode;
+      const caller = { baseUrl: mn.baseUrl, token: await fed.token(fed.adminSubject) };
+      const pids = [uniquePid("task"), uniquePid("task")];
+      for (const pid of pids) await okXml(await create(caller, pid, Buffer.from(`${pid}\n`)));
+      // A window ends 2 s before its harvest starts (writes in flight are left to the next one).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await fed.cn.ctx.db.kysely.deleteFrom("tasks").where("kind", "=", "harvest").execute();
+      await mn.close();
+      await assert.rejects(harvestTask(fed.cn.ctx, task(1)), { exception: "ServiceFailure" });
+      assert.equal(await waitingHarvest(), undefined, "a retry is the queue's, not a new run");
+      await assert.rejects(harvestTask(fed.cn.ctx, task(5)), PermanentTaskError);
+      assert.ok(await waitingHarvest(), "the next scheduled harvest waits");
+
+      back = await startNode(mn.ctx.config, { logLevel: false, worker: false });
+      await harvestTask(fed.cn.ctx, task(1));
+      for (const pid of pids) assert.ok(await fed.cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
+      const node = await harvestableNode(fed.cn.ctx, MN1);
+      assert.ok(node?.synchronization?.lastHarvested);
     });
   });
 }
