@@ -183,6 +183,17 @@ export interface TasksTable {
   created_at: number;
 }
 
+/** The CN's harvest position per Member Node (see src/federation/harvest). Times in ms since the epoch. */
+export interface HarvestProgressTable {
+  node_id: string;
+  harvested_to: number | null;
+  window_to: number | null;
+  cursor_from: number | null;
+  cursor_start: number;
+  list_params: string;
+  updated_at: number;
+}
+
 /** CN: a Member Node's record as a replication target (migration 0007-replication). Times in ms. */
 export interface ReplicationNodesTable {
   node_id: string;
@@ -194,17 +205,6 @@ export interface ReplicationNodesTable {
   last_completion_at: number | null;
   /** Why the last replication to the node failed. */
   last_failure: string | null;
-}
-
-/** The CN's harvest position per Member Node (see src/federation/harvest). Times in ms since the epoch. */
-export interface HarvestProgressTable {
-  node_id: string;
-  harvested_to: number | null;
-  window_to: number | null;
-  cursor_from: number | null;
-  cursor_start: number;
-  list_params: string;
-  updated_at: number;
 }
 
 export interface Tables {

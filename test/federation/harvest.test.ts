@@ -12,8 +12,10 @@ import { clientFor } from "../../src/federation/client.ts";
 import { type HarvestSource, harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { progressStore } from "../../src/federation/harvest/progress.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
+import { harvestTask } from "../../src/federation/harvest/tasks.ts";
 import { type RunningNode, startNode } from "../../src/http/server.ts";
 import { capabilities } from "../../src/services/mn/core.ts";
+import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { type Caller, call, create, enc, okXml, update } from "../helpers/client.ts";
@@ -266,6 +268,37 @@ for (const dialect of testDialects()) {
       assert.ok(own.items.some((e) => e.event === "synchronization_failed"));
     });
 
+    it("a node failing in the middle of a large page: what was written stays, the rest comes on the next run", async () => {
+      const mn3 = restarted[0] as RunningNode;
+      const caller = { baseUrl: mn3.baseUrl, token: await fed.token(fed.adminSubject) };
+      const pids: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        const pid = uniquePid(`chunk${i}`);
+        pids.push(pid);
+        await okXml(await create(caller, pid, Buffer.from(`c${i}\n`)));
+      }
+      const real = clientFor(fed.cn.ctx, mn3.baseUrl);
+      let calls = 0;
+      const failing: HarvestSource = {
+        listObjects: (w) => real.listObjects(w),
+        getSystemMetadata: async (pid) => {
+          if (++calls === 280) throw new D1Error("ServiceFailure", "the node went away");
+          return real.getSystemMetadata(pid);
+        },
+        get: (pid) => real.get(pid),
+        synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
+      };
+      await assert.rejects(harvestNode(fed.cn.ctx, await mn3Node(), { source: failing, lagMs: 0 }), {
+        exception: "ServiceFailure",
+      });
+      const written = (await Promise.all(pids.map(cnHas))).filter(Boolean).length;
+      assert.ok(written >= 250 && written < 300, `the first chunk was written (${written})`);
+      const result = await harvestNode(fed.cn.ctx, await mn3Node(), { lagMs: 0 });
+      assert.equal(result.outcomes.created, 300 - written);
+      assert.equal(result.outcomes.failed, 0);
+      for (const pid of pids) assert.ok(await cnHas(pid), `${pid} is on the CN`);
+    });
+
     it("a CN restarted mid-harvest resumes from the saved position", async () => {
       const mn3 = restarted[0]!;
       const pids: string[] = [];
@@ -318,6 +351,61 @@ for (const dialect of testDialects()) {
       for (const pid of pids) assert.ok(await cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
       assert.equal(result.outcomes.created, 30 - done);
       assert.equal(fetched, 30 - done, "only what was not yet harvested is fetched again");
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`harvest tasks (${dialect})`, () => {
+    let fed: TestFederation;
+    let back: RunningNode | undefined;
+    const MN1 = "urn:node:LOCALMN1";
+    before(async () => {
+      fed = await startTestFederation(dialect, {
+        mnCount: 1,
+        worker: false,
+        settings: (name) => (name === "mn1" ? { syncSchedule: NEVER, notifyCn: false } : {}),
+      });
+    });
+    after(async () => {
+      await back?.close();
+      await fed?.close();
+    });
+
+    const waitingHarvest = () =>
+      fed.cn.ctx.db.kysely
+        .selectFrom("tasks")
+        .select(["run_at", "state"])
+        .where("kind", "=", "harvest")
+        .where("key", "=", MN1)
+        .where("state", "=", "ready")
+        .executeTakeFirst();
+    const task = (attempts: number) => ({ id: 0, kind: "harvest", key: MN1, payload: null, attempts });
+
+    it("approval schedules the first harvest at the node's next scheduled time", async () => {
+      const waiting = await waitingHarvest();
+      assert.equal(Number(waiting?.run_at), Date.parse("2199-01-01T00:00:00Z"));
+    });
+
+    it("a node that is down fails the run (retried); the last allowed failure waits for the schedule", async () => {
+      const mn = fed.mns[0] as RunningNode;
+      const caller = { baseUrl: mn.baseUrl, token: await fed.token(fed.adminSubject) };
+      const pids = [uniquePid("task"), uniquePid("task")];
+      for (const pid of pids) await okXml(await create(caller, pid, Buffer.from(`${pid}\n`)));
+      // A window ends 2 s before its harvest starts (writes in flight are left to the next one).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await fed.cn.ctx.db.kysely.deleteFrom("tasks").where("kind", "=", "harvest").execute();
+      await mn.close();
+      await assert.rejects(harvestTask(fed.cn.ctx, task(1)), { exception: "ServiceFailure" });
+      assert.equal(await waitingHarvest(), undefined, "a retry is the queue's, not a new run");
+      await assert.rejects(harvestTask(fed.cn.ctx, task(5)), PermanentTaskError);
+      assert.ok(await waitingHarvest(), "the next scheduled harvest waits");
+
+      back = await startNode(mn.ctx.config, { logLevel: false, worker: false });
+      await harvestTask(fed.cn.ctx, task(1));
+      for (const pid of pids) assert.ok(await fed.cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
+      const node = await harvestableNode(fed.cn.ctx, MN1);
+      assert.ok(node?.synchronization?.lastHarvested);
     });
   });
 }

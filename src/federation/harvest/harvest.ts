@@ -8,6 +8,7 @@ import { createKeyedMutex } from "../../services/keyed-mutex.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import { clientFor } from "../client.ts";
+import { versionFor } from "../propagation/deliver.ts";
 import type { SourceNode } from "./object.ts";
 import { noOutcomes, type Outcomes, synchronizePage } from "./page.ts";
 import { progressStore } from "./progress.ts";
@@ -38,7 +39,8 @@ export async function harvestNode(
   options: HarvestOptions = {},
 ): Promise<HarvestResult> {
   const nodeId = node.identifier;
-  const source = options.source ?? clientFor(ctx, node.baseURL);
+  // A node serving MNRead v1 only is harvested through v1 (its documents carry no v2 fields).
+  const source = options.source ?? clientFor(ctx, node.baseURL, { version: versionFor(node) });
   const concurrency = options.concurrency ?? 8;
   const outcomes = noOutcomes();
   const processPage = async (items: ObjectInfo[]) => {

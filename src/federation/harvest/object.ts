@@ -190,7 +190,7 @@ async function createFromNode(
     await indexSysmetaChange(ctx, obsoleted); // search index
     await announceSysmetaChange(ctx, obsoleted); // the nodes holding it learn of its obsoletedBy
   }
-  await afterObjectSynchronized(ctx, pid);
+  await afterObjectSynchronized(ctx, stored); // replication planning
   return "created";
 }
 
@@ -206,13 +206,13 @@ async function updateFromAuthoritative(
   let obsoleted: string | undefined;
   const changed = await ctx.db.transaction(async (tx) => {
     const current = await tx.objects.get(pid);
-    if (!current) return false;
+    if (!current) return undefined;
     const changes = authoritativeChanges(current.sysmeta, incoming);
-    if (!changes) return false;
+    if (!changes) return undefined;
     const next = nextRevision(current.sysmeta, now, changes);
     if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);
     await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
-    return true;
+    return next;
   });
   if (!changed) return "unchanged";
   await indexSysmetaChange(ctx, pid); // search index
@@ -221,7 +221,7 @@ async function updateFromAuthoritative(
     await indexSysmetaChange(ctx, obsoleted); // search index
     await announceSysmetaChange(ctx, obsoleted);
   }
-  await afterObjectSynchronized(ctx, pid);
+  await afterObjectSynchronized(ctx, changed); // replication planning (the policy may have changed)
   return "updated";
 }
 

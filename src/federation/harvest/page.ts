@@ -2,7 +2,8 @@
  * Synchronizing one listed page. Objects the CN already holds as listed are skipped (one query for the page);
  * the others' system metadata is fetched a few requests at once. New DATA objects with nothing to link (no
  * series, no obsoleted version, identifier never reserved) are written in one transaction and indexed together;
- * every other object goes through synchronizeObject one by one.
+ * every other object goes through synchronizeObject one by one. The page goes in chunks: while one chunk is
+ * written, the next one's system metadata is fetched.
  */
 import type { StoredObject } from "../../db/types.ts";
 import { D1Error } from "../../errors/exceptions.ts";
@@ -70,6 +71,9 @@ function plainNew(ctx: NodeContext, nodeId: string, fetched: Fetched, now: Date)
   return { sysmeta: stored, contentKey: NO_BYTES, digests: sysmetaOnly(stored), isReplica: false };
 }
 
+/** Objects fetched, then written, per chunk: writing one chunk overlaps fetching the next. */
+const CHUNK = 250;
+
 export async function synchronizePage(
   ctx: NodeContext,
   nodeId: string,
@@ -81,10 +85,37 @@ export async function synchronizePage(
   const held = await ctx.db.objects.getMany(items.map((i) => i.identifier));
   const todo = items.filter((item) => !isUpToDate(held.get(item.identifier), nodeId, item));
   outcomes.unchanged += items.length - todo.length;
-  if (todo.length === 0) return outcomes;
+  // The chunk being written, settled to its error (if any) so that a failure waits to be seen, never unheard.
+  let writing: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
+  try {
+    for (let i = 0; i < todo.length; i += CHUNK) {
+      const fetched = await fetchSysmeta(ctx, source, todo.slice(i, i + CHUNK), lanes, outcomes);
+      const failed = await writing;
+      if (failed) throw failed.error;
+      writing = writeChunk(ctx, nodeId, source, fetched, held, lanes, outcomes).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+    }
+  } catch (error) {
+    await writing; // nothing is left writing once the page is given up
+    throw error;
+  }
+  const failed = await writing;
+  if (failed) throw failed.error;
+  return outcomes;
+}
 
+/** System metadata, a few requests at once; an object the node will not give is reported and left out. */
+async function fetchSysmeta(
+  ctx: NodeContext,
+  source: SourceNode,
+  items: ObjectInfo[],
+  lanes: number,
+  outcomes: Outcomes,
+): Promise<Fetched[]> {
   const fetched: Fetched[] = [];
-  await inLanes(todo, lanes, async (item) => {
+  await inLanes(items, lanes, async (item) => {
     try {
       fetched.push({ item, sysmeta: await source.getSystemMetadata(item.identifier) });
     } catch (error) {
@@ -93,7 +124,18 @@ export async function synchronizePage(
       outcomes.failed++;
     }
   });
+  return fetched;
+}
 
+async function writeChunk(
+  ctx: NodeContext,
+  nodeId: string,
+  source: SourceNode,
+  fetched: Fetched[],
+  held: Map<string, StoredObject>,
+  lanes: number,
+  outcomes: Outcomes,
+): Promise<void> {
   const reserved = await reservedAmong(
     ctx,
     fetched.map((f) => f.item.identifier),
@@ -109,24 +151,28 @@ export async function synchronizePage(
     if (object) plain.push(object);
     else rest.push(f);
   }
-  if (plain.length > 0) {
-    try {
-      await ctx.db.objects.insertMany(plain);
-      outcomes.created += plain.length;
-      await indexNewObjects(ctx, plain); // search index
-      for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta.identifier);
-    } catch {
-      // One of them arrived meanwhile (CNRead.synchronize): each on its own, which sees what is there.
-      for (const object of plain) {
-        const f = fetched.find((x) => x.item.identifier === object.sysmeta.identifier);
-        if (f) rest.push(f);
-      }
-    }
+  if (plain.length > 0 && (await insertedTogether(ctx, plain))) {
+    outcomes.created += plain.length;
+    await indexNewObjects(ctx, plain); // search index
+    for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta); // replication planning
+  } else {
+    // One of them arrived meanwhile (CNRead.synchronize): each on its own, which sees what is there.
+    const batched = new Set(plain.map((object) => object.sysmeta.identifier));
+    rest.push(...fetched.filter((f) => batched.has(f.item.identifier)));
   }
   await inLanes(rest, lanes, async ({ item, sysmeta }) => {
     outcomes[await synchronizeObject(ctx, nodeId, source, item.identifier, item, sysmeta)]++;
   });
-  return outcomes;
+}
+
+/** One write for all; false when it could not be (nothing of it is stored). */
+async function insertedTogether(ctx: NodeContext, objects: StoredObject[]): Promise<boolean> {
+  try {
+    await ctx.db.objects.insertMany(objects);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Which of these identifiers the CN has reserved or retired (few: one query). */

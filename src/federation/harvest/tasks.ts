@@ -8,6 +8,7 @@ import { approvedNode } from "../../services/cn/nodes.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { PermanentTaskError, type TaskHandler } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
+import { versionFor } from "../propagation/deliver.ts";
 import { harvestNode } from "./harvest.ts";
 import { synchronizeObject } from "./object.ts";
 import { harvestableNode, harvestableNodes } from "./registry.ts";
@@ -43,7 +44,8 @@ export const synchronizeTask: TaskHandler = async (ctx, task) => {
       `No approved Member Node to synchronize "${pid}" from (${nodeId ?? "none"}).`,
     );
   }
-  await synchronizeObject(ctx, node.identifier, clientFor(ctx, node.baseURL), pid);
+  const client = clientFor(ctx, node.baseURL, { version: versionFor(node) });
+  await synchronizeObject(ctx, node.identifier, client, pid);
 };
 
 export const notifyCnTask: TaskHandler = async (ctx, task) => {
