@@ -1,8 +1,9 @@
 /**
- * Hearing other processes' object writes (PostgreSQL). Several processes may use one database (a serving node
- * and `d1node worker` processes), and each keeps objects and list positions in memory (row cache, pager). Every
- * transaction that writes objects ends with a NOTIFY on CHANNEL naming the PIDs it wrote; PostgreSQL delivers it
- * on commit and drops it on rollback, so a commit is never unheard, even if the process dies right after.
+ * Hearing other processes' writes (PostgreSQL). Several processes may use one database (a serving node and
+ * `d1node worker` processes), and each keeps objects and list positions in memory (row cache, pagers). Every
+ * transaction that writes objects ends with a NOTIFY on CHANNEL naming the PIDs it wrote, one that adds to the
+ * event log with a NOTIFY on EVENTS_CHANNEL; PostgreSQL delivers them on commit and drops them on rollback, so a
+ * commit is never unheard, even if the process dies right after.
  * Each process LISTENs on one connection of its own (not a pooled one) and forgets what the others wrote.
  * While that connection is down, writes may go unheard: the caches are distrusted (emptied, keeping nothing)
  * until LISTEN is in place again, retried with a growing delay.
@@ -13,6 +14,7 @@ import type pg from "pg";
 import type { Tables } from "./schema.ts";
 
 export const CHANNEL = "d1node_objects";
+export const EVENTS_CHANNEL = "d1node_events";
 /** What the listening connection calls itself in pg_stat_activity. */
 export const APPLICATION_NAME = "d1node change feed";
 /** "The payload ... must be shorter than 8000 bytes" (PostgreSQL, NOTIFY). */
@@ -25,6 +27,8 @@ const LAST_RETRY_MS = 2000;
 export interface ChangeListener {
   /** Another process committed writes to these objects (undefined: to any). */
   changed(pids: readonly string[] | undefined): void;
+  /** Another process added to the event log. */
+  eventsAdded(): void;
   /** false: writes may go unheard from now on; true: listening again, every later commit will be heard. */
   trusted(heard: boolean): void;
 }
@@ -32,6 +36,8 @@ export interface ChangeListener {
 export interface ChangeFeed {
   /** Within a write transaction: on commit, tell the other processes which objects it wrote ("*": any). */
   announce(tx: Kysely<Tables>, pids: readonly string[] | typeof EVERYTHING): Promise<void>;
+  /** Within a transaction adding to the event log: on commit, tell the other processes. */
+  announceEvents(tx: Kysely<Tables>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,13 +97,14 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
     next.on("error", drop);
     next.on("end", drop);
     next.on("notification", (message) => {
-      if (message.channel !== CHANNEL) return;
       const { sender: from, pids } = parsePayload(message.payload ?? "");
-      if (from !== sender) listener.changed(pids);
+      if (from === sender) return;
+      if (message.channel === CHANNEL) listener.changed(pids);
+      else if (message.channel === EVENTS_CHANNEL) listener.eventsAdded();
     });
     try {
       await next.connect();
-      await next.query(`listen ${CHANNEL}`);
+      await next.query(`listen ${CHANNEL}; listen ${EVENTS_CHANNEL}`);
     } catch {
       drop();
       return;
@@ -117,6 +124,9 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
   return {
     async announce(tx, pids) {
       await sql`select pg_notify(${CHANNEL}, ${payloadOf(sender, pids)})`.execute(tx);
+    },
+    async announceEvents(tx) {
+      await sql`select pg_notify(${EVENTS_CHANNEL}, ${sender})`.execute(tx);
     },
     async close() {
       closed = true;

@@ -7,7 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
-import { startChangeFeed } from "./change-feed.ts";
+import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
@@ -44,13 +44,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
   const cache = new RowCache(10_000);
+  let feed: ChangeFeed | undefined;
   const events = eventLog(db, {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
-    ...(handle ? { insertNow: directEventInserts(handle) } : {}),
+    ...(handle
+      ? { insertNow: directEventInserts(handle) }
+      : { announce: async (tx) => feed?.announceEvents(tx) }),
   });
   // SQLite: this process is the database's only user (exclusive lock). PostgreSQL: other processes may write;
   // their writes are heard through the change feed, and nothing is trusted while it cannot hear.
-  const feed = handle
+  feed = handle
     ? undefined
     : await startChangeFeed(options.url as string, {
         changed(pids) {
@@ -59,10 +62,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           pager.forget(() => true);
           events.objectsChanged();
         },
+        eventsAdded: () => events.addedElsewhere(),
         trusted(heard) {
           cache.trust(heard);
           pager.trust(heard);
-          events.objectsChanged();
+          events.trust(heard);
         },
       });
 

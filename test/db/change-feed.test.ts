@@ -113,6 +113,34 @@ forEachDialect((name, open) => {
       assert.equal(await a.objects.get("shared-2"), undefined);
     });
 
+    it("A's event lists see entries B adds, queued or harvested", async () => {
+      const entry = (second: number) => ({
+        identifier: "shared-1",
+        event: "read",
+        ipAddress: "127.0.0.1",
+        userAgent: "test",
+        subject: "CN=s",
+        dateLogged: new Date(Date.UTC(2026, 0, 1, 0, 0, second)),
+        nodeIdentifier: "urn:node:TEST",
+      });
+      const logged = async () => (await a.events.list({}, 0, 1)).total;
+      const readable = async () => (await a.events.list({ readableBy: ["public"] }, 0, 1)).total;
+      const start = await logged();
+      b.events.append(entry(1));
+      await b.events.flush();
+      await eventually(logged, (n) => n === start + 1);
+      await b.events.addHarvested([{ ...entry(2), sourceNode: "urn:node:MN9", sourceEntryId: "9" }]);
+      await eventually(logged, (n) => n === start + 2);
+      // Lists filtered by readers follow B's access changes too.
+      assert.equal(await readable(), start + 2);
+      await b.objects.replaceSysmeta({
+        ...storedObject("shared-1").sysmeta,
+        serialVersion: 4,
+        accessPolicy: [],
+      });
+      await eventually(readable, (n) => n === 0);
+    });
+
     it("a write naming too many PIDs for one payload, and a bulk load, make A forget everything", async () => {
       const long = Array.from({ length: 100 }, (_, i) => `long-${"x".repeat(100)}-${i}`);
       await a.transaction(async (tx) => {
