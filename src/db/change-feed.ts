@@ -23,6 +23,11 @@ const MAX_PAYLOAD_BYTES = 7999;
 const EVERYTHING = "*";
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 2000;
+/**
+ * A connection that breaks without a word (a firewall forgetting an idle connection) would lose notices unseen:
+ * a query this often, answered within as long, tells that the connection still works.
+ */
+const HEARTBEAT_MS = 5000;
 
 export interface ChangeListener {
   /** Another process committed writes to these objects (undefined: to any). */
@@ -80,11 +85,14 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
       connectionString: url,
       application_name: APPLICATION_NAME,
       keepAlive: true,
+      connectionTimeoutMillis: HEARTBEAT_MS,
     });
     let lost = false;
+    let heartbeat: NodeJS.Timeout | undefined;
     const drop = () => {
       if (lost) return;
       lost = true;
+      clearInterval(heartbeat);
       if (client === next) client = undefined;
       listener.trusted(false);
       next.end().catch(() => undefined);
@@ -116,6 +124,11 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
     }
     client = next;
     delay = FIRST_RETRY_MS;
+    heartbeat = setInterval(() => {
+      const late = setTimeout(drop, HEARTBEAT_MS).unref();
+      next.query("select 1").then(() => clearTimeout(late), drop);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     listener.trusted(true);
   };
 

@@ -4,14 +4,16 @@
  * keeps nothing. Two handles on one database stand for two processes (each has its own pool and listener).
  */
 import assert from "node:assert/strict";
+import net from "node:net";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
 import pg from "pg";
 import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/change-feed.ts";
-import { bulkLoadObjects } from "../../src/db/index.ts";
+import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
-import { ADMIN_URL } from "../helpers/postgres.ts";
+import { testDialects } from "../helpers/node.ts";
+import { ADMIN_URL, createTestPostgresDatabase } from "../helpers/postgres.ts";
 
 /** Polls `read` until `accept` holds; fails with the last value after `ms`. */
 async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
@@ -227,5 +229,87 @@ forEachDialect((name, open) => {
         (v) => v === 4,
       );
     });
+  });
+});
+
+/**
+ * A TCP relay to PostgreSQL that can go silent on the change feed's connections without closing them, as a
+ * firewall that forgets an idle connection does: neither side hears anything again.
+ */
+async function silencingRelay(target: URL) {
+  const feeds: { silent: boolean }[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    const pair = { silent: false };
+    let first = true;
+    client.on("data", (chunk) => {
+      // The startup message names the application.
+      if (first && chunk.includes(APPLICATION_NAME)) feeds.push(pair);
+      first = false;
+      if (!pair.silent) upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (!pair.silent) client.write(chunk);
+    });
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.on("error", () => undefined);
+    upstream.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    url: url.toString(),
+    silenceFeeds: () => {
+      for (const pair of feeds) pair.silent = true;
+    },
+    close: () => {
+      server.close();
+    },
+  };
+}
+
+describe("a listening connection that breaks without a word", {
+  skip: !testDialects().includes("postgres"),
+}, () => {
+  it("is found out by the heartbeat: A stops trusting its cache and listens anew", {
+    timeout: 60_000,
+  }, async () => {
+    const pg = await createTestPostgresDatabase();
+    const relay = await silencingRelay(new URL(pg.url));
+    const a = await openDatabase({ url: relay.url });
+    const b = await openDatabase({ url: pg.url });
+    try {
+      await a.objects.insert(storedObject("silent-1"));
+      assert.equal(await version(a, "silent-1"), 1);
+      relay.silenceFeeds();
+      await b.objects.replaceSysmeta({ ...storedObject("silent-1").sysmeta, serialVersion: 2 });
+      // The notice is lost in the relay; the heartbeat (every 5 s, answered within 5 s) finds the break.
+      await eventually(
+        () => version(a, "silent-1"),
+        (v) => v === 2,
+        20_000,
+      );
+      // Listening again on a new connection: notices arrive.
+      await eventually(
+        async () => {
+          const kept = (await a.objects.get("silent-1"))?.sysmeta.fileName;
+          await silentlyRename(b, "silent-1", `silent-${Date.now()}.csv`);
+          return (await a.objects.get("silent-1"))?.sysmeta.fileName === kept;
+        },
+        (cached) => cached,
+      );
+      await b.objects.replaceSysmeta({ ...storedObject("silent-1").sysmeta, serialVersion: 3 });
+      await eventually(
+        () => version(a, "silent-1"),
+        (v) => v === 3,
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      relay.close();
+      await pg.drop();
+    }
   });
 });
