@@ -29,6 +29,7 @@ export function memberNodeRestrictions(
         : ["create", "update", "generateIdentifier"].map((m) => only(m, submitters))),
       only("delete", trusted),
     ],
+    MNReplication: [only("replicate", trusted)],
   };
 }
 

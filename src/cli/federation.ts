@@ -42,6 +42,7 @@ export function registerFederationCommand(program: Command): void {
         basePort,
         host: flags.host,
         logLevel: flags.logLevel,
+        // The Member Nodes take replicas from each other, as the CN directs.
         ...(flags.postgres ? { databaseUrl: postgresDatabasePerNode(flags.postgres) } : {}),
       });
       const { cn, mns } = federation;

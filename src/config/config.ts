@@ -55,6 +55,8 @@ export interface Config {
   proxyClientAddressHeader: string;
   /** Base URL of the Coordinating Node (e.g. https://cn.dataone.org/cn); unset: standalone, no lookups. */
   cnBaseUrl: string | undefined;
+  /** After a create, update, updateSystemMetadata or archive, ask the CN (cnBaseUrl) to synchronize the object. */
+  notifyCn: boolean;
   /** Seconds a CN answer on a subject's groups and identities is reused. */
   cnSubjectInfoTtl: number;
   logReaders: LogReaders;
@@ -68,6 +70,24 @@ export interface Config {
   corsOrigins: string[];
   /** Crontab-style harvest schedule advertised to the CN. */
   syncSchedule: Schedule;
+  /** Member Node: accept replicas from other nodes (MNReplication.replicate; Node attribute replicate). */
+  replicate: boolean;
+  /** Member Node: nodeReplicationPolicy maxObjectSize, bytes (unset: no limit). */
+  replicationMaxObjectSize: number | undefined;
+  /** Member Node: nodeReplicationPolicy spaceAllocated, total bytes of replicas held (unset: no limit). */
+  replicationSpaceAllocated: number | undefined;
+  /** Member Node: nodeReplicationPolicy allowedNode, the nodes replicas may come from (empty: any). */
+  replicationAllowedNodes: string[];
+  /** Member Node: nodeReplicationPolicy allowedObjectFormat, the formats accepted as replicas (empty: any). */
+  replicationAllowedFormats: string[];
+  /** Coordinating Node: seconds a queued or requested replica may wait for its completion before it is failed. */
+  replicationRequestTimeout: number;
+  /** Coordinating Node: seconds between scans for objects short of replicas (0: no periodic scan). */
+  replicationScanInterval: number;
+  /** Coordinating Node: seconds between replica audits (0: no audits). */
+  replicaAuditInterval: number;
+  /** Coordinating Node: a completed replica verified less than this many seconds ago is not audited again. */
+  replicaAuditAge: number;
   logLevel: string;
 }
 
@@ -103,6 +123,7 @@ export function defaultConfig(): Config {
     proxyVerifyHeader: "X-SSL-Client-Verify",
     proxyClientAddressHeader: "X-Forwarded-For",
     cnBaseUrl: undefined,
+    notifyCn: true,
     cnSubjectInfoTtl: 300,
     logReaders: "trusted",
     logAggregationSeconds: 900,
@@ -110,6 +131,15 @@ export function defaultConfig(): Config {
     isAuthorizedBlockSeconds: 300,
     corsOrigins: ["*"],
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
+    replicate: false,
+    replicationMaxObjectSize: undefined,
+    replicationSpaceAllocated: undefined,
+    replicationAllowedNodes: [],
+    replicationAllowedFormats: [],
+    replicationRequestTimeout: 3600,
+    replicationScanInterval: 600,
+    replicaAuditInterval: 3600,
+    replicaAuditAge: 30 * 86_400,
     logLevel: "info",
   };
 }
@@ -168,12 +198,27 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     proxyVerifyHeader: headerName("proxyVerifyHeader", c.proxyVerifyHeader),
     proxyClientAddressHeader: headerName("proxyClientAddressHeader", c.proxyClientAddressHeader),
     cnBaseUrl: optionalText("cnBaseUrl", c.cnBaseUrl)?.replace(/\/+$/, ""),
+    notifyCn: boolean("notifyCn", c.notifyCn),
     cnSubjectInfoTtl: integer("cnSubjectInfoTtl", c.cnSubjectInfoTtl, 0, 86_400),
     logReaders: oneOf("logReaders", c.logReaders, ["trusted", "readers"]),
     logAggregationSeconds: integer("logAggregationSeconds", c.logAggregationSeconds, 0, 7 * 86_400),
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins),
+    replicate: boolean("replicate", c.replicate),
+    replicationMaxObjectSize: optionalInteger("replicationMaxObjectSize", c.replicationMaxObjectSize),
+    replicationSpaceAllocated: optionalInteger("replicationSpaceAllocated", c.replicationSpaceAllocated),
+    replicationAllowedNodes: list("replicationAllowedNodes", c.replicationAllowedNodes),
+    replicationAllowedFormats: list("replicationAllowedFormats", c.replicationAllowedFormats),
+    replicationRequestTimeout: integer(
+      "replicationRequestTimeout",
+      c.replicationRequestTimeout,
+      1,
+      30 * 86_400,
+    ),
+    replicationScanInterval: integer("replicationScanInterval", c.replicationScanInterval, 0, 30 * 86_400),
+    replicaAuditInterval: integer("replicaAuditInterval", c.replicaAuditInterval, 0, 30 * 86_400),
+    replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {
@@ -195,6 +240,9 @@ function checkAuthSettings(config: Config): void {
   }
   if (config.proxySecret !== undefined && config.proxySecret.length < 16) {
     throw new Error('setting "proxySecret" must be at least 16 characters long');
+  }
+  if (config.replicate && config.role === "mn" && config.cnBaseUrl === undefined) {
+    throw new Error('setting "replicate" needs "cnBaseUrl": replicas are pulled from nodes the CN lists');
   }
   if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
     throw new Error('setting "cnBaseUrl" must be an http(s) URL');
@@ -234,6 +282,17 @@ function integer(name: string, value: unknown, min: number, max: number): number
     throw new Error(`setting "${name}" must be an integer from ${min} to ${max}`);
   }
   return n;
+}
+
+function optionalInteger(name: string, value: unknown): number | undefined {
+  return value === undefined || value === "" ? undefined : integer(name, value, 0, Number.MAX_SAFE_INTEGER);
+}
+
+/** true/false, also as the strings the environment gives. */
+function boolean(name: string, value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new Error(`setting "${name}" must be true or false`);
 }
 
 function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {

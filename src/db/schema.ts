@@ -183,6 +183,30 @@ export interface TasksTable {
   created_at: number;
 }
 
+/** CN: a Member Node's record as a replication target (migration 0007-replication). Times in ms. */
+export interface ReplicationNodesTable {
+  node_id: string;
+  /** Failed or timed-out replications since its last completed one. */
+  consecutive_failures: number;
+  failures: number;
+  completions: number;
+  last_failure_at: number | null;
+  last_completion_at: number | null;
+  /** Why the last replication to the node failed. */
+  last_failure: string | null;
+}
+
+/** The CN's harvest position per Member Node (see src/federation/harvest). Times in ms since the epoch. */
+export interface HarvestProgressTable {
+  node_id: string;
+  harvested_to: number | null;
+  window_to: number | null;
+  cursor_from: number | null;
+  cursor_start: number;
+  list_params: string;
+  updated_at: number;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -200,5 +224,7 @@ export interface Tables {
   search_values: SearchValuesTable;
   search_relations: SearchRelationsTable;
   tasks: TasksTable;
+  harvest_progress: HarvestProgressTable;
   log_aggregation: LogAggregationTable;
+  replication_nodes: ReplicationNodesTable;
 }

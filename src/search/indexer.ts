@@ -9,8 +9,14 @@ import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import { readScience, removeDocument, writeDocument } from "./index-store.ts";
-import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
+import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
+import {
+  packageFields,
+  packageFieldsOfMany,
+  RESOURCE_MAP_FORMATS,
+  readRelations,
+  replaceRelations,
+} from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
@@ -27,11 +33,31 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
-      relations = await readRelations(await readAll(ctx, object), pid);
+      if (hasBytes(object)) relations = await readRelations(await readAll(ctx, object), pid);
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
     await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+  }
+}
+
+/** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
+export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+  const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
+  const packages = await packageFieldsOfMany(
+    ctx.db.kysely,
+    plain.map((object) => object.sysmeta.identifier),
+  );
+  const entries = [];
+  for (const object of plain) {
+    const pid = object.sysmeta.identifier;
+    const fields = sysmetaFields(object.sysmeta, ctx.formats);
+    for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
+    entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
+  }
+  if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
+  for (const object of objects) {
+    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
   }
 }
 
@@ -118,7 +144,7 @@ async function extractScience(ctx: IndexContext, object: StoredObject): Promise<
   const { sysmeta } = object;
   const none: SearchDocument = new Map([[FORMAT_MARK, [sysmeta.formatId]]]);
   const extract = extractorFor(sysmeta.formatId);
-  if (!extract || sysmeta.size > MAX_METADATA_BYTES) return none;
+  if (!extract || sysmeta.size > MAX_METADATA_BYTES || !hasBytes(object)) return none;
   try {
     const bytes = await readAll(ctx, object);
     const science = extract(bytes);
@@ -128,6 +154,14 @@ async function extractScience(ctx: IndexContext, object: StoredObject): Promise<
     // "Documents that cannot be parsed are indexed by their system metadata" (as the DataONE indexer does).
     return none;
   }
+}
+
+/**
+ * A Coordinating Node knows objects whose bytes live on Member Nodes by their system metadata alone (content key
+ * "", NO_BYTES): those are indexed by system metadata and access, and their bytes are never asked for.
+ */
+function hasBytes(object: StoredObject): boolean {
+  return object.contentKey !== "";
 }
 
 async function readAll(ctx: IndexContext, object: StoredObject): Promise<Buffer> {

@@ -25,4 +25,23 @@ describe("config", () => {
     assert.throws(() => resolveConfig({ role: "xx" }), /role/);
     assert.throws(() => resolveConfig({ colour: "blue" } as never), /colour/);
   });
+
+  it("replication settings: booleans and lists from the environment; replicate needs a CN", () => {
+    const c = resolveConfig(
+      { cnBaseUrl: "https://cn.example.org/cn" },
+      configFromEnv({
+        D1NODE_REPLICATE: "true",
+        D1NODE_REPLICATION_MAX_OBJECT_SIZE: "1000",
+        D1NODE_REPLICATION_ALLOWED_FORMATS: "text/csv;text/plain",
+      }),
+    );
+    assert.equal(c.replicate, true);
+    assert.equal(c.replicationMaxObjectSize, 1000);
+    assert.equal(c.replicationSpaceAllocated, undefined);
+    assert.deepEqual(c.replicationAllowedFormats, ["text/csv", "text/plain"]);
+    assert.equal(resolveConfig({}).replicate, false);
+    assert.throws(() => resolveConfig({ replicate: true }), /replicate.*cnBaseUrl/);
+    assert.throws(() => resolveConfig({ replicate: "yes" }), /replicate/);
+    assert.throws(() => resolveConfig({ replicationRequestTimeout: 0 }), /replicationRequestTimeout/);
+  });
 });

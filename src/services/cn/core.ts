@@ -15,6 +15,8 @@ import {
   VersionMismatch,
 } from "../../errors/exceptions.ts";
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
+import { scheduleReplication } from "../../federation/replication/outcomes.ts";
+import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -86,6 +88,7 @@ export async function create(
     tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
   );
   await ctx.db.cn.releaseReservation(pid);
+  await indexNewObject(ctx, pid); // search index
   logEvent(ctx, call, pid, "create");
   return pid;
 }
@@ -110,6 +113,8 @@ export async function registerSystemMetadata(
     throw error;
   }
   await ctx.db.cn.releaseReservation(pid);
+  await indexNewObject(ctx, pid); // search index: system metadata and access, no bytes here
+  await scheduleReplication(ctx, pid);
   return pid;
 }
 
@@ -127,6 +132,8 @@ export function checkSerialVersion(current: SystemMetadata, serialVersion: numbe
 /**
  * Apply `change` to the current system metadata of `pid` if its serialVersion is still `serialVersion`. The write
  * itself is conditional on that serialVersion, so of concurrent calls with the same serialVersion one wins.
+ * Without a serialVersion the change applies to whatever is current: the write is conditional on the version
+ * read, and a concurrent write (a replica status, say) makes it read again rather than undo that write.
  */
 export async function changeAtVersion(
   ctx: NodeContext,
@@ -134,24 +141,26 @@ export async function changeAtVersion(
   serialVersion: number | undefined,
   change: (current: SystemMetadata) => Partial<SystemMetadata>,
 ): Promise<SystemMetadata> {
-  return ctx.db
-    .transaction(async (tx) => {
-      const current = await tx.objects.get(pid);
-      if (!current) throw notHeld(pid);
-      if (serialVersion !== undefined) checkSerialVersion(current.sysmeta, serialVersion);
-      const next = nextRevision(current.sysmeta, new Date(), change(current.sysmeta));
-      await tx.objects.replaceSysmeta(next, serialVersion);
-      return next;
-    })
-    .catch((error: unknown) => {
-      if (error instanceof StaleVersionError) {
-        throw new VersionMismatch(
-          `serialVersion ${serialVersion} of "${pid}" was changed by a concurrent call; read the system metadata again.`,
-          { pid },
-        );
-      }
-      throw error;
-    });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const current = await tx.objects.get(pid);
+        if (!current) throw notHeld(pid);
+        if (serialVersion !== undefined) checkSerialVersion(current.sysmeta, serialVersion);
+        const next = nextRevision(current.sysmeta, new Date(), change(current.sysmeta));
+        await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+        return next;
+      });
+    } catch (error) {
+      if (!(error instanceof StaleVersionError)) throw error;
+      if (serialVersion === undefined && attempt < 50) continue;
+      throw new VersionMismatch(
+        `serialVersion ${serialVersion ?? "(current)"} of "${pid}" was changed by a concurrent call; read the ` +
+          "system metadata again.",
+        { pid },
+      );
+    }
+  }
 }
 
 /** CNCore.setObsoletedBy (private): "On serialVersion mismatch nothing changes and VersionMismatch is raised." */
@@ -171,6 +180,7 @@ export async function setObsoletedBy(
     }
     return { obsoletedBy };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -229,7 +239,9 @@ export async function updateSystemMetadata(
       replicas: current.replicas,
     };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
+  await scheduleReplication(ctx, pid); // the replication policy may have changed
   return true;
 }
 
@@ -240,6 +252,7 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   const pid = object.sysmeta.identifier;
   if (!object.sysmeta.archived) {
     await changeAtVersion(ctx, pid, undefined, () => ({ archived: true }));
+    await indexSysmetaChange(ctx, pid); // search index
     await announceSysmetaChange(ctx, pid);
   }
   return pid;
@@ -254,6 +267,7 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   if (seriesId !== undefined) await ctx.db.cn.retire(seriesId);
   if (object.contentKey === NO_BYTES) await ctx.db.objects.remove(identifier);
   else await removeObject(ctx, object);
+  await indexRemoval(ctx, identifier); // search index
   logEvent(ctx, call, identifier, "delete");
   return identifier;
 }

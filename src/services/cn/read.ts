@@ -1,10 +1,11 @@
 /**
- * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
- * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
+ * CNRead: get, getChecksum (the recorded one), resolve, synchronize. getSystemMetadata, describe and listObjects
+ * are the MN's, over the CN's tables; the query engine and search are in `search.ts` and the query routes.
  */
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
-import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
+import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
+import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -69,8 +70,9 @@ function objectUrl(baseUrl: string, pid: string): string {
 }
 
 /**
- * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the approved nodes holding a completed
- * replica, and this CN when it holds the bytes itself.
+ * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the authoritative Member Node (unless its own
+ * replica entry says its copy failed or was invalidated), the approved nodes holding a completed replica, and
+ * this CN when it holds the bytes itself.
  */
 export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Promise<ObjectLocationList> {
   const object: StoredObject = await mnRead.readableObject(ctx, call, id);
@@ -90,7 +92,16 @@ export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Pro
       url: objectUrl(node.baseURL, pid),
     });
   };
-  for (const replica of object.sysmeta.replicas) {
+  const { authoritativeMemberNode: authoritative, replicas } = object.sysmeta;
+  const ownEntry = replicas.find((r) => r.replicaMemberNode === authoritative);
+  if (
+    authoritative &&
+    authoritative !== ctx.config.nodeId &&
+    (ownEntry?.replicationStatus ?? "completed") === "completed"
+  ) {
+    await add(authoritative);
+  }
+  for (const replica of replicas) {
     if (replica.replicationStatus === "completed") await add(replica.replicaMemberNode);
   }
   if (object.contentKey !== NO_BYTES) await add(ctx.config.nodeId);
@@ -125,18 +136,9 @@ export async function synchronize(
       { pid: id },
     );
   }
-  await ctx.db.cn.queueSync(id, caller?.identifier ?? ctx.config.nodeId, call.session.subject);
+  const nodeId = caller?.identifier ?? ctx.config.nodeId;
+  await ctx.db.cn.queueSync(id, nodeId, call.session.subject);
+  // "Asynchronous: true means the task was queued": fetched from its Member Node ahead of scheduled harvests.
+  await requestSynchronization(ctx.tasks, id, nodeId);
   return true;
-}
-
-/** The query engines this CN serves: none until the search engine lands. */
-export const QUERY_ENGINES: readonly string[] = [];
-
-export function unknownEngine(engine: string): never {
-  throw new NotFound(`No query engine "${engine}"; listQueryEngines lists the engines (none yet).`);
-}
-
-/** CNRead.search: no engine yet ("NotImplemented" is the listed exception for an unserved search). */
-export function search(engine: string): never {
-  throw new NotImplemented(`Search engine "${engine}" is not available on this Coordinating Node.`);
 }

@@ -5,8 +5,12 @@
  */
 
 import { isAllowed, isTrusted } from "../../auth/access.ts";
+import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
+import { replicationStatusReported, scheduleReplication } from "../../federation/replication/outcomes.ts";
+import { indexSysmetaChange } from "../../search/hooks.ts";
+import type { SystemMetadata } from "../../types/sysmeta.ts";
 import {
   REPLICATION_STATUSES,
   type Replica,
@@ -15,6 +19,7 @@ import {
 } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { findByPid, findByPidOrSid } from "../mn/resolve.ts";
+import { nextRevision } from "../mn/sysmeta-rules.ts";
 import { changeAtVersion, requireTrusted } from "./core.ts";
 import { approvedNodes } from "./nodes.ts";
 
@@ -34,7 +39,9 @@ export async function setReplicationPolicy(
     );
   }
   await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
+  await indexSysmetaChange(ctx, object.sysmeta.identifier); // search index
   await announceSysmetaChange(ctx, object.sysmeta.identifier);
+  await scheduleReplication(ctx, object.sysmeta.identifier);
   return true;
 }
 
@@ -55,7 +62,8 @@ const MN_MOVES: Record<ReplicationStatus, readonly ReplicationStatus[]> = {
 };
 
 /**
- * setReplicationStatus: "Callable by CNs and trusted MNs." A Member Node may report only on its own replica,
+ * setReplicationStatus: "Callable by CNs and trusted MNs." `failure` is the description of the optional failure
+ * exception document, kept as the node's last failure. A Member Node may report only on its own replica,
  * and only along MN_MOVES; a CN or administrator may set any status (adding the replica entry if missing).
  */
 export async function setReplicationStatus(
@@ -64,6 +72,7 @@ export async function setReplicationStatus(
   pid: string,
   nodeRef: string | undefined,
   statusText: string | undefined,
+  failure?: string,
 ): Promise<boolean> {
   if (!nodeRef) throw new InvalidRequest("The nodeRef part is required.", { pid });
   const status = statusText?.trim().toLowerCase() as ReplicationStatus | undefined;
@@ -75,8 +84,12 @@ export async function setReplicationStatus(
   if (!trusted && (await callerNode(ctx, call)) !== nodeRef) {
     throw new NotAuthorized(`${call.session.subject} may not report replica status for ${nodeRef}.`, { pid });
   }
-  await changeAtVersion(ctx, pid, undefined, (current) => {
+  let changed = false;
+  await changeReplicaList(ctx, pid, (current) => {
     const existing = current.replicas.find((r) => r.replicaMemberNode === nodeRef);
+    // A node repeating its last report (its first answer was lost) changes nothing.
+    if (existing?.replicationStatus === status && !trusted) return undefined;
+    changed = true;
     if (!existing && !trusted) {
       throw new InvalidRequest(`No replication of "${pid}" to ${nodeRef} was requested.`, { pid });
     }
@@ -91,10 +104,37 @@ export async function setReplicationStatus(
       replicationStatus: status,
       replicaVerified: new Date(),
     };
-    return { replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica] };
+    return [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica];
   });
-  await announceSysmetaChange(ctx, pid);
+  if (changed) await replicationStatusReported(ctx, pid, nodeRef, status, failure);
   return true;
+}
+
+/**
+ * Rewrites the replica list of `pid` (a new serialVersion and modification date), conditionally on the
+ * serialVersion read, and reads again when a concurrent change came first, so that two nodes reporting at once
+ * both get their entry. `change` returns the new list, or undefined for no change. Undefined when `pid` is gone.
+ */
+export async function changeReplicaList(
+  ctx: NodeContext,
+  pid: string,
+  change: (current: SystemMetadata) => Replica[] | undefined,
+): Promise<SystemMetadata | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await ctx.db.objects.get(pid);
+    if (!current) return undefined;
+    const replicas = change(current.sysmeta);
+    if (replicas === undefined) return current.sysmeta;
+    const next = nextRevision(current.sysmeta, new Date(), { replicas });
+    try {
+      await ctx.db.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+      await indexSysmetaChange(ctx, pid); // search index: replicaMN
+      await announceSysmetaChange(ctx, pid);
+      return next;
+    } catch (error) {
+      if (!(error instanceof StaleVersionError) || attempt >= 50) throw error;
+    }
+  }
 }
 
 /** updateReplicationMetadata: "Replaces the replica with the same nodeRef or adds one ... CNs only." */
@@ -110,6 +150,7 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -131,7 +172,9 @@ export async function deleteReplicationMetadata(
     }
     return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
+  await scheduleReplication(ctx, pid);
   return true;
 }
 

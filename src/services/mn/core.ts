@@ -5,6 +5,7 @@ import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { REFRESH_SYSMETA, type RefreshPayload } from "../../federation/propagation/kinds.ts";
 import type { Node } from "../../types/index.ts";
+import type { NodeReplicationPolicy } from "../../types/node.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 
@@ -14,6 +15,7 @@ const MN_SERVICES = [
   "MNRead",
   "MNAuthorization",
   "MNStorage",
+  "MNReplication",
   "MNView",
   "MNPackage",
   "MNQuery",
@@ -35,14 +37,38 @@ export function capabilities(ctx: NodeContext): Node {
       MN_SERVICES.map((name) => ({ name, version, available: true, restrictions: restrictions[name] ?? [] })),
     ),
     synchronization: { schedule: { ...config.syncSchedule } },
+    ...replicationPolicyOf(config),
     subjects: [config.nodeSubject],
     contactSubjects: [config.contactSubject],
-    replicate: false,
+    replicate: config.replicate,
     synchronize: true,
     type: "mn",
     state: "up",
     properties: [],
   };
+}
+
+/**
+ * Node.nodeReplicationPolicy: "constraints on object size, total objects, source nodes, and object format types"
+ * (types schema), from the replication settings; left out when the node sets none.
+ */
+function replicationPolicyOf(config: NodeContext["config"]): Pick<Node, "nodeReplicationPolicy"> {
+  const policy: NodeReplicationPolicy = {
+    ...(config.replicationMaxObjectSize !== undefined
+      ? { maxObjectSize: config.replicationMaxObjectSize }
+      : {}),
+    ...(config.replicationSpaceAllocated !== undefined
+      ? { spaceAllocated: config.replicationSpaceAllocated }
+      : {}),
+    allowedNodes: [...config.replicationAllowedNodes],
+    allowedObjectFormats: [...config.replicationAllowedFormats],
+  };
+  const empty =
+    policy.maxObjectSize === undefined &&
+    policy.spaceAllocated === undefined &&
+    policy.allowedNodes.length === 0 &&
+    policy.allowedObjectFormats.length === 0;
+  return empty ? {} : { nodeReplicationPolicy: policy };
 }
 
 /**

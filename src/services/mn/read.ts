@@ -3,10 +3,11 @@ import type { Readable } from "node:stream";
 import { isAllowed, isTrusted, readFilter } from "../../auth/access.ts";
 import type { ObjectInfo, ObjectListFilter, Page, StoredObject } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { algorithmKey, SMALL_READ_LIMIT } from "../../store/index.ts";
+import { algorithmKey, DATAONE_NAME, SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 import { findByPid, findByPidOrSid } from "./resolve.ts";
+import { digestOfStoredBytes } from "./stored-digest.ts";
 
 /** The object (PID or SID) if the caller may read it. "NotAuthorized:1000 (no read permission)". */
 export async function readableObject(ctx: NodeContext, call: CallInfo, id: string): Promise<StoredObject> {
@@ -76,8 +77,9 @@ export const DEFAULT_CHECKSUM_ALGORITHM = "SHA-1";
 
 /**
  * MNRead.getChecksum: "The value must be valid for the object (computed on the fly or from a certain cache)";
- * answered from the digests computed when the bytes arrived. "InvalidRequest:1402 (unsupported algorithm;
- * message should list supported ones)".
+ * answered from the digests computed when the bytes arrived, except to a Coordinating Node, which asks to audit
+ * the copy held here: then it is computed on the fly from the stored bytes. "InvalidRequest:1402 (unsupported
+ * algorithm; message should list supported ones)".
  */
 export async function getChecksum(
   ctx: NodeContext,
@@ -97,6 +99,10 @@ export async function getChecksum(
     if (key) available[key] = { name: digests.extra.algorithm, value: digests.extra.value };
   }
   const key = algorithmKey(algorithm);
+  if (key && call.session.isCn) {
+    const { value } = await digestOfStoredBytes(ctx, object, algorithm);
+    return { algorithm: DATAONE_NAME[key], value };
+  }
   const found = key ? available[key] : undefined;
   if (!found) {
     const names = Object.values(available).map((a) => a.name);

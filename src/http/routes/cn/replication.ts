@@ -1,7 +1,7 @@
 /** CNReplication routes: the replica metadata of the authoritative system metadata. */
 import type { FastifyInstance } from "fastify";
 import * as replication from "../../../services/cn/replication.ts";
-import { parseReplica, parseReplicationPolicy } from "../../../types/index.ts";
+import { parseError, parseReplica, parseReplicationPolicy } from "../../../types/index.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { type Query, stringParam } from "../../params.ts";
@@ -9,6 +9,16 @@ import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
 import { requiredId } from "../mn/read.ts";
 import { serialVersionPart } from "./authorization.ts";
+
+/** The description of setReplicationStatus's optional failure part ("exception document or null"). */
+function failureDescription(xml: string | undefined): string | undefined {
+  if (xml === undefined || xml.trim() === "" || xml.trim() === "null") return undefined;
+  try {
+    return parseError(xml).description;
+  } catch {
+    return xml.slice(0, 1000);
+  }
+}
 
 export function registerCnReplicationRoutes(app: FastifyInstance, { ctx, prefix }: RouteScope): void {
   const policies = `${prefix}/replicaPolicies/`;
@@ -37,6 +47,7 @@ export function registerCnReplicationRoutes(app: FastifyInstance, { ctx, prefix 
         pid,
         parts.get("nodeRef"),
         parts.get("status"),
+        failureDescription(parts.get("failure")),
       );
       return sendTrue(reply);
     },

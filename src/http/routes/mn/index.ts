@@ -6,6 +6,7 @@ import { registerCoreRoutes } from "./core.ts";
 import { registerPackageRoutes } from "./package.ts";
 import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
+import { registerReplicationRoutes } from "./replication.ts";
 import { registerStorageRoutes } from "./storage.ts";
 import { registerViewRoutes } from "./view.ts";
 
@@ -14,6 +15,7 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerReadRoutes(app, scope);
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
+  registerReplicationRoutes(app, scope);
   const index = { db: scope.ctx.db.kysely, dialect: scope.ctx.db.dialect };
   registerQueryRoutes(app, { prefix: scope.prefix, index, methods: MN_QUERY_METHODS });
   registerPackageRoutes(app, scope);

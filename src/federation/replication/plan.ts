@@ -1,0 +1,65 @@
+/**
+ * The CN's replication planner for one object: requests left pending past the timeout become failed (and count
+ * against their node), then new targets are chosen (targets.ts) and recorded as queued in the replica list, in
+ * one conditional write of the authoritative system metadata; each target then gets a replicate-request task.
+ * A crash between the write and the enqueue leaves a queued replica that goes stale and is planned again.
+ */
+import { approvedNodes } from "../../services/cn/nodes.ts";
+import { changeReplicaList } from "../../services/cn/replication.ts";
+import type { NodeContext } from "../../services/context.ts";
+import type { Replica } from "../../types/sysmeta.ts";
+import { REPLICATE_REQUEST } from "./kinds.ts";
+import { nodeRecords, recordFailure } from "./node-records.ts";
+import { chooseTargets, staleRequests, type TargetChoice } from "./targets.ts";
+
+/** The task key of one replicate request (node ids hold no spaces, so the pair is unambiguous). */
+export const requestKey = (pid: string, nodeId: string) => `${nodeId} ${pid}`;
+
+export interface Plan {
+  /** Pending replicas failed for taking longer than the timeout. */
+  stale: string[];
+  targets: TargetChoice[];
+}
+
+export async function planReplication(ctx: NodeContext, pid: string): Promise<Plan> {
+  const nodes = await approvedNodes(ctx);
+  const records = await nodeRecords(ctx.db.kysely);
+  const timeoutMs = ctx.config.replicationRequestTimeout * 1000;
+  let plan: Plan = { stale: [], targets: [] };
+  await changeReplicaList(ctx, pid, (current) => {
+    const now = new Date();
+    const stale = new Set(staleRequests(current, now, timeoutMs).map((r) => r.replicaMemberNode));
+    const replicas = current.replicas.map(
+      (r): Replica =>
+        stale.has(r.replicaMemberNode) ? { ...r, replicationStatus: "failed", replicaVerified: now } : r,
+    );
+    const targets = chooseTargets({
+      sysmeta: { ...current, replicas },
+      nodes,
+      records,
+      now,
+      retryFailedAfterMs: timeoutMs,
+    });
+    plan = { stale: [...stale], targets };
+    if (stale.size === 0 && targets.length === 0) return undefined;
+    const chosen = new Set(targets.map((t) => t.nodeId));
+    return [
+      ...replicas.filter((r) => !chosen.has(r.replicaMemberNode)),
+      ...targets.map(
+        (t): Replica => ({ replicaMemberNode: t.nodeId, replicationStatus: "queued", replicaVerified: now }),
+      ),
+    ];
+  });
+  const timeout = ctx.config.replicationRequestTimeout;
+  for (const nodeId of plan.stale) {
+    await recordFailure(
+      ctx.db.kysely,
+      nodeId,
+      `the replica of "${pid}" was not completed within ${timeout} s`,
+    );
+  }
+  for (const { nodeId } of plan.targets) {
+    await ctx.tasks.enqueue(REPLICATE_REQUEST, requestKey(pid, nodeId), { pid, nodeId });
+  }
+  return plan;
+}

@@ -1,0 +1,110 @@
+/**
+ * A Member Node pulls an accepted replica (MNReplication.replicate) from its source node: the source's base URL
+ * from the CN's node list, the bytes with MNRead.getReplica streamed into the store and hashed in the same pass,
+ * compared with the size and checksum of the CN's system metadata, then committed as a replica (crash-safe, see
+ * src/services/mn/ingest.ts) and indexed. The outcome is reported to the CN by its own task, so that a CN that
+ * is away does not make the node pull again. Failures that retrying cannot mend, or the last attempt, are
+ * reported as failed with their description.
+ */
+import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
+import { indexNewObject, indexRemoval } from "../../search/hooks.ts";
+import type { NodeContext } from "../../services/context.ts";
+import { checkDigests, ingest, removeObject } from "../../services/mn/ingest.ts";
+import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
+import type { Task } from "../../tasks/worker.ts";
+import { parseSystemMetadata } from "../../types/index.ts";
+import type { Node } from "../../types/node.ts";
+import type { ApiVersion, SystemMetadata } from "../../types/sysmeta.ts";
+import { clientFor } from "../client.ts";
+import { REPORT_REPLICA_STATUS } from "./kinds.ts";
+import type { ReportPayload } from "./report.ts";
+
+export interface PullPayload {
+  /** The CN's system metadata (v2 XML). */
+  sysmeta: string;
+  sourceNode: string;
+  /** The API version of the replicate call, used for getReplica. */
+  version: ApiVersion;
+}
+
+/** Runs of a pull before it is reported failed (the task queue backs off 2 s, 4 s, 8 s, ... in between). */
+export const PULL_ATTEMPTS = 5;
+/** A whole transfer may take this long (the client's timeout also covers reading the body). */
+const TRANSFER_TIMEOUT_MS = 6 * 3600_000;
+
+/** Remote answers that another try would not change. */
+const FINAL: ReadonlySet<string> = new Set([
+  "NotFound",
+  "NotAuthorized",
+  "InvalidToken",
+  "InvalidRequest",
+  "InvalidSystemMetadata",
+  "IdentifierNotUnique",
+  "NotImplemented",
+]);
+
+export async function pullReplicaTask(ctx: NodeContext, task: Task): Promise<void> {
+  const payload = task.payload as PullPayload;
+  const sysmeta = parseSystemMetadata(payload.sysmeta);
+  const pid = sysmeta.identifier;
+  const report = (status: ReportPayload["status"], description?: string) =>
+    ctx.tasks.enqueue(REPORT_REPLICA_STATUS, pid, { pid, status, ...(description ? { description } : {}) });
+  try {
+    await pullReplica(ctx, sysmeta, payload.sourceNode, payload.version);
+    await report("completed");
+  } catch (error) {
+    const final = error instanceof D1Error && FINAL.has(error.exception);
+    if (!final && task.attempts < PULL_ATTEMPTS) throw error;
+    const why = error instanceof D1Error ? `${error.exception}: ${error.description}` : String(error);
+    await report(
+      "failed",
+      `${ctx.config.nodeId} could not replicate "${pid}" from ${payload.sourceNode}: ${why}`,
+    );
+  }
+}
+
+export async function pullReplica(
+  ctx: NodeContext,
+  sysmeta: SystemMetadata,
+  sourceNodeId: string,
+  version: ApiVersion,
+): Promise<void> {
+  const pid = sysmeta.identifier;
+  const held = await ctx.db.objects.get(pid);
+  if (held) {
+    if (!held.isReplica)
+      throw new D1Error("InvalidRequest", `"${pid}" is held here as an original.`, { pid });
+    // Asked again (an earlier copy was lost or found invalid): keep it when its bytes are right, else replace it.
+    const actual = await digestOfStoredBytes(ctx, held, sysmeta.checksum.algorithm).catch(() => undefined);
+    if (actual?.size === sysmeta.size && actual.value === sysmeta.checksum.value.toLowerCase()) return;
+    await removeObject(ctx, held);
+    await indexRemoval(ctx, pid);
+  }
+  const source = await findNode(ctx, sourceNodeId);
+  const bytes = await clientFor(ctx, source.baseURL, { version, timeoutMs: TRANSFER_TIMEOUT_MS }).getReplica(
+    pid,
+  );
+  const staged = await ctx.store.stage(bytes, { algorithm: sysmeta.checksum.algorithm });
+  try {
+    checkDigests(sysmeta, staged.digests);
+    await ingest(ctx, staged, (tx, contentKey) =>
+      tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: true }),
+    ).catch(async (error: unknown) => {
+      // A pull of the same object that ran at the same time stored it first: that copy is checked bytes too.
+      const stored = error instanceof IdentifierNotUnique ? await ctx.db.objects.get(pid) : undefined;
+      if (!stored?.isReplica) throw error;
+    });
+  } finally {
+    await staged.discard();
+  }
+  await indexNewObject(ctx, pid); // search index
+}
+
+/** "sourceNode (NodeReference text part, resolved through the CN registry)". */
+async function findNode(ctx: NodeContext, nodeId: string): Promise<Node> {
+  const cn = ctx.config.cnBaseUrl;
+  if (!cn) throw new ServiceFailure("This node knows no Coordinating Node to resolve the source node with.");
+  const node = (await clientFor(ctx, cn).listNodes()).find((n) => n.identifier === nodeId);
+  if (!node) throw new NotFound(`The Coordinating Node lists no node ${nodeId}.`);
+  return node;
+}

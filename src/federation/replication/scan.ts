@@ -1,0 +1,50 @@
+/**
+ * The CN's periodic passes over its objects: pages of PIDs in order (keyset paging), then their system
+ * metadata in one query per page.
+ */
+import type { StoredObject } from "../../db/types.ts";
+import type { NodeContext } from "../../services/context.ts";
+import { scheduleReplication } from "./outcomes.ts";
+import { needsPlanning } from "./targets.ts";
+
+const PAGE = 500;
+
+/** Every object with a replication policy (`withPolicy`) or with a replica entry, page by page. */
+export async function forEachObject(
+  ctx: NodeContext,
+  which: "withPolicy" | "withReplicas",
+  visit: (object: StoredObject) => Promise<void>,
+): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const rows = await ctx.db.kysely
+      .selectFrom("objects")
+      .select("pid")
+      .$if(which === "withPolicy", (q) => q.where("replication_policy", "is not", null))
+      .$if(which === "withReplicas", (q) => q.where("replicas", "<>", "[]"))
+      .$if(after !== undefined, (q) => q.where("pid", ">", after as string))
+      .orderBy("pid")
+      .limit(PAGE)
+      .execute();
+    if (rows.length === 0) return;
+    const objects = await ctx.db.objects.getMany(rows.map((r) => r.pid));
+    for (const row of rows) {
+      const object = objects.get(row.pid);
+      if (object) await visit(object);
+    }
+    after = rows[rows.length - 1]?.pid;
+  }
+}
+
+/** Objects short of replicas, or with requests past the timeout, get a planning task. Returns how many. */
+export async function scanForReplication(ctx: NodeContext): Promise<number> {
+  const now = new Date();
+  const timeoutMs = ctx.config.replicationRequestTimeout * 1000;
+  let scheduled = 0;
+  await forEachObject(ctx, "withPolicy", async (object) => {
+    if (!needsPlanning(object.sysmeta, now, timeoutMs)) return;
+    await scheduleReplication(ctx, object.sysmeta.identifier);
+    scheduled++;
+  });
+  return scheduled;
+}
