@@ -104,8 +104,14 @@ function objectInserter(handle: BetterSqlite3.Database, first: StoredObject): (o
   };
 }
 
-/** PostgreSQL: a batch per statement, each column sent as one array parameter and expanded by unnest(). */
-export function postgresBulkLoad(db: Kysely<Tables>): BulkLoad {
+/**
+ * PostgreSQL: a batch per statement, each column sent as one array parameter and expanded by unnest().
+ * `announce` runs last in the transaction: other processes hear of the load on commit.
+ */
+export function postgresBulkLoad(
+  db: Kysely<Tables>,
+  announce: (tx: Kysely<Tables>) => Promise<void>,
+): BulkLoad {
   return async (objects, batchSize, onProgress) => {
     const loaded = await db.transaction().execute(async (tx) => {
       const empty = (await tx.selectFrom("objects").select("pid").limit(1).executeTakeFirst()) === undefined;
@@ -126,6 +132,7 @@ export function postgresBulkLoad(db: Kysely<Tables>): BulkLoad {
       }
       if (batch.length > 0) await write();
       for (const index of indexes) await sql.raw(index.indexdef).execute(tx);
+      await announce(tx);
       return loaded;
     });
     // Fresh statistics and visibility: without them the planner may choose whole-table joins for the reader

@@ -258,15 +258,17 @@ function readablePids(db: Kysely<Tables>, subjects: string[]) {
 
 /**
  * Recently read objects by PID, least recently used first: a hit skips the database and the row conversion
- * (measured: the primary-key read cost ~30 % of small-get throughput, converting the row another ~10 %). Only
- * for a database no other process writes (SQLite under its exclusive lock). Writes report their PIDs through
- * forget(); a read that overlapped a write does not keep its object. Kept objects are frozen, deeply: callers
- * share them and must copy to change anything.
+ * (measured: the primary-key read cost ~30 % of small-get throughput, converting the row another ~10 %). Writes
+ * report their PIDs through forget(): this process's own once committed, other processes' (PostgreSQL) as the
+ * change feed hears of them; while the feed cannot hear, the cache is distrusted and keeps nothing. A read that
+ * overlapped a forget does not keep its object. Kept objects are frozen, deeply: callers share them and must
+ * copy to change anything.
  */
 export class RowCache {
   private readonly objects = new Map<string, StoredObject>();
   /** Moves on with every forget. */
   private version = 0;
+  private trusted = true;
 
   constructor(private readonly capacity: number) {}
 
@@ -285,7 +287,7 @@ export class RowCache {
 
   /** Keep a committed object, read when the stamp was `stamp`. */
   put(object: StoredObject, stamp: number): void {
-    if (stamp !== this.version || this.capacity <= 0) return;
+    if (stamp !== this.version || !this.trusted || this.capacity <= 0) return;
     const pid = object.sysmeta.identifier;
     this.objects.delete(pid);
     this.objects.set(pid, deepFreeze(object));
@@ -293,6 +295,12 @@ export class RowCache {
       const oldest = this.objects.keys().next().value;
       if (oldest !== undefined) this.objects.delete(oldest);
     }
+  }
+
+  /** false: writes may go unheard (forget everything, keep nothing); true: they are heard again. */
+  trust(heard: boolean): void {
+    this.trusted = heard;
+    this.forget();
   }
 
   /** A write touched `pid` (undefined: any row). */

@@ -7,6 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
+import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
@@ -42,12 +43,32 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     throw error;
   }
   const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
-  // SQLite: this process is the database's only user (exclusive lock), so recent rows can be kept in memory.
-  const cache = handle ? new RowCache(10_000) : undefined;
+  const cache = new RowCache(10_000);
+  let feed: ChangeFeed | undefined;
   const events = eventLog(db, {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
-    ...(handle ? { insertNow: directEventInserts(handle) } : {}),
+    ...(handle
+      ? { insertNow: directEventInserts(handle) }
+      : { announce: async (tx) => feed?.announceEvents(tx) }),
   });
+  // SQLite: this process is the database's only user (exclusive lock). PostgreSQL: other processes may write;
+  // their writes are heard through the change feed, and nothing is trusted while it cannot hear.
+  feed = handle
+    ? undefined
+    : await startChangeFeed(options.url as string, {
+        changed(pids) {
+          if (pids) for (const pid of pids) cache.forget(pid);
+          else cache.forget();
+          pager.forget(() => true);
+          events.objectsChanged();
+        },
+        eventsAdded: () => events.addedElsewhere(),
+        trusted(heard) {
+          cache.trust(heard);
+          pager.trust(heard);
+          events.trust(heard);
+        },
+      });
 
   /** A transaction writing objects: the pager, the row cache and the event lists hear of it once it is over. */
   const tracked = async <T>(run: (writes: ObjectWrite[]) => Promise<T>): Promise<T> => {
@@ -64,20 +85,33 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       throw error;
     } finally {
       pager.end(outcome);
-      if (outcome === "unknown") cache?.forget();
-      else for (const write of outcome) cache?.forget(write.key[1]);
+      if (outcome === "unknown") cache.forget();
+      else for (const write of outcome) cache.forget(write.key[1]);
       events.objectsChanged();
     }
   };
 
+  /** `work` in a transaction of its own, ending (PostgreSQL) with the announcement of what it wrote. */
+  const writeTransaction = <T>(work: (tx: Kysely<Tables>, writes: ObjectWrite[]) => Promise<T>) =>
+    tracked((writes) =>
+      db.transaction().execute(async (tx) => {
+        const result = await work(tx, writes);
+        const pids = writes.map((write) => write.key[1]);
+        if (feed && pids.length > 0) await feed.announce(tx, pids);
+        return result;
+      }),
+    );
+
   const objects = objectRepository({
     db,
     pager,
-    write: (work) => tracked((writes) => db.transaction().execute((tx) => work(tx, writes))),
+    write: writeTransaction,
     ...(handle ? { direct: directReads(handle) } : {}),
-    ...(cache ? { cache } : {}),
+    cache,
   });
-  const load: BulkLoad = handle ? sqliteBulkLoad(db, handle) : postgresBulkLoad(db);
+  const load: BulkLoad = handle
+    ? sqliteBulkLoad(db, handle)
+    : postgresBulkLoad(db, (tx) => feed?.announce(tx, "*") ?? Promise.resolve());
 
   let closing: Promise<void> | undefined;
   const database: Database = {
@@ -89,16 +123,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     cn: cnRepository(db),
     events,
     transaction: (work) =>
-      tracked((writes) =>
-        db.transaction().execute((tx) =>
-          work({
-            objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
-            blobIntents: blobIntents(tx),
-          }),
-        ),
+      writeTransaction((tx, writes) =>
+        work({
+          objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
+          blobIntents: blobIntents(tx),
+        }),
       ),
     close() {
-      closing ??= events.close().finally(() => db.destroy());
+      closing ??= events
+        .close()
+        .finally(() => feed?.close())
+        .finally(() => db.destroy());
       return closing;
     },
   };
@@ -108,7 +143,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       return await load(...args);
     } finally {
       pager.end("unknown");
-      cache?.forget();
+      cache.forget();
       events.objectsChanged();
     }
   });

@@ -13,8 +13,9 @@
  * and adds to or takes from the total (dropped when the filter cannot tell). Keys before it stay valid, so a
  * harvest keeps its pace while new objects arrive at the end. A list remembers nothing it read while a write
  * was in flight or ended during the read.
- * The memory is per process: several processes writing one PostgreSQL database would each miss the others'
- * writes, so a node runs as one process per database.
+ * The memory is per process. Other processes' writes (PostgreSQL) are heard through the change feed
+ * (`change-feed.ts`), which cannot tell where they fall: they forget every list (forget()), and while the feed is
+ * down the pager is distrusted and remembers nothing.
  */
 
 export interface KeysetSource<Row, Key, Fact> {
@@ -61,6 +62,7 @@ export class KeysetPager<Key, Fact = never> {
   private generation = 0;
   private inFlight = 0;
   private checkpointCount = 0;
+  private trusted = true;
 
   constructor(private readonly compare: (a: Key, b: Key) => number) {}
 
@@ -93,6 +95,12 @@ export class KeysetPager<Key, Fact = never> {
     }
   }
 
+  /** false: writes may go unheard (forget everything, remember nothing); true: they are heard again. */
+  trust(heard: boolean): void {
+    this.trusted = heard;
+    this.forget(() => true);
+  }
+
   async page<Row>(
     source: KeysetSource<Row, Key, Fact>,
     start: number,
@@ -102,7 +110,8 @@ export class KeysetPager<Key, Fact = never> {
     const quiet = this.inFlight === 0;
     const memory = this.entry(source.cacheKey);
     if (source.includes) memory.includes = source.includes;
-    const current = () => generation === this.generation && this.filters.get(source.cacheKey) === memory;
+    const current = () =>
+      this.trusted && generation === this.generation && this.filters.get(source.cacheKey) === memory;
     const total = memory.total ?? (await source.count());
     if (current() && quiet && this.inFlight === 0) memory.total = total;
     if (count <= 0 || start >= total) return { total, rows: [] };

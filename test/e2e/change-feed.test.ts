@@ -1,0 +1,91 @@
+/**
+ * A serving node (`d1node serve`, its own process) and another process writing the same PostgreSQL database, as a
+ * `d1node worker` does: the node's answers (getSystemMetadata from its row cache, listObjects totals from its
+ * pager) follow the other process's writes within moments.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
+import { mintToken } from "../../src/auth/tokens.ts";
+import { openDatabase } from "../../src/db/index.ts";
+import type { Database } from "../../src/db/types.ts";
+import { type Caller, call, enc } from "../helpers/client.ts";
+import { storedObject } from "../helpers/databases.ts";
+import { ADMIN, testDialects } from "../helpers/node.ts";
+import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
+import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
+
+/** Polls `read` until `accept` holds; fails with the last value after `ms`. */
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) assert.fail(`still ${JSON.stringify(value)} after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("a node process hears another process's writes", {
+  skip: !testDialects().includes("postgres"),
+}, () => {
+  let pg: TestPostgres;
+  let dataDir: string;
+  let node: NodeProcess | undefined;
+  let other: Database | undefined;
+  let caller: Caller;
+  before(async () => {
+    pg = await createTestPostgresDatabase();
+    dataDir = await mkdtemp(path.join(tmpdir(), "d1node-feed-"));
+    node = await spawnNode(["--data-dir", dataDir, "--database-url", pg.url, "--admin-subject", ADMIN]);
+    const token = await mintToken(loadOrCreateSigningKey(dataDir).privateKey, { subject: ADMIN });
+    caller = { baseUrl: node.baseUrl, token };
+    other = await openDatabase({ url: pg.url });
+  });
+  after(async () => {
+    await node?.kill();
+    await other?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await pg?.drop();
+  });
+
+  const serialVersion = async (pid: string) => {
+    const response = await call(caller, "GET", `/meta/${enc(pid)}`);
+    const body = await response.text();
+    return response.status === 200
+      ? Number(/<serialVersion>(\d+)<\/serialVersion>/.exec(body)?.[1])
+      : response.status;
+  };
+  const listed = async () => {
+    const body = await (await call(caller, "GET", "/object?count=1")).text();
+    return Number(/total="(\d+)"/.exec(body)?.[1]);
+  };
+
+  it("getSystemMetadata and the listObjects total follow the other process's writes", async () => {
+    const db = other as Database;
+    await db.objects.insert(storedObject("feed-1"));
+    // The node reads (and keeps) the object and the total.
+    assert.equal(await serialVersion("feed-1"), 1);
+    assert.equal(await serialVersion("feed-1"), 1);
+    assert.equal(await listed(), 1);
+    assert.equal(await listed(), 1);
+
+    await db.objects.replaceSysmeta({ ...storedObject("feed-1").sysmeta, serialVersion: 2 });
+    await db.objects.insert(storedObject("feed-2", {}, 1));
+    await eventually(
+      () => serialVersion("feed-1"),
+      (v) => v === 2,
+    );
+    await eventually(listed, (n) => n === 2);
+
+    await db.objects.remove("feed-2");
+    await eventually(
+      () => serialVersion("feed-2"),
+      (status) => status === 404,
+    );
+    await eventually(listed, (n) => n === 1);
+  });
+});
