@@ -27,7 +27,7 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
-      relations = await readRelations(await readAll(ctx, object), pid);
+      if (hasBytes(object)) relations = await readRelations(await readAll(ctx, object), pid);
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
@@ -118,7 +118,7 @@ async function extractScience(ctx: IndexContext, object: StoredObject): Promise<
   const { sysmeta } = object;
   const none: SearchDocument = new Map([[FORMAT_MARK, [sysmeta.formatId]]]);
   const extract = extractorFor(sysmeta.formatId);
-  if (!extract || sysmeta.size > MAX_METADATA_BYTES) return none;
+  if (!extract || sysmeta.size > MAX_METADATA_BYTES || !hasBytes(object)) return none;
   try {
     const bytes = await readAll(ctx, object);
     const science = extract(bytes);
@@ -128,6 +128,14 @@ async function extractScience(ctx: IndexContext, object: StoredObject): Promise<
     // "Documents that cannot be parsed are indexed by their system metadata" (as the DataONE indexer does).
     return none;
   }
+}
+
+/**
+ * A Coordinating Node knows objects whose bytes live on Member Nodes by their system metadata alone (content key
+ * "", NO_BYTES): those are indexed by system metadata and access, and their bytes are never asked for.
+ */
+function hasBytes(object: StoredObject): boolean {
+  return object.contentKey !== "";
 }
 
 async function readAll(ctx: IndexContext, object: StoredObject): Promise<Buffer> {

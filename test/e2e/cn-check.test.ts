@@ -2,7 +2,7 @@
  * The official DataONE Python client drives a real listening Coordinating Node through every CN check
  * (../shared/interop/cn_check.py) on SQLite and on PostgreSQL: 0 failures. The CN holds one public object
  * (created through the private CNCore.create) and the caller's account, so no read step is skipped for want of
- * something to read; search is skipped (NotImplemented) and the query engine steps skip until an engine exists.
+ * something to read, and the query and search steps run against the solr engine.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -38,8 +38,7 @@ for (const dialect of testDialects()) {
       assert.equal(run.failed, 0, detail);
       assert.ok(run.passed >= 20, `only ${run.passed} checks passed\n${detail}`);
       assert.equal(run.exitCode, 0, detail);
-      // Skipped: search (NotImplemented) and getQueryEngineDescription/query (no engine listed yet).
-      assert.equal(run.skipped, 3, detail);
+      assert.equal(run.skipped, 0, detail);
     });
   });
 }

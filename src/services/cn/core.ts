@@ -16,6 +16,7 @@ import {
 } from "../../errors/exceptions.ts";
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import { scheduleReplication } from "../../federation/replication/outcomes.ts";
+import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -87,6 +88,7 @@ export async function create(
     tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
   );
   await ctx.db.cn.releaseReservation(pid);
+  await indexNewObject(ctx, pid); // search index
   logEvent(ctx, call, pid, "create");
   return pid;
 }
@@ -112,6 +114,7 @@ export async function registerSystemMetadata(
   }
   await ctx.db.cn.releaseReservation(pid);
   await scheduleReplication(ctx, pid);
+  await indexNewObject(ctx, pid); // search index: system metadata and access, no bytes here
   return pid;
 }
 
@@ -177,6 +180,7 @@ export async function setObsoletedBy(
     }
     return { obsoletedBy };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -235,6 +239,7 @@ export async function updateSystemMetadata(
       replicas: current.replicas,
     };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   await scheduleReplication(ctx, pid); // the replication policy may have changed
   return true;
@@ -247,6 +252,7 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   const pid = object.sysmeta.identifier;
   if (!object.sysmeta.archived) {
     await changeAtVersion(ctx, pid, undefined, () => ({ archived: true }));
+    await indexSysmetaChange(ctx, pid); // search index
     await announceSysmetaChange(ctx, pid);
   }
   return pid;
@@ -261,6 +267,7 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   if (seriesId !== undefined) await ctx.db.cn.retire(seriesId);
   if (object.contentKey === NO_BYTES) await ctx.db.objects.remove(identifier);
   else await removeObject(ctx, object);
+  await indexRemoval(ctx, identifier); // search index
   logEvent(ctx, call, identifier, "delete");
   return identifier;
 }

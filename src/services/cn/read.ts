@@ -1,10 +1,10 @@
 /**
- * CNRead: get, getChecksum (the recorded one), resolve, synchronize, and the query engines (none until the
- * search engine lands). getSystemMetadata, describe and listObjects are the MN's, over the CN's tables.
+ * CNRead: get, getChecksum (the recorded one), resolve, synchronize. getSystemMetadata, describe and listObjects
+ * are the MN's, over the CN's tables; the query engine and search are in `search.ts` and the query routes.
  */
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
-import { NotAuthorized, NotFound, NotImplemented } from "../../errors/exceptions.ts";
+import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -137,16 +137,4 @@ export async function synchronize(
   }
   await ctx.db.cn.queueSync(id, caller?.identifier ?? ctx.config.nodeId, call.session.subject);
   return true;
-}
-
-/** The query engines this CN serves: none until the search engine lands. */
-export const QUERY_ENGINES: readonly string[] = [];
-
-export function unknownEngine(engine: string): never {
-  throw new NotFound(`No query engine "${engine}"; listQueryEngines lists the engines (none yet).`);
-}
-
-/** CNRead.search: no engine yet ("NotImplemented" is the listed exception for an unserved search). */
-export function search(engine: string): never {
-  throw new NotImplemented(`Search engine "${engine}" is not available on this Coordinating Node.`);
 }

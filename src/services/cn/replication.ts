@@ -9,6 +9,7 @@ import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import { replicationStatusReported, scheduleReplication } from "../../federation/replication/outcomes.ts";
+import { indexSysmetaChange } from "../../search/hooks.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import {
   REPLICATION_STATUSES,
@@ -38,6 +39,7 @@ export async function setReplicationPolicy(
     );
   }
   await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
+  await indexSysmetaChange(ctx, object.sysmeta.identifier); // search index
   await announceSysmetaChange(ctx, object.sysmeta.identifier);
   await scheduleReplication(ctx, object.sysmeta.identifier);
   return true;
@@ -126,6 +128,7 @@ export async function changeReplicaList(
     const next = nextRevision(current.sysmeta, new Date(), { replicas });
     try {
       await ctx.db.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+      await indexSysmetaChange(ctx, pid); // search index
       await announceSysmetaChange(ctx, pid);
       return next;
     } catch (error) {
@@ -147,6 +150,7 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   return true;
 }
@@ -168,6 +172,7 @@ export async function deleteReplicationMetadata(
     }
     return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
   });
+  await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);
   await scheduleReplication(ctx, pid);
   return true;

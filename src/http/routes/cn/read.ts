@@ -1,12 +1,16 @@
-/** CNRead routes: get, describe, getSystemMetadata, getChecksum, listObjects, resolve, synchronize, query. */
+/**
+ * CNRead routes: get, describe, getSystemMetadata, getChecksum, listObjects, resolve, synchronize,
+ * listQueryEngines, getQueryEngineDescription, query, search.
+ */
 import type { FastifyInstance } from "fastify";
+import { SolrParams } from "../../../search/params.ts";
 import * as cnRead from "../../../services/cn/read.ts";
+import { searchObjects } from "../../../services/cn/search.ts";
 import * as mnRead from "../../../services/mn/read.ts";
 import {
   serializeChecksum,
   serializeObjectList,
   serializeObjectLocationList,
-  serializeQueryEngineList,
   serializeSystemMetadata,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
@@ -16,7 +20,14 @@ import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "../mn/core.ts";
 import { objectHeaders } from "../mn/object-headers.ts";
+import { registerQueryRoutes } from "../mn/query.ts";
 import { requiredId } from "../mn/read.ts";
+
+export const CN_QUERY_METHODS = {
+  list: "CNRead.listQueryEngines",
+  describe: "CNRead.getQueryEngineDescription",
+  query: "CNRead.query",
+};
 
 export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
@@ -93,22 +104,22 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
     );
   }
 
-  app.get(`${prefix}/query`, { config: { apiMethod: "CNRead.listQueryEngines" } }, async (_request, reply) =>
-    sendXml(reply, serializeQueryEngineList(cnRead.QUERY_ENGINES)),
-  );
-  // getQueryEngineDescription is GET /query/{engine}; query is GET /query/{engine}/{query...}.
-  app.get<{ Params: { engine: string } }>(
-    `${prefix}/query/:engine`,
-    { config: { apiMethod: "CNRead.getQueryEngineDescription" } },
-    async (request) => cnRead.unknownEngine(request.params.engine),
-  );
-  app.get<{ Params: { engine: string } }>(
-    `${prefix}/query/:engine/*`,
-    { config: { apiMethod: "CNRead.query" } },
-    async (request) => cnRead.unknownEngine(request.params.engine),
-  );
+  // listQueryEngines, getQueryEngineDescription, query (GET and POST, multipart as MetacatUI sends): the same
+  // solr engine a Member Node serves, over the CN's index.
+  const index = { db: ctx.db.kysely, dialect: ctx.db.dialect };
+  registerQueryRoutes(app, { prefix, index, methods: CN_QUERY_METHODS });
+
+  // search: GET /search/{queryType}/{query}, "the rest of the URL goes to" the engine.
   const searchPrefix = `${prefix}/search/`;
-  app.get(`${searchPrefix}*`, { config: { apiMethod: "CNRead.search" } }, async (request) =>
-    cnRead.search(identifierAfter(request, searchPrefix).split("/")[0] ?? ""),
-  );
+  app.get(`${searchPrefix}*`, { config: { apiMethod: "CNRead.search" } }, async (request, reply) => {
+    const rest = identifierAfter(request, searchPrefix);
+    const slash = rest.indexOf("/");
+    const queryType = slash < 0 ? rest : rest.slice(0, slash);
+    const query = slash < 0 ? "" : rest.slice(slash + 1);
+    const params = SolrParams.from(request.query as Query);
+    return sendXml(
+      reply,
+      serializeObjectList(await searchObjects(ctx, callInfo(request), queryType, query, params)),
+    );
+  });
 }
