@@ -113,8 +113,8 @@ export async function registerSystemMetadata(
     throw error;
   }
   await ctx.db.cn.releaseReservation(pid);
-  await scheduleReplication(ctx, pid);
   await indexNewObject(ctx, pid); // search index: system metadata and access, no bytes here
+  await scheduleReplication(ctx, pid);
   return pid;
 }
 

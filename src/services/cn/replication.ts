@@ -128,7 +128,7 @@ export async function changeReplicaList(
     const next = nextRevision(current.sysmeta, new Date(), { replicas });
     try {
       await ctx.db.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
-      await indexSysmetaChange(ctx, pid); // search index
+      await indexSysmetaChange(ctx, pid); // search index: replicaMN
       await announceSysmetaChange(ctx, pid);
       return next;
     } catch (error) {
