@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, replication (all by default). Every section starts its own node (replication: a local federation) on a
- * temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
+ * search, federation, replication (all by default). Every section starts its own node (replication: a local
+ * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
+ * that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
  * --quiet-wait S waits up to S seconds for that to pass. Needs `wrk` (Debian: apt-get install wrk) and `curl`.
  */
@@ -12,6 +13,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
+import { federation } from "./sections/federation.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { packageSection } from "./sections/package.ts";
@@ -29,6 +31,7 @@ const SECTIONS: Record<string, Section> = {
   search,
   package: packageSection,
   replication,
+  federation,
 };
 
 /** Tools a section shells out to. */

@@ -26,7 +26,25 @@ export async function mintToken(privateKey: KeyObject, options: MintOptions): Pr
 }
 
 /** Verify a token against each trusted key; returns its subject or throws InvalidToken saying why. */
+/**
+ * Tokens that verified, per set of trusted keys, until they expire (at most 5 minutes): a node called many times
+ * with one token (another node harvesting it) checks the RSA signature once, not on every request.
+ */
+const verified = new WeakMap<readonly KeyObject[], Map<string, { subject: string; until: number }>>();
+const REMEMBERED_TOKENS = 1000;
+const REMEMBER_MS = 5 * 60_000;
+
+function remember(keys: readonly KeyObject[], token: string, subject: string, exp: number | undefined): void {
+  const tokens = verified.get(keys) ?? new Map<string, { subject: string; until: number }>();
+  verified.set(keys, tokens);
+  if (tokens.size >= REMEMBERED_TOKENS) tokens.clear();
+  const until = Math.min(Date.now() + REMEMBER_MS, exp === undefined ? Number.POSITIVE_INFINITY : exp * 1000);
+  tokens.set(token, { subject, until });
+}
+
 export async function verifyToken(token: string, keys: readonly KeyObject[]): Promise<string> {
+  const known = verified.get(keys)?.get(token);
+  if (known && Date.now() < known.until) return known.subject;
   let reason = "its signature does not verify with any trusted key";
   for (const key of keys) {
     try {
@@ -35,6 +53,7 @@ export async function verifyToken(token: string, keys: readonly KeyObject[]): Pr
       if (typeof subject !== "string" || subject === "") {
         throw new InvalidToken("The bearer token names no subject (sub or userId claim).");
       }
+      remember(keys, token, subject, payload.exp);
       return subject;
     } catch (error) {
       if (error instanceof InvalidToken) throw error;

@@ -43,7 +43,6 @@ export function registerFederationCommand(program: Command): void {
         host: flags.host,
         logLevel: flags.logLevel,
         // The Member Nodes take replicas from each other, as the CN directs.
-        settings: (name) => (name === "cn" ? {} : { replicate: true }),
         ...(flags.postgres ? { databaseUrl: postgresDatabasePerNode(flags.postgres) } : {}),
       });
       const { cn, mns } = federation;

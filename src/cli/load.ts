@@ -47,7 +47,7 @@ export function registerLoadCommand(program: Command): void {
     });
 }
 
-interface LoadPlan {
+export interface LoadPlan {
   count: number;
   size: number;
   prefix: string;
@@ -82,7 +82,7 @@ async function load(config: ReturnType<typeof configFromFlags>, plan: LoadPlan):
   return elapsed();
 }
 
-function* synthetic(
+export function* synthetic(
   plan: LoadPlan,
   contentKey: string,
   digests: Digests,
@@ -120,7 +120,7 @@ function* synthetic(
 }
 
 /** `size` bytes of CSV-looking text. */
-function content(size: number): Buffer {
+export function content(size: number): Buffer {
   const line = "station,date,temperature\nd1node,2024-01-01,12.5\n";
   return Buffer.from(line.repeat(Math.ceil(size / line.length) || 1)).subarray(0, size);
 }

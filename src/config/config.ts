@@ -55,6 +55,8 @@ export interface Config {
   proxyClientAddressHeader: string;
   /** Base URL of the Coordinating Node (e.g. https://cn.dataone.org/cn); unset: standalone, no lookups. */
   cnBaseUrl: string | undefined;
+  /** After a create, update, updateSystemMetadata or archive, ask the CN (cnBaseUrl) to synchronize the object. */
+  notifyCn: boolean;
   /** Seconds a CN answer on a subject's groups and identities is reused. */
   cnSubjectInfoTtl: number;
   logReaders: LogReaders;
@@ -121,6 +123,7 @@ export function defaultConfig(): Config {
     proxyVerifyHeader: "X-SSL-Client-Verify",
     proxyClientAddressHeader: "X-Forwarded-For",
     cnBaseUrl: undefined,
+    notifyCn: true,
     cnSubjectInfoTtl: 300,
     logReaders: "trusted",
     logAggregationSeconds: 900,
@@ -195,6 +198,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     proxyVerifyHeader: headerName("proxyVerifyHeader", c.proxyVerifyHeader),
     proxyClientAddressHeader: headerName("proxyClientAddressHeader", c.proxyClientAddressHeader),
     cnBaseUrl: optionalText("cnBaseUrl", c.cnBaseUrl)?.replace(/\/+$/, ""),
+    notifyCn: boolean("notifyCn", c.notifyCn),
     cnSubjectInfoTtl: integer("cnSubjectInfoTtl", c.cnSubjectInfoTtl, 0, 86_400),
     logReaders: oneOf("logReaders", c.logReaders, ["trusted", "readers"]),
     logAggregationSeconds: integer("logAggregationSeconds", c.logAggregationSeconds, 0, 7 * 86_400),
@@ -284,6 +288,7 @@ function optionalInteger(name: string, value: unknown): number | undefined {
   return value === undefined || value === "" ? undefined : integer(name, value, 0, Number.MAX_SAFE_INTEGER);
 }
 
+/** true/false, also as the strings the environment gives. */
 function boolean(name: string, value: unknown): boolean {
   if (typeof value === "boolean") return value;
   if (value === "true" || value === "false") return value === "true";

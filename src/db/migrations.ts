@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
 import { tasksMigration } from "./migrations/0005-tasks.ts";
+import { harvestMigration } from "./migrations/0006-harvest.ts";
 import { replicationMigration } from "./migrations/0007-replication.ts";
 import { propagationLogsMigration } from "./migrations/0008-propagation-logs.ts";
 import type { Tables } from "./schema.ts";
@@ -141,6 +142,7 @@ const MIGRATIONS: Migration[] = [
   cnMigration,
   searchIndexMigration,
   tasksMigration,
+  harvestMigration,
   replicationMigration,
   propagationLogsMigration,
 ];

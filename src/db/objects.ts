@@ -126,6 +126,33 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       }
     },
 
+    async insertMany(objects) {
+      if (objects.length === 0) return;
+      const rows = objects.map(toRow);
+      try {
+        await scope.write(async (tx, writes) => {
+          // Chunks keep each statement under both dialects' limits on bound parameters.
+          for (let i = 0; i < rows.length; i += 200) {
+            await tx
+              .insertInto("objects")
+              .values(rows.slice(i, i + 200))
+              .execute();
+          }
+          const access = objects.flatMap((object) => accessRows(object));
+          for (let i = 0; i < access.length; i += 1000) {
+            await tx
+              .insertInto("access_rules")
+              .values(access.slice(i, i + 1000))
+              .execute();
+          }
+          for (const row of rows) writes.push({ key: [row.date_modified, row.pid], after: fromRow(row) });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateKeyError("an identifier of the batch exists");
+        throw error;
+      }
+    },
+
     async replaceSysmeta(sysmeta: SystemMetadata, expectedSerialVersion?: number) {
       const pid = sysmeta.identifier;
       await scope.write(async (tx, writes) => {

@@ -196,6 +196,17 @@ export interface ReplicationNodesTable {
   last_failure: string | null;
 }
 
+/** The CN's harvest position per Member Node (see src/federation/harvest). Times in ms since the epoch. */
+export interface HarvestProgressTable {
+  node_id: string;
+  harvested_to: number | null;
+  window_to: number | null;
+  cursor_from: number | null;
+  cursor_start: number;
+  list_params: string;
+  updated_at: number;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -213,6 +224,7 @@ export interface Tables {
   search_values: SearchValuesTable;
   search_relations: SearchRelationsTable;
   tasks: TasksTable;
+  harvest_progress: HarvestProgressTable;
   log_aggregation: LogAggregationTable;
   replication_nodes: ReplicationNodesTable;
 }

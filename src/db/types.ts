@@ -66,6 +66,8 @@ export interface ObjectRepository {
   /** Every PID that carries this SID, oldest first. */
   pidsOfSeries(sid: string): Promise<string[]>;
   insert(object: StoredObject): Promise<void>;
+  /** Several new objects in one atomic write, a few statements for all (DuplicateKeyError if any PID exists). */
+  insertMany(objects: readonly StoredObject[]): Promise<void>;
   /**
    * Replace the stored system metadata of an existing PID (all fields, access rules and replicas). With
    * `expectedSerialVersion`, only if the stored serialVersion still is that (else StaleVersionError).

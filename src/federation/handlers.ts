@@ -1,11 +1,16 @@
 /** Every kind of background task a node runs, and its handler. */
 import type { TaskHandlers } from "../tasks/worker.ts";
+import { HARVEST_TASK, NOTIFY_CN_TASK, SYNCHRONIZE_TASK } from "./harvest/requests.ts";
+import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
 import { REFRESH_SYSMETA, SYSMETA_CHANGED } from "./propagation/kinds.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
 import { replicationTaskHandlers } from "./replication/tasks.ts";
 
 export const taskHandlers: TaskHandlers = {
+  [HARVEST_TASK]: harvestTask,
+  [SYNCHRONIZE_TASK]: synchronizeTask,
+  [NOTIFY_CN_TASK]: notifyCnTask,
   [SYSMETA_CHANGED]: runSysmetaChanged,
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,

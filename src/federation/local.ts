@@ -89,7 +89,12 @@ export async function startFederation(options: FederationOptions): Promise<Feder
     const cn = await start("cn", 0, { role: "cn", basePath: "/cn" });
     const mns: RunningNode[] = [];
     for (const [i, name] of names.slice(1).entries()) {
-      const mn = await start(name, i + 1, { role: "mn", basePath: "/mn", cnBaseUrl: cn.baseUrl });
+      const mn = await start(name, i + 1, {
+        role: "mn",
+        basePath: "/mn",
+        cnBaseUrl: cn.baseUrl,
+        replicate: true, // every Member Node takes replicas
+      });
       await registerWith(cn, mn);
       mns.push(mn);
     }

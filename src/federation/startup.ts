@@ -1,10 +1,12 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
 import type { NodeContext } from "../services/context.ts";
+import { scheduleHarvests } from "./harvest/tasks.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
 import { startReplicationPasses } from "./replication/tasks.ts";
 
 export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
+  scheduleHarvests,
   startLogAggregation,
   queueRecordedRefreshes,
   startReplicationPasses,

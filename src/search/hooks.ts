@@ -3,7 +3,8 @@
  * create/update/archive/updateSystemMetadata returns. A failure to index never fails the write: the document
  * is dropped (so the start-up catch-up, `indexMissing`, indexes it again) and the error is reported.
  */
-import { type IndexContext, indexObject, reindexSysmeta, unindex } from "./indexer.ts";
+import type { StoredObject } from "../db/types.ts";
+import { type IndexContext, indexObject, indexStoredObjects, reindexSysmeta, unindex } from "./indexer.ts";
 
 export type IndexErrorReporter = (message: string) => void;
 
@@ -26,6 +27,15 @@ async function guarded(ctx: IndexContext, pid: string, work: () => Promise<void>
 /** A new object (create, update's new version, replica): index it with its science metadata. */
 export function indexNewObject(ctx: IndexContext, pid: string): Promise<void> {
   return guarded(ctx, pid, () => indexObject(ctx, pid));
+}
+
+/** Many new objects at once (a harvested page); when the batch fails, each is indexed on its own. */
+export async function indexNewObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+  try {
+    await indexStoredObjects(ctx, objects);
+  } catch {
+    for (const object of objects) await indexNewObject(ctx, object.sysmeta.identifier);
+  }
 }
 
 /** An object's system metadata changed (archive, obsoletedBy, access, ...): rewrite only its document. */

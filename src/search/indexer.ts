@@ -9,8 +9,14 @@ import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import { readScience, removeDocument, writeDocument } from "./index-store.ts";
-import { packageFields, RESOURCE_MAP_FORMATS, readRelations, replaceRelations } from "./packages.ts";
+import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
+import {
+  packageFields,
+  packageFieldsOfMany,
+  RESOURCE_MAP_FORMATS,
+  readRelations,
+  replaceRelations,
+} from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
@@ -32,6 +38,26 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
     await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+  }
+}
+
+/** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
+export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+  const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
+  const packages = await packageFieldsOfMany(
+    ctx.db.kysely,
+    plain.map((object) => object.sysmeta.identifier),
+  );
+  const entries = [];
+  for (const object of plain) {
+    const pid = object.sysmeta.identifier;
+    const fields = sysmetaFields(object.sysmeta, ctx.formats);
+    for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
+    entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
+  }
+  if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
+  for (const object of objects) {
+    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
   }
 }
 

@@ -61,6 +61,31 @@ export async function replaceRelations(
 }
 
 /** The package fields of one object, from every map that names it. */
+/** packageFields of several objects in one query. */
+export async function packageFieldsOfMany(
+  db: Kysely<Tables>,
+  pids: readonly string[],
+): Promise<Map<string, SearchDocument>> {
+  const docs = new Map<string, SearchDocument>(pids.map((pid) => [pid, new Map()]));
+  for (let i = 0; i < pids.length; i += 500) {
+    const rows = await db
+      .selectFrom("search_relations")
+      .select(["subject", "field", "object"])
+      .where("subject", "in", pids.slice(i, i + 500))
+      .orderBy("map_pid")
+      .orderBy("object")
+      .execute();
+    for (const { subject, field, object } of rows) {
+      const doc = docs.get(subject) ?? new Map();
+      const list = doc.get(field) ?? [];
+      if (!list.includes(object)) list.push(object);
+      doc.set(field, list);
+      docs.set(subject, doc);
+    }
+  }
+  return docs;
+}
+
 export async function packageFields(db: Kysely<Tables>, pid: string): Promise<SearchDocument> {
   const rows = await db
     .selectFrom("search_relations")

@@ -233,7 +233,8 @@ describe("change propagation with the nodes' own workers", () => {
   after(() => fed?.close());
 
   it("a CN access policy change is enforced on the MN without anything driving the tasks", async () => {
-    fed = await startTestFederation("sqlite", { mnCount: 1 });
+    // The CN learns of the object by registerSystemMetadata below, not from the MN's own synchronize request.
+    fed = await startTestFederation("sqlite", { mnCount: 1, settings: () => ({ notifyCn: false }) });
     const [mn] = fed.mns as [RunningNode];
     const pid = uniquePid("by-itself");
     const as = async (node: RunningNode, subject: string): Promise<Caller> => ({

@@ -5,6 +5,7 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
 import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
+import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -135,6 +136,9 @@ export async function synchronize(
       { pid: id },
     );
   }
-  await ctx.db.cn.queueSync(id, caller?.identifier ?? ctx.config.nodeId, call.session.subject);
+  const nodeId = caller?.identifier ?? ctx.config.nodeId;
+  await ctx.db.cn.queueSync(id, nodeId, call.session.subject);
+  // "Asynchronous: true means the task was queued": fetched from its Member Node ahead of scheduled harvests.
+  await requestSynchronization(ctx.tasks, id, nodeId);
   return true;
 }

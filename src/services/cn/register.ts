@@ -2,9 +2,12 @@
  * CNRegister: register (pending until an administrator approves the node), updateNodeCapabilities,
  * getNodeCapabilities; and the approval the `d1node node approve` command performs.
  */
+
 import { isTrusted } from "../../auth/access.ts";
 import type { Database } from "../../db/types.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
+import { scheduleHarvest } from "../../federation/harvest/requests.ts";
+import { taskStore } from "../../tasks/queue.ts";
 import { type Node, parseNode, serializeNode } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { approvedNode } from "./nodes.ts";
@@ -89,6 +92,7 @@ export async function updateNodeCapabilities(
   if (!(await ctx.db.cn.replaceNodeXml(nodeId, next.baseURL, serializeNode(next, "v2")))) {
     throw new InvalidRequest(`Another node is registered with baseURL "${next.baseURL}".`);
   }
+  if (row.approved) await scheduleHarvest(ctx.tasks, next); // a new schedule, or a node back up
   return true;
 }
 
@@ -100,6 +104,10 @@ export async function getNodeCapabilities(ctx: NodeContext, nodeId: string): Pro
 }
 
 /** Administrator approval of a pending node (the CLI). false when no such node is registered. */
-export function approveNode(db: Database, nodeId: string): Promise<boolean> {
-  return db.cn.approveNode(nodeId);
+export async function approveNode(db: Database, nodeId: string): Promise<boolean> {
+  if (!(await db.cn.approveNode(nodeId))) return false;
+  // "The CN harvests every approved, synchronize=true, up MN": its first harvest, at its schedule's next time.
+  const row = await db.cn.node(nodeId);
+  if (row) await scheduleHarvest(taskStore(db.kysely, db.dialect), parseNode(row.nodeXml));
+  return true;
 }

@@ -8,6 +8,7 @@ import {
   InvalidSystemMetadata,
   NotAuthorized,
 } from "../../errors/exceptions.ts";
+import { notifyCoordinatingNode } from "../../federation/harvest/requests.ts";
 import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
@@ -55,6 +56,7 @@ export async function create(
     tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
   );
   await indexNewObject(ctx, pid); // search index
+  await notifyCoordinatingNode(ctx, pid); // the CN synchronizes it (task queue)
   logEvent(ctx, call, pid, "create");
   return pid;
 }
@@ -130,6 +132,8 @@ export async function update(
   });
   await indexNewObject(ctx, newPid); // search index
   await indexSysmetaChange(ctx, oldPid); // search index
+  await notifyCoordinatingNode(ctx, newPid); // the CN synchronizes both (task queue)
+  await notifyCoordinatingNode(ctx, oldPid);
   logEvent(ctx, call, newPid, "update");
   return newPid;
 }
@@ -164,6 +168,7 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   if (!object.sysmeta.archived) {
     await setArchived(ctx, pid);
     await indexSysmetaChange(ctx, pid); // search index
+    await notifyCoordinatingNode(ctx, pid); // the CN synchronizes it (task queue)
   }
   return pid;
 }

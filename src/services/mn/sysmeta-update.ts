@@ -9,6 +9,7 @@ import { isAllowed } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import { notifyCoordinatingNode } from "../../federation/harvest/requests.ts";
 import { indexSysmetaChange } from "../../search/hooks.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -92,6 +93,8 @@ export async function updateSystemMetadata(
     return true;
   });
   await indexSysmetaChange(ctx, pid); // search index
+  // A change the CN made needs no notice back; others are synchronized to the CN (task queue).
+  if (!session.isCn) await notifyCoordinatingNode(ctx, pid);
   return updated;
 }
 

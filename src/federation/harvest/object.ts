@@ -1,0 +1,251 @@
+/**
+ * Synchronizing one object from a Member Node onto the Coordinating Node: its system metadata (validated), and
+ * for METADATA and RESOURCE objects its bytes, streamed into the CN's store and checked against the declared
+ * size and checksum. "DATA stays on the MN; the CN keeps its sysmeta and checksum" (content key NO_BYTES).
+ * An object the CN holds is updated in the fields the Member Node may change (rules.ts), never inserted twice.
+ */
+import type { Readable } from "node:stream";
+import { DuplicateKeyError } from "../../db/errors.ts";
+import type { Repositories, StoredObject } from "../../db/types.ts";
+import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { indexNewObject, indexSysmetaChange } from "../../search/hooks.ts";
+import { NO_BYTES } from "../../services/cn/core.ts";
+import type { NodeContext } from "../../services/context.ts";
+import { checkDigests, ingest } from "../../services/mn/ingest.ts";
+import { nextRevision } from "../../services/mn/sysmeta-rules.ts";
+import type { ObjectInfo } from "../../types/index.ts";
+import type { SystemMetadata } from "../../types/sysmeta.ts";
+import { announceSysmetaChange } from "../propagation/announce.ts";
+import { afterObjectSynchronized } from "./after-sync.ts";
+import { type FailureReceiver, reportSyncFailure } from "./report.ts";
+import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } from "./rules.ts";
+
+/** The calls the synchronizer makes on the Member Node. */
+export interface SourceNode extends FailureReceiver {
+  getSystemMetadata(pid: string): Promise<SystemMetadata>;
+  get(pid: string): Promise<Readable>;
+}
+
+export type SyncOutcome = "created" | "updated" | "unchanged" | "failed";
+
+/**
+ * Whether the listing shows nothing new: the CN's record is at least as recent, and the node is the authoritative
+ * one or already listed as a replica holder.
+ */
+export function isUpToDate(object: StoredObject | undefined, nodeId: string, info: ObjectInfo): boolean {
+  if (!object) return false;
+  const { sysmeta } = object;
+  if (sysmeta.authoritativeMemberNode !== nodeId) {
+    return sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId);
+  }
+  return (sysmeta.dateSysMetadataModified?.getTime() ?? 0) >= info.dateSysMetadataModified.getTime();
+}
+
+/**
+ * Synchronizes `pid` from `nodeId`. A problem with the object (invalid system metadata, checksum mismatch, an
+ * object the node will not serve) is reported to the node and gives "failed"; a node that cannot be reached
+ * (ServiceFailure) or a local failure throws, so that the caller tries again later.
+ */
+export async function synchronizeObject(
+  ctx: NodeContext,
+  nodeId: string,
+  source: SourceNode,
+  pid: string,
+  info?: ObjectInfo,
+  fetched?: SystemMetadata,
+): Promise<SyncOutcome> {
+  const existing = await ctx.db.objects.get(pid);
+  if (info && isUpToDate(existing, nodeId, info)) return "unchanged";
+  try {
+    const sysmeta = fetched ?? (await source.getSystemMetadata(pid));
+    checkHarvested(ctx.formats, pid, sysmeta);
+    if (!existing) return await createFromNode(ctx, nodeId, source, sysmeta);
+    if (existing.sysmeta.authoritativeMemberNode === nodeId) {
+      return await updateFromAuthoritative(ctx, existing, sysmeta);
+    }
+    return await recordReplica(ctx, nodeId, existing, sysmeta);
+  } catch (error) {
+    if (!(error instanceof D1Error) || error.exception === "ServiceFailure") throw error;
+    await reportSyncFailure(ctx, source, pid, `${error.exception}: ${error.description}`);
+    return "failed";
+  }
+}
+
+/** "A seriesId can not appear in any other revision chain": a SID in use must belong to a linked version. */
+async function checkSeries(ctx: NodeContext, sysmeta: SystemMetadata): Promise<void> {
+  const sid = sysmeta.seriesId;
+  if (sid === undefined || !(await ctx.db.objects.isIdentifierInUse(sid))) return;
+  const members = await ctx.db.objects.getMany(await ctx.db.objects.pidsOfSeries(sid));
+  const pid = sysmeta.identifier;
+  const linked = [...members.values()].some(
+    ({ sysmeta: m }) =>
+      m.identifier === sysmeta.obsoletes ||
+      m.identifier === sysmeta.obsoletedBy ||
+      m.obsoletes === pid ||
+      m.obsoletedBy === pid,
+  );
+  if (!linked) {
+    throw new InvalidSystemMetadata(
+      `seriesId "${sid}" is already used by another object or revision chain on the Coordinating Node.`,
+      { pid },
+    );
+  }
+}
+
+/** Inside the new object's transaction: the version it obsoletes gets obsoletedBy (no branching). */
+async function linkObsoleted(
+  tx: Repositories,
+  sysmeta: SystemMetadata,
+  now: Date,
+): Promise<string | undefined> {
+  const oldPid = sysmeta.obsoletes;
+  if (oldPid === undefined) return undefined;
+  const old = await tx.objects.get(oldPid);
+  if (!old) return undefined; // harvested later, with the obsoletedBy its node set
+  if (old.sysmeta.obsoletedBy === sysmeta.identifier) return undefined;
+  if (old.sysmeta.obsoletedBy !== undefined) {
+    throw new InvalidSystemMetadata(
+      `"${oldPid}" is already obsoleted by "${old.sysmeta.obsoletedBy}"; a version chain cannot branch.`,
+      { pid: sysmeta.identifier },
+    );
+  }
+  await tx.objects.replaceSysmeta(
+    nextRevision(old.sysmeta, now, { obsoletedBy: sysmeta.identifier }),
+    old.sysmeta.serialVersion,
+  );
+  return oldPid;
+}
+
+/** A new object's record on the CN: as its node describes it, with the replica list the CN keeps. */
+export function asHarvested(sysmeta: SystemMetadata, nodeId: string, now: Date): SystemMetadata {
+  return {
+    ...sysmeta,
+    serialVersion: sysmeta.serialVersion ?? 1,
+    archived: sysmeta.archived ?? false,
+    dateUploaded: sysmeta.dateUploaded ?? now,
+    dateSysMetadataModified: sysmeta.dateSysMetadataModified ?? now,
+    originMemberNode: sysmeta.originMemberNode ?? nodeId,
+    authoritativeMemberNode: sysmeta.authoritativeMemberNode ?? nodeId,
+    // The CN directs replication: its list starts with the node the object came from.
+    replicas: withReplica([], nodeId, now),
+  };
+}
+
+/** "DATA stays on the MN": only METADATA and RESOURCE objects are copied. */
+export const holdsBytes = (ctx: NodeContext, formatId: string) => {
+  const type = ctx.formats.get(formatId)?.formatType;
+  return type === "METADATA" || type === "RESOURCE";
+};
+
+/** Digests of an object the CN knows by system metadata alone: its size (the checksum is in the sysmeta). */
+export const sysmetaOnly = (sysmeta: SystemMetadata) => ({
+  size: sysmeta.size,
+  md5: "",
+  sha1: "",
+  sha256: "",
+});
+
+async function createFromNode(
+  ctx: NodeContext,
+  nodeId: string,
+  source: SourceNode,
+  sysmeta: SystemMetadata,
+): Promise<SyncOutcome> {
+  const pid = sysmeta.identifier;
+  const reservation = await ctx.db.cn.reservation(pid);
+  if (reservation?.subject === "") {
+    throw new InvalidSystemMetadata(`"${pid}" was deleted from the system; its identifier stays retired.`, {
+      pid,
+    });
+  }
+  await checkSeries(ctx, sysmeta);
+  const now = new Date();
+  const stored = asHarvested(sysmeta, nodeId, now);
+  let obsoleted: string | undefined;
+  const write = async (tx: Repositories, contentKey: string, digests: StoredObject["digests"]) => {
+    obsoleted = await linkObsoleted(tx, stored, now);
+    await tx.objects.insert({ sysmeta: stored, contentKey, digests, isReplica: false });
+  };
+  try {
+    if (holdsBytes(ctx, stored.formatId)) {
+      const staged = await ctx.store.stage(await source.get(pid), { algorithm: stored.checksum.algorithm });
+      try {
+        checkDigests(stored, staged.digests);
+      } catch (error) {
+        await staged.discard();
+        throw error;
+      }
+      await ingest(ctx, staged, (tx, key) => write(tx, key, staged.digests));
+    } else {
+      await ctx.db.transaction((tx) => write(tx, NO_BYTES, sysmetaOnly(stored)));
+    }
+  } catch (error) {
+    // Another harvest of the same object got there first: nothing to add.
+    if (error instanceof DuplicateKeyError || (await ctx.db.objects.get(pid))) return "unchanged";
+    throw error;
+  }
+  if (reservation) await ctx.db.cn.releaseReservation(pid);
+  await indexNewObject(ctx, pid); // search index
+  if (obsoleted) {
+    await indexSysmetaChange(ctx, obsoleted); // search index
+    await announceSysmetaChange(ctx, obsoleted); // the nodes holding it learn of its obsoletedBy
+  }
+  await afterObjectSynchronized(ctx, pid);
+  return "created";
+}
+
+async function updateFromAuthoritative(
+  ctx: NodeContext,
+  existing: StoredObject,
+  incoming: SystemMetadata,
+): Promise<SyncOutcome> {
+  const pid = existing.sysmeta.identifier;
+  if (incoming.seriesId !== undefined && existing.sysmeta.seriesId === undefined)
+    await checkSeries(ctx, incoming);
+  const now = new Date();
+  let obsoleted: string | undefined;
+  const changed = await ctx.db.transaction(async (tx) => {
+    const current = await tx.objects.get(pid);
+    if (!current) return false;
+    const changes = authoritativeChanges(current.sysmeta, incoming);
+    if (!changes) return false;
+    const next = nextRevision(current.sysmeta, now, changes);
+    if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);
+    await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+    return true;
+  });
+  if (!changed) return "unchanged";
+  await indexSysmetaChange(ctx, pid); // search index
+  await announceSysmetaChange(ctx, pid); // replica holders learn of the change
+  if (obsoleted) {
+    await indexSysmetaChange(ctx, obsoleted); // search index
+    await announceSysmetaChange(ctx, obsoleted);
+  }
+  await afterObjectSynchronized(ctx, pid);
+  return "updated";
+}
+
+/** A node listing an object another node is authoritative for holds a replica: the CN records it once. */
+async function recordReplica(
+  ctx: NodeContext,
+  nodeId: string,
+  existing: StoredObject,
+  incoming: SystemMetadata,
+): Promise<SyncOutcome> {
+  checkSameBytes(existing.sysmeta, incoming);
+  const pid = existing.sysmeta.identifier;
+  const changed = await ctx.db.transaction(async (tx) => {
+    const current = await tx.objects.get(pid);
+    if (!current || current.sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId)) return false;
+    const now = new Date();
+    const next = nextRevision(current.sysmeta, now, {
+      replicas: withReplica(current.sysmeta.replicas, nodeId, now),
+    });
+    await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+    return true;
+  });
+  if (!changed) return "unchanged";
+  await indexSysmetaChange(ctx, pid); // search index
+  await announceSysmetaChange(ctx, pid);
+  return "updated";
+}

@@ -1,0 +1,69 @@
+/**
+ * The harvester's task handlers. `harvest` (key: node id) harvests one Member Node and enqueues its next run
+ * from the node's schedule; `synchronize` (key: PID) fetches one object from its Member Node at once;
+ * `notify-cn` (key: PID, on a Member Node) calls CNRead.synchronize after a local change.
+ */
+import { D1Error } from "../../errors/exceptions.ts";
+import { approvedNode } from "../../services/cn/nodes.ts";
+import type { NodeContext } from "../../services/context.ts";
+import { PermanentTaskError, type TaskHandler } from "../../tasks/worker.ts";
+import { clientFor } from "../client.ts";
+import { harvestNode } from "./harvest.ts";
+import { synchronizeObject } from "./object.ts";
+import { harvestableNode, harvestableNodes } from "./registry.ts";
+import { scheduleHarvest } from "./requests.ts";
+
+/** Runs of one harvest before it is given up until the next scheduled one (the position is kept). */
+const HARVEST_ATTEMPTS = 5;
+
+export const harvestTask: TaskHandler = async (ctx, task) => {
+  const node = await harvestableNode(ctx, task.key);
+  if (!node) return; // no longer approved, synchronized or up: approval or an update schedules it again
+  try {
+    await harvestNode(ctx, node);
+  } catch (error) {
+    if (task.attempts < HARVEST_ATTEMPTS) throw error;
+    await scheduleHarvest(ctx.tasks, node);
+    throw new PermanentTaskError(
+      `harvest of ${node.identifier} failed ${task.attempts} times; next at its scheduled time: ${(error as Error).message}`,
+    );
+  }
+  await scheduleHarvest(ctx.tasks, node);
+};
+
+export const synchronizeTask: TaskHandler = async (ctx, task) => {
+  const pid = task.key;
+  const requestedBy = (task.payload as { nodeId?: string } | null)?.nodeId;
+  // Updates come from the authoritative Member Node; new objects from the node that asked.
+  const existing = await ctx.db.objects.get(pid);
+  const nodeId = existing?.sysmeta.authoritativeMemberNode ?? requestedBy;
+  const node = nodeId ? await approvedNode(ctx, nodeId) : undefined;
+  if (node?.type !== "mn") {
+    throw new PermanentTaskError(
+      `No approved Member Node to synchronize "${pid}" from (${nodeId ?? "none"}).`,
+    );
+  }
+  await synchronizeObject(ctx, node.identifier, clientFor(ctx, node.baseURL), pid);
+};
+
+export const notifyCnTask: TaskHandler = async (ctx, task) => {
+  const cn = ctx.config.cnBaseUrl;
+  if (!cn) return;
+  try {
+    await clientFor(ctx, cn).synchronize(task.key);
+  } catch (error) {
+    // The CN refused (not registered yet, not authoritative): asking again would not help; harvests catch up.
+    if (error instanceof D1Error && error.exception !== "ServiceFailure") {
+      throw new PermanentTaskError(
+        `CNRead.synchronize("${task.key}"): ${error.exception}: ${error.description}`,
+      );
+    }
+    throw error;
+  }
+};
+
+/** CN start-up: every harvested Member Node gets its next harvest (a waiting earlier one is kept). */
+export async function scheduleHarvests(ctx: NodeContext): Promise<void> {
+  if (ctx.config.role !== "cn") return;
+  for (const node of await harvestableNodes(ctx)) await scheduleHarvest(ctx.tasks, node);
+}
