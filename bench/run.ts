@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation (all by default). Every section starts its own node on a temp data folder (SQLite; with --postgres the DB-bound
- * sections also run on a fresh database on that server). Results go to bench/results/latest.json.
+ * search, federation, replication (all by default). Every section starts its own node (replication: a local
+ * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
+ * that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
  * --quiet-wait S waits up to S seconds for that to pass. Needs `wrk` (Debian: apt-get install wrk) and `curl`.
  */
@@ -16,6 +17,7 @@ import { federation } from "./sections/federation.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { packageSection } from "./sections/package.ts";
+import { replication } from "./sections/replication.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
@@ -28,6 +30,7 @@ const SECTIONS: Record<string, Section> = {
   list,
   search,
   package: packageSection,
+  replication,
   federation,
 };
 

@@ -71,7 +71,10 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       if (closed) return;
       closed = true;
       const tlsClosed = tls ? closeServer(tls) : undefined;
-      await app.close();
+      // Fastify closes the connections idle when it closes; one busy then (another node's request) turns idle
+      // later and would hold the close until its keep-alive timeout (72 s): close those as they go idle too.
+      const idle = tls ? undefined : setInterval(() => app.server.closeIdleConnections(), 100);
+      await app.close().finally(() => clearInterval(idle));
       await tlsClosed;
       await worker?.stop();
       await opened.close();

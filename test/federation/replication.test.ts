@@ -416,3 +416,45 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+for (const dialect of testDialects()) {
+  describe(`replication after synchronization (${dialect})`, () => {
+    let fed: TestFederation;
+    before(async () => {
+      fed = await startTestFederation(dialect, {
+        mnCount: 3,
+        settings: (name) => (name === "cn" ? {} : { replicate: true }),
+      });
+    });
+    after(() => fed?.close());
+
+    it("create on MN1: synchronization plans the replicas; MN2 and MN3 complete them; resolve lists all three", async () => {
+      const mn1 = fed.mns[0] as RunningNode;
+      const pid = uniquePid("synced");
+      const bytes = Buffer.from("synchronized, then replicated\n");
+      const admin = { baseUrl: mn1.baseUrl, token: await fed.token(fed.adminSubject) };
+      await okXml(await create(admin, pid, bytes, { extra: policy({ number: 2 }) }));
+      const wanted = [`${id(1)}=completed`, `${id(2)}=completed`, `${id(3)}=completed`];
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const replicas = ((await fed.cn.ctx.db.objects.get(pid))?.sysmeta.replicas ?? [])
+          .map((r) => `${r.replicaMemberNode}=${r.replicationStatus}`)
+          .sort();
+        if (JSON.stringify(replicas) === JSON.stringify(wanted)) break;
+        if (Date.now() > deadline) assert.fail(`${pid}: ${replicas.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const cnCaller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
+      const resolved = await call(cnCaller, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });
+      assert.equal(resolved.status, 303);
+      const listed = [...(await resolved.text()).matchAll(/<nodeIdentifier>([^<]+)<\/nodeIdentifier>/g)].map(
+        (m) => m[1],
+      );
+      assert.equal(listed[0], id(1)); // the authoritative Member Node first, then the replicas
+      assert.deepEqual([...listed].sort(), [id(1), id(2), id(3)]);
+      for (const mn of fed.mns.slice(1)) {
+        assert.deepEqual(await bytesOf(await clientFor(fed.cn.ctx, mn.baseUrl).get(pid)), bytes);
+      }
+    });
+  });
+}

@@ -100,11 +100,25 @@ export async function pullReplica(
   await indexNewObject(ctx, pid); // search index
 }
 
+/** The CN's node list, reused for a minute (every pull needs its source's base URL). */
+const NODE_LIST_TTL_MS = 60_000;
+const nodeLists = new WeakMap<NodeContext, { until: number; nodes: Promise<Node[]> }>();
+
 /** "sourceNode (NodeReference text part, resolved through the CN registry)". */
 async function findNode(ctx: NodeContext, nodeId: string): Promise<Node> {
   const cn = ctx.config.cnBaseUrl;
   if (!cn) throw new ServiceFailure("This node knows no Coordinating Node to resolve the source node with.");
-  const node = (await clientFor(ctx, cn).listNodes()).find((n) => n.identifier === nodeId);
+  const listed = async (fresh: boolean) => {
+    const cached = nodeLists.get(ctx);
+    if (!fresh && cached && cached.until > Date.now()) return cached.nodes;
+    const nodes = clientFor(ctx, cn).listNodes();
+    nodeLists.set(ctx, { until: Date.now() + NODE_LIST_TTL_MS, nodes });
+    nodes.catch(() => nodeLists.delete(ctx));
+    return nodes;
+  };
+  const find = (nodes: Node[]) => nodes.find((n) => n.identifier === nodeId);
+  // A node missing from a remembered list may have been approved since: ask the CN again.
+  const node = find(await listed(false)) ?? find(await listed(true));
   if (!node) throw new NotFound(`The Coordinating Node lists no node ${nodeId}.`);
   return node;
 }
