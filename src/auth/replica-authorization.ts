@@ -2,22 +2,32 @@
  * MNRead.getReplica: "Used by a target MN to fulfil a CN replication request ... For restricted objects, a Tier 2
  * or higher MN MUST call CNReplication.isNodeAuthorized to verify the caller." The node asks the CN whether a
  * replication of this object to the calling node was scheduled: GET {cn}/v2/replicaAuthorizations/{pid}
- * ?targetNodeSubject={subject}; 200 means yes, NotAuthorized (401) or NotFound (404) no.
+ * ?targetNodeSubject={subject}; 200 means yes, NotAuthorized (401) or NotFound (404) no. The question is asked
+ * as this node (its own bearer token, as for its other calls to nodes).
  */
+import type { Config } from "../config/config.ts";
 import { ServiceFailure } from "../errors/exceptions.ts";
+import { nodeAuthorization } from "./node-token.ts";
 
 export interface ReplicaAuthorizer {
   isNodeAuthorized(pid: string, targetNodeSubject: string): Promise<boolean>;
 }
 
-export function createCnReplicaAuthorizer(cnBaseUrl: string, timeoutMs = 10_000): ReplicaAuthorizer {
+export function createCnReplicaAuthorizer(
+  config: Pick<Config, "dataDir" | "nodeSubject">,
+  cnBaseUrl: string,
+  timeoutMs = 10_000,
+): ReplicaAuthorizer {
   const base = cnBaseUrl.replace(/\/+$/, "");
   return {
     async isNodeAuthorized(pid, targetNodeSubject) {
       const url = `${base}/v2/replicaAuthorizations/${encodeURIComponent(pid)}?targetNodeSubject=${encodeURIComponent(targetNodeSubject)}`;
       let response: Response;
       try {
-        response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        response = await fetch(url, {
+          headers: { authorization: await nodeAuthorization(config) },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
       } catch (error) {
         throw new ServiceFailure(
           `The Coordinating Node could not be asked whether the replica may be served: ${String(error)}`,

@@ -4,10 +4,9 @@
  * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
  * be reached, or answers something else, is a ServiceFailure that says so.
  */
-import { Readable } from "node:stream";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { loadOrCreateSigningKey } from "../auth/keys.ts";
-import { mintToken } from "../auth/tokens.ts";
+import type { Readable } from "node:stream";
+import { Agent, type Dispatcher, FormData, request } from "undici";
+import { nodeAuthorization } from "../auth/node-token.ts";
 import {
   D1Error,
   EXCEPTION_STATUS,
@@ -73,20 +72,21 @@ export interface ClientOptions {
   version?: "v1" | "v2";
   /** Per request, until the response headers arrive (default 30 s). */
   timeoutMs?: number;
+  /** While a body is read (a streamed one too): the longest wait for its next bytes (default 60 s). */
+  idleTimeoutMs?: number;
 }
 
-/** Tokens are minted once per node and renewed an hour before they expire. */
-const TOKEN_TTL_SECONDS = 12 * 3600;
-const tokens = new WeakMap<NodeContext, { token: Promise<string>; renewAt: number }>();
+/**
+ * One connection pool for all of the process's calls: connections to a node are kept open between requests
+ * (a harvest makes one request per object), as many per node as requests run at once.
+ */
+const pool = new Agent({
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 120_000,
+  connect: { timeout: 10_000 },
+});
 
-function nodeToken(ctx: NodeContext): Promise<string> {
-  const cached = tokens.get(ctx);
-  if (cached && Date.now() < cached.renewAt) return cached.token;
-  const { privateKey } = loadOrCreateSigningKey(ctx.config.dataDir);
-  const token = mintToken(privateKey, { subject: ctx.config.nodeSubject, ttlSeconds: TOKEN_TTL_SECONDS });
-  tokens.set(ctx, { token, renewAt: Date.now() + (TOKEN_TTL_SECONDS - 3600) * 1000 });
-  return token;
-}
+type Answer = Dispatcher.ResponseData;
 
 const path = (pid: string) => encodeURIComponent(pid);
 
@@ -105,8 +105,8 @@ function xmlPart(xml: string, filename: string): Blob {
 }
 
 /** The remote node's exception, or a ServiceFailure describing what came back instead. */
-async function remoteFailure(response: Response, what: string, pid?: string): Promise<D1Error> {
-  const text = await response.text().catch(() => "");
+async function remoteFailure(response: Answer, what: string, pid?: string): Promise<D1Error> {
+  const text = await response.body.text().catch(() => "");
   try {
     const error = parseError(text);
     const name: ExceptionName = isExceptionName(error.exception) ? error.exception : "ServiceFailure";
@@ -115,9 +115,12 @@ async function remoteFailure(response: Response, what: string, pid?: string): Pr
       detailCode: error.detailCode,
     });
   } catch {
-    return new ServiceFailure(`${what} answered HTTP ${response.status} without a DataONE error document.`, {
-      ...(pid ? { pid } : {}),
-    });
+    return new ServiceFailure(
+      `${what} answered HTTP ${response.statusCode} without a DataONE error document.`,
+      {
+        ...(pid ? { pid } : {}),
+      },
+    );
   }
 }
 
@@ -125,36 +128,57 @@ export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOpti
   const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  async function call(method: string, route: string, init: { body?: FormData; pid?: string } = {}) {
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+
+  const unreachable = (what: string, error: unknown, pid?: string) => {
+    const cause =
+      error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+    return new ServiceFailure(`${what} could not be reached: ${cause || String(error)}`, {
+      ...(pid ? { pid } : {}),
+    });
+  };
+
+  async function call(
+    method: Dispatcher.HttpMethod,
+    route: string,
+    init: { body?: FormData; pid?: string } = {},
+  ) {
     const url = `${base}${route}`;
     const what = `${method} ${url}`;
-    let response: Response;
+    let response: Answer;
     try {
-      response = await fetch(url, {
+      response = await request(url, {
+        dispatcher: pool,
         method,
-        headers: { authorization: `Bearer ${await nodeToken(ctx)}` },
+        headers: { authorization: await nodeAuthorization(ctx.config) },
         ...(init.body ? { body: init.body } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: idleTimeoutMs,
       });
     } catch (error) {
-      const cause =
-        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
-      throw new ServiceFailure(`${what} could not be reached: ${cause || String(error)}`, {
-        ...(init.pid ? { pid: init.pid } : {}),
-      });
+      throw unreachable(what, error, init.pid);
     }
-    if (!response.ok) throw await remoteFailure(response, what, init.pid);
-    return response;
+    if (response.statusCode < 200 || response.statusCode > 299)
+      throw await remoteFailure(response, what, init.pid);
+    return { response, what };
   }
 
-  const text = async (method: string, route: string, init: { body?: FormData; pid?: string } = {}) =>
-    (await call(method, route, init)).text();
-
-  const stream = async (route: string, pid: string) => {
-    const response = await call("GET", route, { pid });
-    if (!response.body) return Readable.from([]);
-    return Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  const text = async (
+    method: Dispatcher.HttpMethod,
+    route: string,
+    init: { body?: FormData; pid?: string } = {},
+  ) => {
+    const { response, what } = await call(method, route, init);
+    try {
+      return await response.body.text();
+    } catch (error) {
+      throw unreachable(what, error, init.pid);
+    }
   };
+
+  /** The body as it arrives (never buffered); it fails with an error when no bytes come for idleTimeoutMs. */
+  const stream = async (route: string, pid: string): Promise<Readable> =>
+    (await call("GET", route, { pid })).response.body;
 
   const form = (parts: Record<string, string | Blob>) => {
     const body = new FormData();

@@ -37,7 +37,7 @@ export async function openNodeContext(config: Config): Promise<OpenedContext> {
     contentLocks: createKeyedMutex(),
     tasks: taskStore(db.kysely, db.dialect),
     taskHandlers,
-    ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config.cnBaseUrl) } : {}),
+    ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
   await indexMissing(ctx); // search index: objects a crash left unindexed

@@ -1,10 +1,14 @@
 /**
  * A Member Node whose `cnBaseUrl` is a real d1node CN: the MN's sessions are expanded from the CN's groups
  * (CNIdentity.getSubjectInfo), and the MN serves getReplica to a node the CN scheduled a replica for
- * (CNReplication.isNodeAuthorized), not to others.
+ * (CNReplication.isNodeAuthorized, asked as the MN with its own token, which the CN trusts), not to others.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { approveNode } from "../../src/services/cn/register.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
 import { ADMIN, CN_SUBJECT, startTestNode, type TestNode } from "../helpers/node.ts";
@@ -20,8 +24,12 @@ describe("an MN federated with a d1node CN", () => {
   let cn: TestNode;
   let mn: TestNode;
   before(async () => {
-    cn = await startTestNode("sqlite", { role: "cn", nodeId: "urn:node:TESTCN" });
-    mn = await startTestNode("sqlite", { cnBaseUrl: cn.baseUrl, cnSubjectInfoTtl: 0 });
+    const mnDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
+    const mnKey = path.join(mnDir, "mn-public.pem");
+    const { publicKey } = loadOrCreateSigningKey(mnDir);
+    await writeFile(mnKey, publicKey.export({ type: "spki", format: "pem" }));
+    cn = await startTestNode("sqlite", { role: "cn", nodeId: "urn:node:TESTCN", trustedTokenKeys: [mnKey] });
+    mn = await startTestNode("sqlite", { dataDir: mnDir, cnBaseUrl: cn.baseUrl, cnSubjectInfoTtl: 0 });
   });
   after(async () => {
     await mn.close();

@@ -25,7 +25,11 @@ export async function startTestNode(
   dialect: Dialect = "sqlite",
   settings: ConfigInput = {},
 ): Promise<TestNode> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
+  // A data folder given in the settings (e.g. one whose signing key another node already trusts) is used.
+  const dataDir =
+    typeof settings.dataDir === "string"
+      ? settings.dataDir
+      : await mkdtemp(path.join(tmpdir(), "d1node-test-"));
   let pg: TestPostgres | undefined;
   if (dialect === "postgres") pg = await createTestPostgresDatabase();
   const config = resolveConfig({

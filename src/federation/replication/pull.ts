@@ -29,8 +29,6 @@ export interface PullPayload {
 
 /** Runs of a pull before it is reported failed (the task queue backs off 2 s, 4 s, 8 s, ... in between). */
 export const PULL_ATTEMPTS = 5;
-/** A whole transfer may take this long (the client's timeout also covers reading the body). */
-const TRANSFER_TIMEOUT_MS = 6 * 3600_000;
 
 /** Remote answers that another try would not change. */
 const FINAL: ReadonlySet<string> = new Set([
@@ -81,9 +79,8 @@ export async function pullReplica(
     await indexRemoval(ctx, pid);
   }
   const source = await findNode(ctx, sourceNodeId);
-  const bytes = await clientFor(ctx, source.baseURL, { version, timeoutMs: TRANSFER_TIMEOUT_MS }).getReplica(
-    pid,
-  );
+  // The client gives up when the headers are late or the bytes stop coming, never on a long transfer.
+  const bytes = await clientFor(ctx, source.baseURL, { version }).getReplica(pid);
   const staged = await ctx.store.stage(bytes, { algorithm: sysmeta.checksum.algorithm });
   try {
     checkDigests(sysmeta, staged.digests);
