@@ -3,7 +3,7 @@
  * the old document or the new one. search_docs keeps the stored fields (JSON, as Solr returns them) and the
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
@@ -55,15 +55,34 @@ export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]):
         .values(prepared.slice(i, i + 50).map((p) => p.row))
         .execute();
     }
-    const rows = prepared.flatMap((p) => p.values);
-    for (let i = 0; i < rows.length; i += BATCH) {
-      await tx
-        .insertInto("search_values")
-        .values(rows.slice(i, i + BATCH))
-        .execute();
-    }
+    await insertValues(
+      tx,
+      prepared.flatMap((p) => p.values),
+    );
   });
   indexChanged(db);
+}
+
+/**
+ * The value rows. On PostgreSQL one statement per few thousand rows, each column bound as one array and
+ * unnested (thousands of single parameters cost the server more than the insert itself).
+ */
+async function insertValues(tx: Transaction<Tables>, rows: ValueRow[]): Promise<void> {
+  if (tx.getExecutor().adapter instanceof PostgresAdapter) {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      await sql`insert into search_values (pid, field, value, num)
+        select * from unnest(${chunk.map((r) => r.pid)}::text[], ${chunk.map((r) => r.field)}::text[],
+          ${chunk.map((r) => r.value)}::text[], ${chunk.map((r) => r.num)}::float8[])`.execute(tx);
+    }
+    return;
+  }
+  for (let i = 0; i < rows.length; i += BATCH) {
+    await tx
+      .insertInto("search_values")
+      .values(rows.slice(i, i + BATCH))
+      .execute();
+  }
 }
 
 function prepare({ pid, sysmeta, science }: IndexEntry) {
