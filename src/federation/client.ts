@@ -2,7 +2,9 @@
  * Calls to other nodes of the federation (document 1 and 2 REST paths), authenticated as this node: each request
  * carries "Authorization: Bearer <token>" signed with the node's own key for its subject (config.nodeSubject).
  * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
- * be reached, or answers something else, is a ServiceFailure that says so.
+ * be reached, or answers something else, is a ServiceFailure that says so. A call gives up when the headers do
+ * not come in time, or when a body (streamed ones too) stops delivering bytes for a while; a long transfer that
+ * keeps delivering is never cut short.
  */
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher, FormData, request } from "undici";
@@ -115,19 +117,14 @@ async function remoteFailure(response: Answer, what: string, pid?: string): Prom
       detailCode: error.detailCode,
     });
   } catch {
-    return new ServiceFailure(
-      `${what} answered HTTP ${response.statusCode} without a DataONE error document.`,
-      {
-        ...(pid ? { pid } : {}),
-      },
-    );
+    const description = `${what} answered HTTP ${response.statusCode} without a DataONE error document.`;
+    return new ServiceFailure(description, pid ? { pid } : {});
   }
 }
 
 export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOptions = {}): D1Client {
   const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
-
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
 
   const unreachable = (what: string, error: unknown, pid?: string) => {
