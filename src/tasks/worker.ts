@@ -29,6 +29,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /** Hears failures (the worker itself never throws). */
   onError?: (task: Task, error: unknown) => void;
+  /** Hears each task done (its handler returned and the task was deleted). */
+  onDone?: (task: Task, elapsedMs: number) => void;
 }
 
 export interface Worker {
@@ -48,8 +50,9 @@ async function runClaimed(
   store: TaskStore,
   handlers: TaskHandlers,
   claimed: ClaimedTask,
-  options: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">,
+  options: Required<Omit<WorkerOptions, "onError" | "onDone">> & Pick<WorkerOptions, "onError" | "onDone">,
 ): Promise<void> {
+  const started = Date.now();
   const task: Task = {
     id: claimed.id,
     kind: claimed.kind,
@@ -65,6 +68,7 @@ async function runClaimed(
     if (!handler) throw new PermanentTaskError(`no handler for tasks of kind "${task.kind}"`);
     await handler(ctx, task);
     await store.complete(claimed);
+    options.onDone?.(task, Date.now() - started);
   } catch (error) {
     options.onError?.(task, error);
     const permanent = error instanceof PermanentTaskError || task.attempts >= options.maxAttempts;
