@@ -13,6 +13,11 @@ export interface Task {
   payload: unknown;
   /** Including this run. */
   attempts: number;
+  /**
+   * Aborted once this run's lease is lost (the worker stalled longer than the lease, or the database was away):
+   * another worker may run the task now, so a long handler stops at its next safe point.
+   */
+  signal?: AbortSignal;
 }
 
 export type TaskHandler = (ctx: NodeContext, task: Task) => Promise<void>;
@@ -53,15 +58,22 @@ async function runClaimed(
   options: Required<Omit<WorkerOptions, "onError" | "onDone">> & Pick<WorkerOptions, "onError" | "onDone">,
 ): Promise<void> {
   const started = Date.now();
+  const leaseLost = new AbortController();
   const task: Task = {
     id: claimed.id,
     kind: claimed.kind,
     key: claimed.key,
     payload: claimed.payload,
     attempts: claimed.attempts,
+    signal: leaseLost.signal,
   };
   const keepLease = setInterval(() => {
-    store.extendLease(claimed, options.leaseMs).catch(() => undefined);
+    store.extendLease(claimed, options.leaseMs).then(
+      (kept) => {
+        if (!kept) leaseLost.abort(new Error(`the lease of task ${task.kind} ${task.key} was lost`));
+      },
+      () => undefined, // the database is away: the next extension tells
+    );
   }, options.leaseMs / 3);
   try {
     const handler = handlers[task.kind];

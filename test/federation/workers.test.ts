@@ -7,6 +7,9 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openDatabase } from "../../src/db/open.ts";
+import { harvestNode } from "../../src/federation/harvest/harvest.ts";
+import { progressStore } from "../../src/federation/harvest/progress.ts";
+import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { HARVEST_TASK } from "../../src/federation/harvest/requests.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
@@ -165,6 +168,17 @@ ${b.output()}`,
       assert.deepEqual(await fed.cn.ctx.tasks.dead(), []);
       assert.equal(await listedTotal(fed.cn.baseUrl), 8000);
       await b.kill("SIGTERM");
+    });
+
+    it("a harvest run whose lease was lost stops before its next page, the position kept", async () => {
+      const node = await harvestableNode(fed.cn.ctx, mnId(1));
+      assert.ok(node);
+      const before = await progressStore(fed.cn.ctx.db.kysely).load(mnId(1));
+      await assert.rejects(harvestNode(fed.cn.ctx, node, { signal: AbortSignal.abort() }), {
+        name: "AbortError",
+      });
+      const after = await progressStore(fed.cn.ctx.db.kysely).load(mnId(1));
+      assert.deepEqual(after?.harvestedTo, before?.harvestedTo);
     });
   });
 }
