@@ -11,6 +11,7 @@ import { harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { progressStore } from "../../src/federation/harvest/progress.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { HARVEST_TASK } from "../../src/federation/harvest/requests.ts";
+import type { RunningNode } from "../../src/http/server.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
@@ -56,6 +57,12 @@ async function heldAmong(
   return held;
 }
 
+function memberNode(fed: TestFederation, i: number): RunningNode {
+  const node = fed.mns[i];
+  assert.ok(node, `MN${i + 1} runs`);
+  return node;
+}
+
 const reads = (calls: CallCount, pids: string[]) => pids.map((pid) => calls.sysmetaReads.get(pid) ?? 0);
 
 if (testDialects().includes("postgres")) {
@@ -77,10 +84,10 @@ if (testDialects().includes("postgres")) {
     });
 
     it("two workers share the harvests of two MNs: every object reached the CN once, no task ran twice", async () => {
-      const calls = [countCalls(fed.mns[0]!), countCalls(fed.mns[1]!)];
+      const calls = [countCalls(memberNode(fed, 0)), countCalls(memberNode(fed, 1))];
       const pids = [
-        await fillMemberNode(fed.mns[0]!, "w1-", 2500),
-        await fillMemberNode(fed.mns[1]!, "w2-", 2500),
+        await fillMemberNode(memberNode(fed, 0), "w1-", 2500),
+        await fillMemberNode(memberNode(fed, 1), "w2-", 2500),
       ];
       const a = await spawnWorker(cnConfig, ["--concurrency", "1"]);
       const b = await spawnWorker(cnConfig, ["--concurrency", "1"]);
@@ -114,7 +121,7 @@ ${b.output()}`,
       );
       for (const [i, mnPids] of pids.entries()) {
         assert.deepEqual(
-          new Set(reads(calls[i]!, mnPids)),
+          new Set(reads(calls[i] as CallCount, mnPids)),
           new Set([1]),
           "each object's system metadata read once",
         );
@@ -135,8 +142,8 @@ ${b.output()}`,
     });
 
     it("a worker killed mid-harvest: its lease lapses, another worker finishes; nothing lost or fetched twice but the page in hand", async () => {
-      const calls = countCalls(fed.mns[2]!);
-      const pids = await fillMemberNode(fed.mns[2]!, "w3-", 3000);
+      const calls = countCalls(memberNode(fed, 2));
+      const pids = await fillMemberNode(memberNode(fed, 2), "w3-", 3000);
       const a = await spawnWorker(cnConfig, ["--lease-seconds", "2"]);
       workers.push(a);
       await fed.cn.ctx.tasks.enqueue(HARVEST_TASK, mnId(3), null);
@@ -195,8 +202,8 @@ describe("a CN process killed mid-harvest (SQLite)", () => {
       worker: false,
       settings: (name) => (name === "cn" ? {} : { syncSchedule: NEVER, notifyCn: false }),
     });
-    const calls = countCalls(fed.mns[0]!);
-    const pids = await fillMemberNode(fed.mns[0]!, "k-", 3000);
+    const calls = countCalls(memberNode(fed, 0));
+    const pids = await fillMemberNode(memberNode(fed, 0), "k-", 3000);
     await fed.cn.ctx.tasks.enqueue(HARVEST_TASK, mnId(1), null);
     const config = await writeConfigFile(fed.cn, fed.dir, "cn");
     await fed.cn.close(); // the embedded database belongs to one process: the CN process's from now on
