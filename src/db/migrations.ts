@@ -5,6 +5,7 @@
 import { type Kysely, sql } from "kysely";
 import { cnMigration } from "./cn-migration.ts";
 import { searchIndexMigration } from "./migrations/0004-search-index.ts";
+import { searchSpeedMigration } from "./migrations/0009-search-speed.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -137,6 +138,7 @@ const MIGRATIONS: Migration[] = [
   },
   cnMigration,
   searchIndexMigration,
+  searchSpeedMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
