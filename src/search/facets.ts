@@ -88,11 +88,22 @@ async function valueCounts(
 ): Promise<Map<string, Count[]>> {
   const out = new Map<string, Count[]>();
   if (fields.length === 0) return out;
-  const result = await sql<{ field: string; value: string; n: number | string; num: number | null }>`
-    select v.field as field, v.value as value, count(*) as n, min(v.num) as num from search_values v
-    where v.field in (${sql.join(fields)}) and v.pid in (select d.pid from search_docs d where ${where})
-    group by v.field, v.value`.execute(index.db);
-  for (const row of result.rows) {
+  // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
+  const numeric = fields.filter((f) => isNumeric(specOf(f).type));
+  const other = fields.filter((f) => !isNumeric(specOf(f).type));
+  const rows: { field: string; value: string; n: number | string; num: number | null }[] = [];
+  for (const [list, num] of [
+    [numeric, sql`min(v.num)`],
+    [other, sql`null`],
+  ] as const) {
+    if (list.length === 0) continue;
+    const result = await sql<{ field: string; value: string; n: number | string; num: number | null }>`
+      select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
+      where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
+      group by v.field, v.value`.execute(index.db);
+    rows.push(...result.rows);
+  }
+  for (const row of rows) {
     const list = out.get(row.field) ?? [];
     list.push({ value: row.value, n: Number(row.n), num: row.num === null ? null : Number(row.num) });
     out.set(row.field, list);

@@ -2,7 +2,8 @@
  * 0009-search-speed: text fields leave search_values for one row of terms per document (src/search/terms.ts):
  * the FTS5 table search_terms on SQLite (rowid = search_docs.term_id), a GIN-indexed text[] column
  * search_docs.terms on PostgreSQL. search_docs gains format_id (wildcard formatId filters without a scan of
- * search_values). Existing documents are moved over from their search_values rows.
+ * search_values) and a covering index of the filter columns. Existing documents are moved over from their
+ * search_values rows.
  */
 import { type Kysely, sql } from "kysely";
 import { fieldSpec } from "../../search/fields.ts";
@@ -44,6 +45,12 @@ export const searchSpeedMigration: Migration = {
         ) as t on t.pid = d.pid`.execute(db);
     }
     await sql`delete from search_values where field in (${fields})`.execute(db);
+    // Filters and the page order read these without visiting the rows (whose stored JSON comes first).
+    await db.schema
+      .createIndex("search_docs_filter")
+      .on("search_docs")
+      .columns(["pid", "date_uploaded", "format_type", "format_id", "obsoleted", "archived", "is_public"])
+      .execute();
   },
 };
 
