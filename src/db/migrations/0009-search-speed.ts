@@ -28,6 +28,10 @@ export const searchSpeedMigration: Migration = {
           ) as all_terms group by pid
         ) as t where t.pid = d.pid`.execute(db);
       await sql`create index search_docs_terms on search_docs using gin (terms)`.execute(db);
+      // Facets read a matching document's values from this index alone (SQLite's (pid, field) index of a
+      // WITHOUT ROWID table holds the value already).
+      await sql`drop index search_values_pid`.execute(db);
+      await sql`create index search_values_pid on search_values (pid, field, value)`.execute(db);
     } else {
       await sql`alter table search_docs add column term_id integer`.execute(db);
       await sql`update search_docs set term_id = rowid`.execute(db);
