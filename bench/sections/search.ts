@@ -5,8 +5,9 @@
  *   Query: the MetacatUI search-page query with facets (catalog filter, 25 rows sorted by dateUploaded, ten facet
  *   fields, limit -1, mincount 1) on 100,000 indexed documents, as a public caller; baseline a plain indexed SELECT
  *   of the same page (no filter translation, no facets). Targets p50 <= 20 ms, p99 <= 100 ms.
- *   The figures are for repeated page views (the answer cache serves all but the first); the first query and
- *   distinct queries (each a different keyword filter, never cached) are reported beside them.
+ *   The targets are for answers computed from the index: distinct queries (each a different keyword filter,
+ *   never cached), and the unfiltered page with the answer cache bypassed. Repeated page views (served by the
+ *   answer cache after the first) are reported beside them.
  * BENCH_SEARCH_DOCS sets the corpus size (default 100000).
  */
 import path from "node:path";
@@ -18,6 +19,7 @@ import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { extractorFor } from "../../src/search/extract/index.ts";
 import { type IndexEntry, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { searchUncached } from "../../src/search/search.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
@@ -31,6 +33,8 @@ import { databases, type SectionOptions } from "./types.ts";
 const DOCS = Number(process.env.BENCH_SEARCH_DOCS ?? 100_000);
 const TIMED_INDEX = 2000;
 const QUERIES = 200;
+const DISTINCT_QUERIES = 100;
+const UNCACHED_PAGES = 10;
 const FORMAT = "eml://ecoinformatics.org/eml-2.1.1";
 const formats = loadFormatRegistry();
 
@@ -113,7 +117,8 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
       unit: "docs/s",
       notes: `${bulkSeconds.toFixed(0)} s`,
     });
-    if (dialect === "postgres") await sql`analyze`.execute(db);
+    // PostgreSQL: as autovacuum leaves a live database (visibility map set, so index-only scans apply).
+    if (dialect === "postgres") await sql`vacuum analyze`.execute(db);
     else await sql`analyze`.execute(db);
     await timeQueries(db, dialect);
   } finally {
@@ -170,6 +175,9 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
     await sql`select pid, doc from search_docs where format_type = 'METADATA' and obsoleted = 0 and archived = 0
       order by date_uploaded desc limit 25`.execute(db);
   };
+  const uncachedPage = async () => {
+    await searchUncached(index, params, caller);
+  };
   const cold = await timeOnce(engine);
   let variant = 0;
   const distinct = async () => {
@@ -181,37 +189,39 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
     p.add("fq", `-id:"distinct-${variant++}"`);
     await runQuery(index, "solr", p, caller);
   };
-  const uncached = await percentiles(distinct, 20);
   const base = await percentiles(plain);
-  const measured = await percentiles(engine);
-  const pass = measured.p50 <= 20 && measured.p99 <= 100;
+  const filtered = await percentiles(distinct, DISTINCT_QUERIES);
+  const whole = await percentiles(uncachedPage, UNCACHED_PAGES);
+  const cached = await percentiles(engine);
+  const target = "p50 <= 20 ms and p99 <= 100 ms, uncached";
   record({
     section: "search",
-    name: `MetacatUI search page with 10 facets, ${DOCS} docs, p50 (${dialect})`,
-    value: measured.p50,
+    name: `search page with 10 facets and a keyword filter (~9 % of the documents match), each query distinct (uncached), ${DOCS} docs, p50 (${dialect})`,
+    value: filtered.p50,
     unit: "ms",
     baseline: { name: "plain indexed SELECT of the page, p50", value: base.p50, unit: "ms" },
-    ratio: measured.p50 / base.p50,
-    target: "p50 <= 20 ms and p99 <= 100 ms",
-    pass,
-    notes: `p99 ${measured.p99.toFixed(1)} ms (baseline p99 ${base.p99.toFixed(2)} ms); first query ${cold.toFixed(0)} ms`,
+    ratio: filtered.p50 / base.p50,
+    target,
+    pass: filtered.p50 <= 20 && filtered.p99 <= 100,
+    notes: `p99 ${filtered.p99.toFixed(1)} ms over ${DISTINCT_QUERIES} queries`,
   });
   record({
     section: "search",
-    name: `search page with a keyword filter, each query distinct (uncached), ${DOCS} docs, p50 (${dialect})`,
-    value: uncached.p50,
+    name: `MetacatUI search page with 10 facets (90 % of the documents match), result cache bypassed, ${DOCS} docs, p50 (${dialect})`,
+    value: whole.p50,
     unit: "ms",
-    notes: `p99 ${uncached.p99.toFixed(1)} ms over 20 queries`,
+    baseline: { name: "plain indexed SELECT of the page, p50", value: base.p50, unit: "ms" },
+    ratio: whole.p50 / base.p50,
+    target,
+    pass: whole.p50 <= 20 && whole.p99 <= 100,
+    notes: `p99 ${whole.p99.toFixed(1)} ms over ${UNCACHED_PAGES} queries (baseline p99 ${base.p99.toFixed(2)} ms)`,
   });
   record({
     section: "search",
-    name: `MetacatUI search page with 10 facets, ${DOCS} docs, p99 (${dialect})`,
-    value: measured.p99,
+    name: `MetacatUI search page with 10 facets, repeated (answer cache), ${DOCS} docs, p50 (${dialect})`,
+    value: cached.p50,
     unit: "ms",
-    baseline: { name: "plain indexed SELECT of the page, p99", value: base.p99, unit: "ms" },
-    ratio: measured.p99 / base.p99,
-    target: "<= 100 ms",
-    pass: measured.p99 <= 100,
+    notes: `p99 ${cached.p99.toFixed(1)} ms; first query ${cold.toFixed(0)} ms`,
   });
 }
 

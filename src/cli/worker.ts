@@ -5,12 +5,14 @@
  */
 import type { Command } from "commander";
 import { openNodeContext } from "../services/open-context.ts";
-import { startWorker } from "../tasks/worker.ts";
+import { startWorker, type Task } from "../tasks/worker.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface WorkerFlags extends CommonFlags {
   role?: string;
   concurrency: string;
+  leaseSeconds: string;
+  verbose?: boolean;
 }
 
 export function registerWorkerCommand(program: Command): void {
@@ -19,6 +21,12 @@ export function registerWorkerCommand(program: Command): void {
   )
     .option("--role <role>", "mn or cn, as the node's own (env: D1NODE_ROLE)")
     .option("--concurrency <n>", "tasks run at once", "4")
+    .option(
+      "--lease-seconds <n>",
+      "how long a claimed task is this worker's alone; kept while it runs, it lapses that long after the worker died, and another worker takes the task",
+      "60",
+    )
+    .option("--verbose", "print each task as it finishes")
     .action(async (flags: WorkerFlags) => {
       const config = configFromFlags(flags as WorkerFlags & Record<string, unknown>, {
         ...(flags.role ? { role: flags.role } : {}),
@@ -26,9 +34,21 @@ export function registerWorkerCommand(program: Command): void {
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new Error("--concurrency: a positive number");
+      const leaseSeconds = Number(flags.leaseSeconds);
+      if (!Number.isFinite(leaseSeconds) || leaseSeconds <= 0)
+        throw new Error("--lease-seconds: a positive number");
       const { ctx, close } = await openNodeContext({ ...config });
       const worker = startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
         concurrency,
+        leaseMs: leaseSeconds * 1000,
+        ...(flags.verbose
+          ? {
+              onDone: (task: Task, ms: number) =>
+                process.stdout.write(
+                  `task ${task.kind} ${task.key} (run ${task.attempts}) done in ${ms} ms\n`,
+                ),
+            }
+          : {}),
         onError: (task, error) => {
           const message = error instanceof Error ? error.message : String(error);
           process.stderr.write(`task ${task.kind} ${task.key} (run ${task.attempts}) failed: ${message}\n`);

@@ -117,15 +117,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   return {
     append(entry: NewLogEntry) {
       if (closed) return;
-      queue.push({
-        pid: entry.identifier,
-        ip: entry.ipAddress,
-        user_agent: entry.userAgent,
-        subject: entry.subject,
-        event: entry.event,
-        date_logged: entry.dateLogged.getTime(),
-        node_id: entry.nodeIdentifier,
-      });
+      queue.push(newRow(entry));
       schedule(FLUSH_MS);
     },
     flush,
@@ -192,7 +184,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   };
 }
 
-function harvestedRow(entry: HarvestedLogEntry): NewRow {
+function newRow(entry: NewLogEntry): NewRow {
   return {
     pid: entry.identifier,
     ip: entry.ipAddress,
@@ -201,6 +193,12 @@ function harvestedRow(entry: HarvestedLogEntry): NewRow {
     event: entry.event,
     date_logged: entry.dateLogged.getTime(),
     node_id: entry.nodeIdentifier,
+  };
+}
+
+function harvestedRow(entry: HarvestedLogEntry): NewRow {
+  return {
+    ...newRow(entry),
     source_node: entry.sourceNode,
     source_entry: entry.sourceEntryId,
   };

@@ -9,6 +9,7 @@ import { tasksMigration } from "./migrations/0005-tasks.ts";
 import { harvestMigration } from "./migrations/0006-harvest.ts";
 import { replicationMigration } from "./migrations/0007-replication.ts";
 import { propagationLogsMigration } from "./migrations/0008-propagation-logs.ts";
+import { searchSpeedMigration } from "./migrations/0009-search-speed.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -145,6 +146,7 @@ const MIGRATIONS: Migration[] = [
   harvestMigration,
   replicationMigration,
   propagationLogsMigration,
+  searchSpeedMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

@@ -149,9 +149,15 @@ export interface SearchDocsTable {
   archived: number;
   is_public: number;
   date_uploaded: number | null;
+  /** The formatId (for wildcard filters without a search_values scan). */
+  format_id: string | null;
+  /** SQLite: rowid of the document's terms in the FTS5 table search_terms (src/search/terms.ts). */
+  term_id?: number | null;
+  /** PostgreSQL: the document's text-field terms (src/search/terms.ts), GIN-indexed. */
+  terms?: string[];
 }
 
-/** Search index: one row per (field, value) of a document; text fields hold tokens; numbers and dates `num`. */
+/** Search index: one row per (field, value) of a document's non-text fields; numbers and dates also `num`. */
 export interface SearchValuesTable {
   pid: string;
   field: string;

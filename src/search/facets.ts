@@ -4,13 +4,14 @@
  * facet.range (start, end, gap with date math). Values are counted over the documents the query matched;
  * text fields count tokens, as Solr's text fields do.
  */
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
-import { fieldSpec, isNumeric } from "./fields.ts";
+import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
 import type { SolrParams } from "./params.ts";
 import { and, type Condition } from "./query-sql.ts";
 import type { SearchIndexHandle } from "./search.ts";
+import { markOf } from "./terms.ts";
 
 export interface FacetRange {
   counts: (string | number)[];
@@ -47,8 +48,16 @@ export async function facetCounts(
       where ${and([where, translate(query)])}`.execute(index.db);
     out.facet_queries[query] = Number(r.rows[0]?.n ?? 0);
   }
-  for (const field of unique(params.all("facet.field"))) {
-    out.facet_fields[field] = await fieldCounts(index, params, where, field);
+  const fields = unique(params.all("facet.field"));
+  const counted = await valueCounts(
+    index,
+    where,
+    fields.filter((f) => specOf(f).type !== "text"),
+  );
+  for (const field of fields) {
+    const counts =
+      specOf(field).type === "text" ? await tokenCounts(index, where, field) : (counted.get(field) ?? []);
+    out.facet_fields[field] = pageOf(params, field, counts);
   }
   for (const field of unique(params.all("facet.range"))) {
     out.facet_ranges[field] = await rangeCounts(index, params, where, field);
@@ -58,14 +67,75 @@ export async function facetCounts(
 
 const unique = (list: string[]) => [...new Set(list.map((s) => s.trim()).filter(Boolean))];
 
-async function fieldCounts(
-  index: SearchIndexHandle,
-  params: SolrParams,
-  where: Condition,
-  field: string,
-): Promise<(string | number)[]> {
+function specOf(field: string): FieldSpec {
   const spec = fieldSpec(field);
   if (!spec) throw new InvalidRequest(`undefined field ${field}`);
+  return spec;
+}
+
+/** One value of a facet field and how many matching documents have it (`num`: its number, if numeric). */
+interface Count {
+  value: string;
+  n: number;
+  num: number | null;
+}
+
+/** Counts of every value of the (non-text) fields over the matching documents: one grouped query for all. */
+async function valueCounts(
+  index: SearchIndexHandle,
+  where: Condition,
+  fields: string[],
+): Promise<Map<string, Count[]>> {
+  const out = new Map<string, Count[]>();
+  if (fields.length === 0) return out;
+  // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
+  const numeric = fields.filter((f) => isNumeric(specOf(f).type));
+  const other = fields.filter((f) => !isNumeric(specOf(f).type));
+  const rows: { field: string; value: string; n: number | string; num: number | null }[] = [];
+  for (const [list, num] of [
+    [numeric, sql`min(v.num)`],
+    [other, sql`null`],
+  ] as const) {
+    if (list.length === 0) continue;
+    const result = await sql<{ field: string; value: string; n: number | string; num: number | null }>`
+      select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
+      where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
+      group by v.field, v.value`.execute(index.db);
+    rows.push(...result.rows);
+  }
+  for (const row of rows) {
+    const list = out.get(row.field) ?? [];
+    list.push({ value: row.value, n: Number(row.n), num: row.num === null ? null : Number(row.num) });
+    out.set(row.field, list);
+  }
+  return out;
+}
+
+/** Token counts of a text field over the matching documents, from their terms (src/search/terms.ts). */
+async function tokenCounts(index: SearchIndexHandle, where: Condition, field: string): Promise<Count[]> {
+  const mark = markOf(field);
+  const counts = new Map<string, number>();
+  const add = (term: string) => {
+    if (term.length > mark.length && term.startsWith(mark)) {
+      const token = term.slice(mark.length);
+      counts.set(token, (counts.get(token) ?? 0) + 1);
+    }
+  };
+  if (index.dialect === "postgres") {
+    const rows = await sql<{ t: string }>`select t from search_docs d, unnest(d.terms) as t
+      where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(index.db);
+    for (const { t } of rows.rows) add(t);
+  } else {
+    const rows = await sql<{ terms: string }>`select terms from search_terms
+      where rowid in (select d.term_id from search_docs d where ${where})`.execute(index.db);
+    for (const { terms } of rows.rows) for (const term of terms.split(" ")) add(term);
+  }
+  return [...counts].map(([value, n]) => ({ value, n, num: null }));
+}
+
+/** facet.prefix, facet.mincount, facet.sort, facet.offset and facet.limit of one field, applied to its counts. */
+function pageOf(params: SolrParams, field: string, counts: Count[]): (string | number)[] {
+  const spec = specOf(field);
   const limit = params.int("facet.limit", 100, -1, Number.MAX_SAFE_INTEGER, field);
   const offset = params.int("facet.offset", 0, 0, Number.MAX_SAFE_INTEGER, field);
   const mincount = Math.max(1, params.int("facet.mincount", 1, 0, Number.MAX_SAFE_INTEGER, field));
@@ -74,23 +144,33 @@ async function fieldCounts(
   if (sortParam !== undefined && !["index", "lex", "count"].includes(sortParam)) {
     throw new InvalidRequest(`facet.sort must be count or index (not ${sortParam}).`);
   }
-  const prefix = params.forField(field, "facet.prefix");
-  const prefixCondition: RawBuilder<unknown> =
-    prefix === undefined || prefix === ""
-      ? sql`1 = 1`
-      : sql`substr(v.value, 1, ${prefix.length}) = ${spec.type === "text" ? prefix.toLowerCase() : prefix}`;
-  const valueOrder = isNumeric(spec.type) ? sql`min(v.num) asc, v.value asc` : sql`v.value asc`;
-  const order = byIndex ? valueOrder : sql`count(*) desc, v.value asc`;
-  const page = limit < 0 ? sql`` : sql`limit ${limit} offset ${offset}`;
-  const tail = limit < 0 && offset > 0 ? sql`limit -1 offset ${offset}` : page;
-  const paging = index.dialect === "postgres" && limit < 0 ? sql`offset ${offset}` : tail;
-  const result = await sql<{ value: string; n: number | string }>`select v.value as value, count(*) as n
-    from search_values v
-    where v.field = ${field} and ${prefixCondition}
-      and v.pid in (select d.pid from search_docs d where ${where})
-    group by v.value having count(*) >= ${mincount}
-    order by ${order} ${paging}`.execute(index.db);
-  return result.rows.flatMap((r) => [r.value, Number(r.n)]);
+  const rawPrefix = params.forField(field, "facet.prefix") ?? "";
+  const prefix = spec.type === "text" ? rawPrefix.toLowerCase() : rawPrefix;
+  const kept = counts.filter((c) => c.n >= mincount && c.value.startsWith(prefix));
+  const byValue = (a: Count, b: Count) => byteOrder(a.value, b.value);
+  const numeric = isNumeric(spec.type);
+  kept.sort(
+    byIndex
+      ? numeric
+        ? (a, b) => (a.num ?? 0) - (b.num ?? 0) || byValue(a, b)
+        : byValue
+      : (a, b) => b.n - a.n || byValue(a, b),
+  );
+  const page = kept.slice(offset, limit < 0 ? undefined : offset + limit);
+  return page.flatMap((c) => [c.value, c.n]);
+}
+
+/** Byte-wise order of the UTF-8 forms (as SQLite's BINARY and PostgreSQL's "C" collation compare). */
+function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i) as number;
+    const y = b.codePointAt(i) as number;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
 }
 
 async function rangeCounts(

@@ -3,12 +3,13 @@
  * the old document or the new one. search_docs keeps the stored fields (JSON, as Solr returns them) and the
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
-import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
 import { indexChanged } from "./result-cache.ts";
+import { documentTerms } from "./terms.ts";
 import { tokenize } from "./tokens.ts";
 
 /** A stored document as the response writers see it: field -> value or values, dates as Solr strings. */
@@ -22,6 +23,13 @@ interface ValueRow {
 }
 
 const BATCH = 400;
+/** search_values rows per INSERT. */
+const VALUE_BATCH = 1000;
+
+/** Whether `db` is a PostgreSQL database (the SQL of the two differs for terms). */
+export function isPostgres(db: Kysely<Tables>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 export interface IndexEntry {
   pid: string;
@@ -42,45 +50,83 @@ export function writeDocument(
 /** Replace several index entries in one transaction (bulk indexing). */
 export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]): Promise<void> {
   const prepared = entries.map(prepare);
+  const postgres = isPostgres(db);
   indexChanged(db);
   await db.transaction().execute(async (tx) => {
-    for (let i = 0; i < prepared.length; i += BATCH) {
-      const pids = prepared.slice(i, i + BATCH).map((p) => p.row.pid);
-      await tx.deleteFrom("search_values").where("pid", "in", pids).execute();
-      await tx.deleteFrom("search_docs").where("pid", "in", pids).execute();
-    }
-    for (let i = 0; i < prepared.length; i += 50) {
-      await tx
-        .insertInto("search_docs")
-        .values(prepared.slice(i, i + 50).map((p) => p.row))
-        .execute();
-    }
-    await insertValues(
-      tx,
-      prepared.flatMap((p) => p.values),
-    );
+    if (postgres) await writePostgres(tx, prepared);
+    else await writeSqlite(tx, prepared);
   });
   indexChanged(db);
 }
 
-/**
- * The value rows. On PostgreSQL one statement per few thousand rows, each column bound as one array and
- * unnested (thousands of single parameters cost the server more than the insert itself).
- */
-async function insertValues(tx: Transaction<Tables>, rows: ValueRow[]): Promise<void> {
-  if (tx.getExecutor().adapter instanceof PostgresAdapter) {
-    for (let i = 0; i < rows.length; i += 5000) {
-      const chunk = rows.slice(i, i + 5000);
+type Prepared = ReturnType<typeof prepare>;
+
+/** PostgreSQL: the rows go in as arrays (one INSERT ... SELECT FROM unnest per table and batch). */
+async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
+  for (let i = 0; i < prepared.length; i += BATCH) {
+    const batch = prepared.slice(i, i + BATCH);
+    const pids = batch.map((p) => p.row.pid);
+    await sql`delete from search_values where pid = any(${pids})`.execute(tx);
+    await sql`delete from search_docs where pid = any(${pids})`.execute(tx);
+    const rows = batch.map((p) => p.row);
+    await sql`insert into search_docs
+        (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
+      select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
+        d.format_id, coalesce((select array_agg(t) from jsonb_array_elements_text(d.terms) as t), '{}')
+      from unnest(cast(${pids} as text[]), cast(${rows.map((r) => r.doc)} as text[]),
+        cast(${rows.map((r) => r.science)} as text[]), cast(${rows.map((r) => r.format_type)} as text[]),
+        cast(${rows.map((r) => r.obsoleted)} as int[]), cast(${rows.map((r) => r.archived)} as int[]),
+        cast(${rows.map((r) => r.is_public)} as int[]), cast(${rows.map((r) => r.date_uploaded)} as bigint[]),
+        cast(${rows.map((r) => r.format_id)} as text[]), cast(${batch.map((p) => JSON.stringify(p.terms))} as jsonb[]))
+        as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)`.execute(
+      tx,
+    );
+    const values = batch.flatMap((p) => p.values);
+    for (let j = 0; j < values.length; j += VALUE_BATCH) {
+      const slice = values.slice(j, j + VALUE_BATCH);
       await sql`insert into search_values (pid, field, value, num)
-        select * from unnest(${chunk.map((r) => r.pid)}::text[], ${chunk.map((r) => r.field)}::text[],
-          ${chunk.map((r) => r.value)}::text[], ${chunk.map((r) => r.num)}::float8[])`.execute(tx);
+        select * from unnest(cast(${slice.map((v) => v.pid)} as text[]), cast(${slice.map((v) => v.field)} as text[]),
+          cast(${slice.map((v) => v.value)} as text[]), cast(${slice.map((v) => v.num)} as double precision[]))`.execute(
+        tx,
+      );
     }
-    return;
   }
-  for (let i = 0; i < rows.length; i += BATCH) {
+}
+
+/** SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. */
+async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < prepared.length; i += BATCH) {
+    const pids = prepared.slice(i, i + BATCH).map((p) => p.row.pid);
+    const old = await tx
+      .selectFrom("search_docs")
+      .select(["pid", "term_id"])
+      .where("pid", "in", pids)
+      .execute();
+    for (const row of old) if (row.term_id != null) ids.set(row.pid, row.term_id);
+    const oldIds = old.flatMap((row) => (row.term_id == null ? [] : [row.term_id]));
+    if (oldIds.length > 0)
+      await sql`delete from search_terms where rowid in (${sql.join(oldIds)})`.execute(tx);
+    await tx.deleteFrom("search_values").where("pid", "in", pids).execute();
+    await tx.deleteFrom("search_docs").where("pid", "in", pids).execute();
+  }
+  const top = await sql<{ n: number | null }>`select max(term_id) as n from search_docs`.execute(tx);
+  let next = (top.rows[0]?.n ?? 0) + 1;
+  for (const p of prepared) {
+    const termId = ids.get(p.row.pid) ?? next++;
+    ids.set(p.row.pid, termId);
+    await tx
+      .insertInto("search_docs")
+      .values({ ...p.row, term_id: termId })
+      .execute();
+    if (p.terms.length > 0)
+      await sql`insert into search_terms (rowid, terms) values (${termId}, ${p.terms.join(" ")})`.execute(tx);
+  }
+  const rows = prepared.flatMap((p) => p.values);
+  for (let i = 0; i < rows.length; i += VALUE_BATCH) {
     await tx
       .insertInto("search_values")
-      .values(rows.slice(i, i + BATCH))
+      .values(rows.slice(i, i + VALUE_BATCH))
       .execute();
   }
 }
@@ -92,6 +138,8 @@ function prepare({ pid, sysmeta, science }: IndexEntry) {
   const one = (name: string) => doc.get(name)?.[0];
   const uploaded = one("dateUploaded");
   const formatType = one("formatType");
+  const formatId = one("formatId");
+  const { values, tokens } = valueRows(pid, doc);
   return {
     row: {
       pid,
@@ -102,8 +150,10 @@ function prepare({ pid, sysmeta, science }: IndexEntry) {
       archived: one("archived") === true ? 1 : 0,
       is_public: one("isPublic") === true ? 1 : 0,
       date_uploaded: typeof uploaded === "number" ? uploaded : null,
+      format_id: typeof formatId === "string" ? formatId : null,
     },
-    values: valueRows(pid, doc),
+    values,
+    terms: documentTerms(tokens),
   };
 }
 
@@ -114,8 +164,13 @@ export async function readScience(db: Kysely<Tables>, pid: string): Promise<Sear
 }
 
 export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<void> {
+  const postgres = isPostgres(db);
   indexChanged(db);
   await db.transaction().execute(async (tx) => {
+    if (!postgres)
+      await sql`delete from search_terms where rowid in (select term_id from search_docs where pid = ${pid})`.execute(
+        tx,
+      );
     await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
     await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
   });
@@ -136,24 +191,31 @@ export async function readStoredDocs(db: Kysely<Tables>, pids: string[]): Promis
   return out;
 }
 
-function valueRows(pid: string, doc: SearchDocument): ValueRow[] {
-  const rows: ValueRow[] = [];
-  const seen = new Set<string>();
-  const push = (field: string, value: string, num: number | null) => {
-    const key = `${field}\u0000${value}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    rows.push({ pid, field, value, num });
-  };
-  for (const [name, values] of doc) {
+/** search_values rows of the non-text fields, and the distinct tokens of each text field. */
+function valueRows(
+  pid: string,
+  doc: SearchDocument,
+): { values: ValueRow[]; tokens: Map<string, Set<string>> } {
+  const values: ValueRow[] = [];
+  const tokens = new Map<string, Set<string>>();
+  for (const [name, list] of doc) {
     const spec = fieldSpec(name);
-    if (!spec) continue;
-    for (const value of values) {
-      if (spec.type === "text") for (const token of tokenize(String(value))) push(name, token, null);
-      else push(name, indexedText(spec, value), typeof value === "number" ? value : null);
+    if (!spec || list.length === 0) continue;
+    if (spec.type === "text") {
+      const set = tokens.get(name) ?? new Set<string>();
+      for (const value of list) for (const token of tokenize(String(value))) set.add(token);
+      tokens.set(name, set);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const value of list) {
+      const text = indexedText(spec, value);
+      if (seen.has(text)) continue;
+      seen.add(text);
+      values.push({ pid, field: name, value: text, num: typeof value === "number" ? value : null });
     }
   }
-  return rows;
+  return { values, tokens };
 }
 
 /** The text form of a value in search_values (and in facets): dates as Solr writes them. */

@@ -12,6 +12,7 @@ import lucene, { type AST, type Node, type RangeNode, type TermNode } from "luce
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { readQueryDate } from "./dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
+import { hasTerms, MANY, markOf, ONE, type Pattern, termLike, termOf, termRange } from "./terms.ts";
 import { tokenize } from "./tokens.ts";
 
 export type Condition = RawBuilder<unknown>;
@@ -173,19 +174,25 @@ class Translator {
 
   private match(spec: FieldSpec, raw: string, quoted: boolean): Condition {
     const pattern = quoted ? undefined : wildcard(raw);
-    if (pattern && pattern.length === 1 && pattern[0] === MANY)
+    if (pattern && pattern.length === 1 && pattern[0] === MANY) {
+      if (spec.type === "text") return hasTerms(this.options.dialect, [markOf(spec.name)]);
       return exists(this.options.dialect, spec.name);
-    const column = columnMatch(spec.name, unescapeTerm(raw), pattern);
+    }
+    const column = columnMatch(this.options.dialect, spec.name, unescapeTerm(raw), pattern);
     if (column) return column;
     if (spec.type === "text") {
       if (pattern)
-        return this.valueLike(
+        return termLike(
+          this.options.dialect,
           spec.name,
           pattern.map((p) => (typeof p === "string" ? p.toLowerCase() : p)),
         );
       const tokens = tokenize(unescapeTerm(raw));
       if (tokens.length === 0) return FALSE;
-      return and(tokens.map((token) => hasValue(this.options.dialect, spec.name, token)));
+      return hasTerms(
+        this.options.dialect,
+        [...new Set(tokens)].map((token) => termOf(spec.name, token)),
+      );
     }
     if (pattern) return this.valueLike(spec.name, pattern);
     const value = unescapeTerm(raw);
@@ -214,8 +221,20 @@ class Translator {
       if (low !== undefined) parts.push(sql`v.num ${lowOp} ${this.number(spec, low)}`);
       if (high !== undefined) parts.push(sql`v.num ${highOp} ${this.number(spec, high)}`);
       parts.push(sql`v.num is not null`);
+    } else if (spec.type === "text") {
+      const inclusiveLow = node.inclusive === "both" || node.inclusive === "left";
+      const inclusiveHigh = node.inclusive === "both" || node.inclusive === "right";
+      return {
+        sql: termRange(
+          this.options.dialect,
+          spec.name,
+          low === undefined ? undefined : { value: low.toLowerCase(), inclusive: inclusiveLow },
+          high === undefined ? undefined : { value: high.toLowerCase(), inclusive: inclusiveHigh },
+        ),
+        modifier,
+      };
     } else {
-      const fold = (s: string) => (spec.type === "text" ? s.toLowerCase() : s);
+      const fold = (s: string) => s;
       if (low !== undefined) parts.push(sql`v.value ${lowOp} ${fold(low)}`);
       if (high !== undefined) parts.push(sql`v.value ${highOp} ${fold(high)}`);
     }
@@ -238,22 +257,26 @@ class Translator {
   }
 
   private valueLike(field: string, pattern: Pattern): Condition {
-    if (this.options.dialect === "sqlite") {
-      const glob = pattern
-        .map((p) => (p === MANY ? "*" : p === ONE ? "?" : p.replace(/[*?[]/g, (c) => `[${c}]`)))
-        .join("");
-      return member("sqlite", sql`v.field = ${field} and v.value glob ${glob}`);
-    }
-    const like = pattern
-      .map((p) => (p === MANY ? "%" : p === ONE ? "_" : p.replace(/[\\%_]/g, (c) => `\\${c}`)))
-      .join("");
-    return member("postgres", sql`v.field = ${field} and v.value like ${like} escape '\\'`);
+    return member(
+      this.options.dialect,
+      sql`v.field = ${field} and ${columnLike(this.options.dialect, sql`v.value`, pattern)}`,
+    );
   }
 }
 
-const MANY = Symbol("*");
-const ONE = Symbol("?");
-type Pattern = (string | typeof MANY | typeof ONE)[];
+/** A column matching a wildcard pattern: GLOB on SQLite, LIKE on PostgreSQL (both case-sensitive). */
+function columnLike(dialect: SqlDialect, column: RawBuilder<unknown>, pattern: Pattern): Condition {
+  if (dialect === "sqlite") {
+    const glob = pattern
+      .map((p) => (p === MANY ? "*" : p === ONE ? "?" : p.replace(/[*?[]/g, (c) => `[${c}]`)))
+      .join("");
+    return sql`${column} glob ${glob}`;
+  }
+  const like = pattern
+    .map((p) => (p === MANY ? "%" : p === ONE ? "_" : p.replace(/[\\%_]/g, (c) => `\\${c}`)))
+    .join("");
+  return sql`${column} like ${like} escape '\\'`;
+}
 
 /** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
 function wildcard(raw: string): Pattern | undefined {
@@ -297,7 +320,14 @@ function prefixOf(field: string): "+" | "-" | null {
 }
 
 /** Clauses on the columns search_docs keeps for the commonest filters. */
-function columnMatch(field: string, value: string, pattern: Pattern | undefined): Condition | undefined {
+function columnMatch(
+  dialect: SqlDialect,
+  field: string,
+  value: string,
+  pattern: Pattern | undefined,
+): Condition | undefined {
+  if (field === "formatId")
+    return pattern ? columnLike(dialect, sql`d.format_id`, pattern) : sql`d.format_id = ${value}`;
   if (pattern) return undefined;
   if (field === "formatType") return sql`d.format_type = ${value}`;
   if (field === "id") return sql`d.pid = ${value}`;
@@ -310,6 +340,7 @@ function exists(dialect: SqlDialect, field: string): Condition {
   if (field === "obsoletedBy") return sql`d.obsoleted = 1`;
   if (field === "id" || field === "archived" || field === "isPublic") return TRUE;
   if (field === "formatType") return sql`d.format_type is not null`;
+  if (field === "formatId") return sql`d.format_id is not null`;
   if (field === "dateUploaded") return sql`d.date_uploaded is not null`;
   return member(dialect, sql`v.field = ${field}`);
 }

@@ -64,7 +64,8 @@ export async function search(
   return result;
 }
 
-async function searchUncached(
+/** A search answered from the index itself (never the result cache). */
+export async function searchUncached(
   index: SearchIndexHandle,
   params: SolrParams,
   caller: SearchCaller,

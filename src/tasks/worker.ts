@@ -13,6 +13,11 @@ export interface Task {
   payload: unknown;
   /** Including this run. */
   attempts: number;
+  /**
+   * Aborted once this run's lease is lost (the worker stalled longer than the lease, or the database was away):
+   * another worker may run the task now, so a long handler stops at its next safe point.
+   */
+  signal?: AbortSignal;
 }
 
 export type TaskHandler = (ctx: NodeContext, task: Task) => Promise<void>;
@@ -29,6 +34,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /** Hears failures (the worker itself never throws). */
   onError?: (task: Task, error: unknown) => void;
+  /** Hears each task done (its handler returned and the task was deleted). */
+  onDone?: (task: Task, elapsedMs: number) => void;
 }
 
 export interface Worker {
@@ -48,23 +55,32 @@ async function runClaimed(
   store: TaskStore,
   handlers: TaskHandlers,
   claimed: ClaimedTask,
-  options: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">,
+  options: Required<Omit<WorkerOptions, "onError" | "onDone">> & Pick<WorkerOptions, "onError" | "onDone">,
 ): Promise<void> {
+  const started = Date.now();
+  const leaseLost = new AbortController();
   const task: Task = {
     id: claimed.id,
     kind: claimed.kind,
     key: claimed.key,
     payload: claimed.payload,
     attempts: claimed.attempts,
+    signal: leaseLost.signal,
   };
   const keepLease = setInterval(() => {
-    store.extendLease(claimed, options.leaseMs).catch(() => undefined);
+    store.extendLease(claimed, options.leaseMs).then(
+      (kept) => {
+        if (!kept) leaseLost.abort(new Error(`the lease of task ${task.kind} ${task.key} was lost`));
+      },
+      () => undefined, // the database is away: the next extension tells
+    );
   }, options.leaseMs / 3);
   try {
     const handler = handlers[task.kind];
     if (!handler) throw new PermanentTaskError(`no handler for tasks of kind "${task.kind}"`);
     await handler(ctx, task);
     await store.complete(claimed);
+    options.onDone?.(task, Date.now() - started);
   } catch (error) {
     options.onError?.(task, error);
     const permanent = error instanceof PermanentTaskError || task.attempts >= options.maxAttempts;

@@ -128,6 +128,32 @@ forEachDialect((name, open) => {
       assert.equal((await queue.pending()).ping, undefined);
     });
 
+    it("a run whose lease is lost (another worker may have the task) is told through task.signal", async () => {
+      let aborted: unknown;
+      let started = false;
+      const handlers: TaskHandlers = {
+        stalled: async (_ctx, task) => {
+          started = true;
+          await new Promise<void>((resolve) => task.signal?.addEventListener("abort", () => resolve()));
+          aborted = task.signal?.reason;
+        },
+      };
+      const worker = startWorker(contextOf(queue, handlers), queue, handlers, { leaseMs: 300, pollMs: 20 });
+      await queue.enqueue("stalled", "s1", null);
+      const until = Date.now() + 5_000;
+      while (!started && Date.now() < until) await sleep(10);
+      // As if this worker had stalled past its lease and another had claimed the task.
+      await db.kysely
+        .updateTable("tasks")
+        .set({ lease_owner: "another worker" })
+        .where("kind", "=", "stalled")
+        .execute();
+      while (aborted === undefined && Date.now() < until) await sleep(10);
+      assert.match(String(aborted), /lease of task stalled s1 was lost/);
+      await worker.stop();
+      await db.kysely.deleteFrom("tasks").where("kind", "=", "stalled").execute();
+    });
+
     if (name === "postgres") {
       it("two worker processes on one database never run a task twice", async () => {
         const other = await open(db);

@@ -1,9 +1,8 @@
 /** CNRead query and search driven by the official DataONE Python client (d1_client CoordinatingNodeClient_2_0). */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { call, create, form } from "../helpers/client.ts";
-import { INTEROP_DIR } from "../helpers/interop.ts";
+import { runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { sysmetaXml } from "../helpers/sysmeta.ts";
 
@@ -23,24 +22,6 @@ print(json.dumps({
 }))
 `;
 
-function runPython(baseUrl: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(`${INTEROP_DIR}d1py`, ["-c", SCRIPT, baseUrl], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.stderr.on("data", (c) => {
-      err += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`python exited ${code}: ${err}`)),
-    );
-  });
-}
-
 describe("CNRead query and search with the official Python client", () => {
   let node: TestNode;
   before(async () => {
@@ -57,7 +38,7 @@ describe("CNRead query and search with the official Python client", () => {
   after(() => node.close());
 
   it("describes, queries and searches the solr engine", async () => {
-    const result = JSON.parse(await runPython(node.baseUrl));
+    const result = JSON.parse(await runPythonScript(SCRIPT, [node.baseUrl]));
     assert.equal(result.name, "solr");
     assert.deepEqual(result.answer.response.docs, [
       { id: "cn-interop-a", formatType: "DATA" },

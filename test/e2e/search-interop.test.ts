@@ -1,9 +1,8 @@
 /** MNQuery driven by the official DataONE Python client (d1_client MemberNodeClient_2_0). */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { create } from "../helpers/client.ts";
-import { INTEROP_DIR } from "../helpers/interop.ts";
+import { runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 
 const SCRIPT = `
@@ -25,24 +24,6 @@ print(json.dumps({
 }))
 `;
 
-function runPython(baseUrl: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(`${INTEROP_DIR}d1py`, ["-c", SCRIPT, baseUrl], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.stderr.on("data", (c) => {
-      err += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`python exited ${code}: ${err}`)),
-    );
-  });
-}
-
 describe("MNQuery with the official Python client", () => {
   let node: TestNode;
   before(async () => {
@@ -55,7 +36,7 @@ describe("MNQuery with the official Python client", () => {
   after(() => node.close());
 
   it("lists, describes and queries the solr engine", async () => {
-    const result = JSON.parse(await runPython(node.baseUrl));
+    const result = JSON.parse(await runPythonScript(SCRIPT, [node.baseUrl]));
     assert.deepEqual(result.engines, ["solr"]);
     assert.equal(result.name, "solr");
     assert.ok(result.fields > 100);

@@ -1,10 +1,9 @@
 /** The official DataONE Python client (d1_client MemberNodeClient_2_0) drives listViews, view and getPackage. */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { type Caller, create } from "../helpers/client.ts";
-import { INTEROP_DIR } from "../helpers/interop.ts";
+import { runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
@@ -18,24 +17,6 @@ page = client.view("default", sys.argv[2]).text
 bag = client.getPackage(sys.argv[3]).content
 print(json.dumps({"options": [str(o) for o in views.option], "page": page, "bag": base64.b64encode(bag).decode()}))
 `;
-
-function runPython(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(`${INTEROP_DIR}d1py`, ["-c", SCRIPT, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.stderr.on("data", (c) => {
-      err += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`python exited ${code}:\n${err}`)),
-    );
-  });
-}
 
 describe("MNView and MNPackage with the DataONE Python client", () => {
   let node: TestNode;
@@ -62,7 +43,7 @@ describe("MNView and MNPackage with the DataONE Python client", () => {
   after(() => node.close());
 
   it("listViews, view and getPackage (application/bagit-097, the client's default)", async () => {
-    const result = JSON.parse(await runPython([node.baseUrl, metadata, map])) as {
+    const result = JSON.parse(await runPythonScript(SCRIPT, [node.baseUrl, metadata, map])) as {
       options: string[];
       page: string;
       bag: string;

@@ -58,7 +58,10 @@ for (const dialect of testDialects()) {
                 ? { syncSchedule: NEVER, notifyCn: false }
                 : {},
       });
-      admin = async (i) => ({ baseUrl: fed.mns[i]!.baseUrl, token: await fed.token(fed.adminSubject) });
+      admin = async (i) => ({
+        baseUrl: (fed.mns[i] as RunningNode).baseUrl,
+        token: await fed.token(fed.adminSubject),
+      });
     });
     after(async () => {
       for (const node of restarted) await node.close();
@@ -76,7 +79,7 @@ for (const dialect of testDialects()) {
       const pid = uniquePid("nrt");
       const started = Date.now();
       await okXml(await create(await admin(0), pid, Buffer.from("x,y\n1,2\n")));
-      const cn = clientFor(fed.mns[0]!.ctx, fed.cn.baseUrl);
+      const cn = clientFor((fed.mns[0] as RunningNode).ctx, fed.cn.baseUrl);
       const sysmeta = await eventually("CN getSystemMetadata", () => cn.getSystemMetadata(pid));
       assert.ok(Date.now() - started < 5_000);
       assert.equal(sysmeta.authoritativeMemberNode, "urn:node:LOCALMN1");
@@ -89,7 +92,10 @@ for (const dialect of testDialects()) {
       const caller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
       const resolved = await call(caller, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });
       assert.equal(resolved.status, 303);
-      assert.equal(resolved.headers.get("location"), `${fed.mns[0]!.baseUrl}/v2/object/${enc(pid)}`);
+      assert.equal(
+        resolved.headers.get("location"),
+        `${(fed.mns[0] as RunningNode).baseUrl}/v2/object/${enc(pid)}`,
+      );
       // DATA stays on the MN: the CN keeps its system metadata and checksum only.
       assert.equal((await cnHas(pid))?.contentKey, "");
     });
@@ -136,7 +142,7 @@ for (const dialect of testDialects()) {
       const pid = uniquePid("sched");
       await okXml(await create(await admin(1), pid, Buffer.from("scheduled\n")));
       // MN2 moves its harvest to a second from now ("sec" is a single number: once a minute, at that second).
-      const mn2 = fed.mns[1]!;
+      const mn2 = fed.mns[1] as RunningNode;
       const sec = String(new Date(Date.now() + 4_000).getUTCSeconds());
       const node = capabilities(mn2.ctx);
       node.synchronization = {
@@ -147,7 +153,7 @@ for (const dialect of testDialects()) {
       const asMn2 = { baseUrl: fed.cn.baseUrl, token: await fed.token(mn2.ctx.config.nodeSubject) };
       assert.equal((await call(asMn2, "PUT", `/node/${enc(node.identifier)}`, { body })).status, 200);
       await eventually("harvested from MN2", async () => (await cnHas(pid)) ?? undefined, 10_000);
-      const nodes = await clientFor(fed.mns[0]!.ctx, fed.cn.baseUrl).listNodes();
+      const nodes = await clientFor((fed.mns[0] as RunningNode).ctx, fed.cn.baseUrl).listNodes();
       const listed = nodes.find((n) => n.identifier === "urn:node:LOCALMN2");
       assert.ok(listed?.synchronization?.lastHarvested, "lastHarvested is set");
     });
@@ -159,7 +165,7 @@ for (const dialect of testDialects()) {
         pids.push(pid);
         await okXml(await create(await admin(2), pid, Buffer.from(`row ${i}\n`)));
       }
-      const mn3 = fed.mns[2]!;
+      const mn3 = fed.mns[2] as RunningNode;
       const real = clientFor(fed.cn.ctx, mn3.baseUrl);
       let pages = 0;
       const stopping: HarvestSource = {
@@ -191,7 +197,7 @@ for (const dialect of testDialects()) {
     });
 
     it("a node rejecting toDate, then start and count, is harvested with fromDate alone", async () => {
-      const mn3 = restarted[0]!;
+      const mn3 = restarted[0] as RunningNode;
       const pids: string[] = [];
       for (let i = 0; i < 4; i++) {
         const pid = uniquePid(`fromdate${i}`);
@@ -226,11 +232,12 @@ for (const dialect of testDialects()) {
       const store = progressStore(fed.cn.ctx.db.kysely);
       const saved = await store.load("urn:node:LOCALMN3");
       assert.equal(saved?.listParams, "fromDate");
-      await store.save("urn:node:LOCALMN3", { ...saved!, listParams: "window" }); // for the tests that follow
+      assert.ok(saved);
+      await store.save("urn:node:LOCALMN3", { ...saved, listParams: "window" }); // for the tests that follow
     });
 
     it("bytes that do not match their system metadata: synchronizationFailed reaches the MN's log", async () => {
-      const mn3 = restarted[0]!;
+      const mn3 = restarted[0] as RunningNode;
       const pid = uniquePid("badsum");
       await okXml(
         await create(
@@ -241,7 +248,7 @@ for (const dialect of testDialects()) {
         ),
       );
       // The MN's stored bytes rot: same size, other content, so they no longer match the checksum.
-      const key = (await mn3.ctx.db.objects.get(pid))!.contentKey;
+      const key = (await mn3.ctx.db.objects.get(pid))?.contentKey as string;
       const file = path.join(
         mn3.ctx.config.dataDir,
         "store",
@@ -300,7 +307,7 @@ for (const dialect of testDialects()) {
     });
 
     it("a CN restarted mid-harvest resumes from the saved position", async () => {
-      const mn3 = restarted[0]!;
+      const mn3 = restarted[0] as RunningNode;
       const pids: string[] = [];
       for (let i = 0; i < 30; i++) {
         const pid = uniquePid(`resume${i}`);
@@ -347,7 +354,8 @@ for (const dialect of testDialects()) {
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       const node = await harvestableNode(cn.ctx, "urn:node:LOCALMN3");
-      const result = await harvestNode(cn.ctx, node!, { source: counting, pageSize: 5, lagMs: 0 });
+      assert.ok(node);
+      const result = await harvestNode(cn.ctx, node, { source: counting, pageSize: 5, lagMs: 0 });
       for (const pid of pids) assert.ok(await cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
       assert.equal(result.outcomes.created, 30 - done);
       assert.equal(fetched, 30 - done, "only what was not yet harvested is fetched again");

@@ -39,3 +39,22 @@ export function runInteropCheck(script: "mn_check.py" | "cn_check.py", args: str
     });
   });
 }
+
+/** Run a Python script (source text) with the official client's interpreter; resolves with its stdout. */
+export function runPythonScript(script: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(`${INTEROP_DIR}d1py`, ["-c", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`python exited ${code}:\n${err}`)),
+    );
+  });
+}

@@ -24,6 +24,8 @@ export interface HarvestOptions {
   lagMs?: number;
   /** Objects synchronized at once within a page. */
   concurrency?: number;
+  /** Stops the harvest before its next page (the position saved so far is kept). */
+  signal?: AbortSignal;
 }
 
 export interface HarvestResult extends WindowResult {
@@ -44,6 +46,7 @@ export async function harvestNode(
   const concurrency = options.concurrency ?? 8;
   const outcomes = noOutcomes();
   const processPage = async (items: ObjectInfo[]) => {
+    options.signal?.throwIfAborted();
     const page = await synchronizePage(ctx, nodeId, source, items, concurrency);
     for (const key of Object.keys(page) as (keyof Outcomes)[]) outcomes[key] += page[key];
   };

@@ -21,7 +21,8 @@ export const harvestTask: TaskHandler = async (ctx, task) => {
   const node = await harvestableNode(ctx, task.key);
   if (!node) return; // no longer approved, synchronized or up: approval or an update schedules it again
   try {
-    await harvestNode(ctx, node);
+    // A run whose lease was lost stops before its next page: another worker has the task (and the position).
+    await harvestNode(ctx, node, task.signal ? { signal: task.signal } : {});
   } catch (error) {
     if (task.attempts < HARVEST_ATTEMPTS) throw error;
     await scheduleHarvest(ctx.tasks, node);
