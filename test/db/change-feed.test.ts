@@ -12,19 +12,9 @@ import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/change-f
 import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { pollUntil } from "../helpers/eventually.ts";
 import { testDialects } from "../helpers/node.ts";
 import { ADMIN_URL, createTestPostgresDatabase } from "../helpers/postgres.ts";
-
-/** Polls `read` until `accept` holds; fails with the last value after `ms`. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) assert.fail(`still ${JSON.stringify(value)} after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const version = async (db: Database, pid: string) => (await db.objects.get(pid))?.sysmeta.serialVersion;
 const total = async (db: Database) => (await db.objects.list({}, 0, 1)).total;
@@ -87,11 +77,11 @@ forEachDialect((name, open) => {
 
       await b.objects.replaceSysmeta({ ...storedObject("shared-1").sysmeta, serialVersion: 2 });
       await b.objects.insert(storedObject("shared-2", {}, 1));
-      await eventually(
+      await pollUntil(
         () => version(a, "shared-1"),
         (v) => v === 2,
       );
-      await eventually(
+      await pollUntil(
         () => total(a),
         (n) => n === 2,
       );
@@ -104,11 +94,11 @@ forEachDialect((name, open) => {
         await tx.objects.remove("shared-2");
         await tx.objects.replaceSysmeta({ ...storedObject("shared-1").sysmeta, serialVersion: 3 });
       });
-      await eventually(
+      await pollUntil(
         () => version(a, "shared-1"),
         (v) => v === 3,
       );
-      await eventually(
+      await pollUntil(
         () => total(a),
         (n) => n === 1,
       );
@@ -130,9 +120,9 @@ forEachDialect((name, open) => {
       const start = await logged();
       b.events.append(entry(1));
       await b.events.flush();
-      await eventually(logged, (n) => n === start + 1);
+      await pollUntil(logged, (n) => n === start + 1);
       await b.events.addHarvested([{ ...entry(2), sourceNode: "urn:node:MN9", sourceEntryId: "9" }]);
-      await eventually(logged, (n) => n === start + 2);
+      await pollUntil(logged, (n) => n === start + 2);
       // Lists filtered by readers follow B's access changes too.
       assert.equal(await readable(), start + 2);
       await b.objects.replaceSysmeta({
@@ -140,7 +130,7 @@ forEachDialect((name, open) => {
         serialVersion: 4,
         accessPolicy: [],
       });
-      await eventually(readable, (n) => n === 0);
+      await pollUntil(readable, (n) => n === 0);
     });
 
     it("a write naming too many PIDs for one payload, and a bulk load, make A forget everything", async () => {
@@ -154,14 +144,14 @@ forEachDialect((name, open) => {
         for (const pid of long)
           await tx.objects.replaceSysmeta({ ...storedObject(pid, {}, 10).sysmeta, serialVersion: 2 });
       });
-      await eventually(
+      await pollUntil(
         () => version(a, long[99] as string),
         (v) => v === 2,
       );
       for (const pid of long) assert.equal(await version(a, pid), 2);
 
       await bulkLoadObjects(b, [storedObject("bulk-1", {}, 20), storedObject("bulk-2", {}, 21)]);
-      await eventually(
+      await pollUntil(
         () => total(a),
         (n) => n === before + 2,
       );
@@ -191,7 +181,7 @@ forEachDialect((name, open) => {
         });
         await b.objects.replaceSysmeta({ ...storedObject("drop-1", {}, 30).sysmeta, serialVersion: 2 });
         // The announcement went to no one: A sees the change only by no longer trusting what it kept.
-        await eventually(
+        await pollUntil(
           () => version(a, "drop-1"),
           (v) => v === 2,
         );
@@ -207,14 +197,14 @@ forEachDialect((name, open) => {
         await admin((client) => client.query(`alter database ${database} allow_connections true`));
       }
       await admin((client) =>
-        eventually(
+        pollUntil(
           () => listeners(client),
           (n) => n === 2,
         ),
       );
       // Back: a read is kept again (a change no write reported goes unseen once A trusts its cache)...
       let name = 0;
-      await eventually(
+      await pollUntil(
         async () => {
           const kept = (await a.objects.get("drop-1"))?.sysmeta.fileName;
           await silentlyRename(b, "drop-1", `silent-${++name}.csv`);
@@ -224,7 +214,7 @@ forEachDialect((name, open) => {
       );
       // ... and announced writes are heard again.
       await b.objects.replaceSysmeta({ ...storedObject("drop-1", {}, 30).sysmeta, serialVersion: 4 });
-      await eventually(
+      await pollUntil(
         () => version(a, "drop-1"),
         (v) => v === 4,
       );
@@ -286,13 +276,13 @@ describe("a listening connection that breaks without a word", {
       relay.silenceFeeds();
       await b.objects.replaceSysmeta({ ...storedObject("silent-1").sysmeta, serialVersion: 2 });
       // The notice is lost in the relay; the heartbeat (every 5 s, answered within 5 s) finds the break.
-      await eventually(
+      await pollUntil(
         () => version(a, "silent-1"),
         (v) => v === 2,
         20_000,
       );
       // Listening again on a new connection: notices arrive.
-      await eventually(
+      await pollUntil(
         async () => {
           const kept = (await a.objects.get("silent-1"))?.sysmeta.fileName;
           await silentlyRename(b, "silent-1", `silent-${Date.now()}.csv`);
@@ -301,7 +291,7 @@ describe("a listening connection that breaks without a word", {
         (cached) => cached,
       );
       await b.objects.replaceSysmeta({ ...storedObject("silent-1").sysmeta, serialVersion: 3 });
-      await eventually(
+      await pollUntil(
         () => version(a, "silent-1"),
         (v) => v === 3,
       );

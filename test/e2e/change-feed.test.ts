@@ -14,20 +14,10 @@ import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { type Caller, call, enc } from "../helpers/client.ts";
 import { storedObject } from "../helpers/databases.ts";
+import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
-
-/** Polls `read` until `accept` holds; fails with the last value after `ms`. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) assert.fail(`still ${JSON.stringify(value)} after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("a node process hears another process's writes", {
   skip: !testDialects().includes("postgres"),
@@ -75,17 +65,17 @@ describe("a node process hears another process's writes", {
 
     await db.objects.replaceSysmeta({ ...storedObject("feed-1").sysmeta, serialVersion: 2 });
     await db.objects.insert(storedObject("feed-2", {}, 1));
-    await eventually(
+    await pollUntil(
       () => serialVersion("feed-1"),
       (v) => v === 2,
     );
-    await eventually(listed, (n) => n === 2);
+    await pollUntil(listed, (n) => n === 2);
 
     await db.objects.remove("feed-2");
-    await eventually(
+    await pollUntil(
       () => serialVersion("feed-2"),
       (status) => status === 404,
     );
-    await eventually(listed, (n) => n === 1);
+    await pollUntil(listed, (n) => n === 1);
   });
 });

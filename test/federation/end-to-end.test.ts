@@ -5,31 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { RunningNode } from "../../src/http/server.ts";
 import { call, enc, form, okXml } from "../helpers/client.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const READER = "CN=Late Reader,O=d1node,C=US,DC=cilogon,DC=org";
 const OWNER = "CN=Data Owner,O=d1node,C=US,DC=cilogon,DC=org";
-
-/** Polls `check` until it returns a value, failing after `ms` with the last answer. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms (${String(last ?? "no answer")})`);
-    await sleep(100);
-  }
-}
 
 for (const dialect of testDialects()) {
   describe(`federation end to end (${dialect})`, () => {

@@ -19,6 +19,7 @@ import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { type Caller, call, create, enc, okXml, update } from "../helpers/client.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
@@ -30,16 +31,6 @@ const emlBytes = (title: string) =>
     `<?xml version="1.0"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="p" system="s">` +
       `<dataset><title>${title}</title></dataset></eml:eml>`,
   );
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 5_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 for (const dialect of testDialects()) {
   describe(`synchronization (${dialect})`, () => {

@@ -13,6 +13,7 @@ import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { HARVEST_TASK } from "../../src/federation/harvest/requests.ts";
 import type { RunningNode } from "../../src/http/server.ts";
 import type { Schedule } from "../../src/types/node.ts";
+import { eventually as eventuallyWithin } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { spawnNode } from "../helpers/process-node.ts";
@@ -25,18 +26,12 @@ import {
   writeConfigFile,
 } from "../helpers/worker-process.ts";
 
+/** Harvests of thousands of objects on a shared machine: minutes, not seconds. */
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 240_000) =>
+  eventuallyWithin(what, probe, ms);
+
 const NEVER: Schedule = { sec: "0", min: "0", hour: "0", mday: "1", mon: "1", wday: "?", year: "2199" };
 const mnId = (i: number) => `urn:node:LOCALMN${i}`;
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 240_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** listObjects' total as a node answers it over HTTP (public objects). */
 async function listedTotal(baseUrl: string): Promise<number> {
