@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/change-feed.ts";
 import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { testDialects } from "../helpers/node.ts";
-import { ADMIN_URL, createTestPostgresDatabase } from "../helpers/postgres.ts";
+import { createTestPostgresDatabase, withAdmin } from "../helpers/postgres.ts";
 
 const version = async (db: Database, pid: string) => (await db.objects.get(pid))?.sysmeta.serialVersion;
 const total = async (db: Database) => (await db.objects.list({}, 0, 1)).total;
@@ -22,16 +22,6 @@ const total = async (db: Database) => (await db.objects.list({}, 0, 1)).total;
 /** Changes a row behind the repositories' back: no process hears of it, so only an uncached read sees it. */
 async function silentlyRename(db: Database, pid: string, fileName: string): Promise<void> {
   await db.kysely.updateTable("objects").set({ file_name: fileName }).where("pid", "=", pid).execute();
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 describe("change feed payloads", () => {
@@ -172,7 +162,7 @@ forEachDialect((name, open) => {
           .then((r) => (r.rows[0] as { n: number }).n);
       try {
         // Refuse new connections (the pools keep theirs), then end both handles' listening connections.
-        await admin(async (client) => {
+        await withAdmin(async (client) => {
           await client.query(`alter database ${database} allow_connections false`);
           await client.query(
             "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
@@ -185,7 +175,7 @@ forEachDialect((name, open) => {
           () => version(a, "drop-1"),
           (v) => v === 2,
         );
-        await admin(async (client) => assert.equal(await listeners(client), 0));
+        await withAdmin(async (client) => assert.equal(await listeners(client), 0));
         // Still down: every read goes to the database.
         await b.objects.replaceSysmeta({ ...storedObject("drop-1", {}, 30).sysmeta, serialVersion: 3 });
         assert.equal(await version(a, "drop-1"), 3);
@@ -194,9 +184,9 @@ forEachDialect((name, open) => {
         await b.objects.insert(storedObject("drop-2", {}, 31));
         assert.equal(await total(a), listed + 1);
       } finally {
-        await admin((client) => client.query(`alter database ${database} allow_connections true`));
+        await withAdmin((client) => client.query(`alter database ${database} allow_connections true`));
       }
-      await admin((client) =>
+      await withAdmin((client) =>
         pollUntil(
           () => listeners(client),
           (n) => n === 2,

@@ -5,9 +5,10 @@
  * every record. Others get an empty log, unless `logReaders` is "readers": then the records about objects they
  * may read, as a Member Node answers them.
  */
-import { isTrusted, readFilter } from "../../auth/access.ts";
+import { isTrusted } from "../../auth/access.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
+import { readLog } from "../mn/core.ts";
 
 export async function getLogRecords(
   ctx: NodeContext,
@@ -17,7 +18,5 @@ export async function getLogRecords(
   count: number,
 ): Promise<Page<LogEntry>> {
   if (!isTrusted(call.session) && ctx.config.logReaders !== "readers") return { start, total: 0, items: [] };
-  await ctx.db.events.flush();
-  const readableBy = readFilter(call.session);
-  return ctx.db.events.list({ ...filter, ...(readableBy ? { readableBy } : {}) }, start, count);
+  return readLog(ctx, call, filter, start, count);
 }
