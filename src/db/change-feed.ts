@@ -15,6 +15,8 @@ import type { Tables } from "./schema.ts";
 
 export const CHANNEL = "d1node_objects";
 export const EVENTS_CHANNEL = "d1node_events";
+/** Search index writes (src/db/index-changes.ts). */
+export const INDEX_CHANNEL = "d1node_search";
 /** What the listening connection calls itself in pg_stat_activity. */
 export const APPLICATION_NAME = "d1node change feed";
 /** "The payload ... must be shorter than 8000 bytes" (PostgreSQL, NOTIFY). */
@@ -34,6 +36,8 @@ export interface ChangeListener {
   changed(pids: readonly string[] | undefined): void;
   /** Another process added to the event log. */
   eventsAdded(): void;
+  /** Another process rewrote these search documents (undefined: any). */
+  indexChanged(pids: readonly string[] | undefined): void;
   /** false: writes may go unheard from now on; true: listening again, every later commit will be heard. */
   trusted(heard: boolean): void;
 }
@@ -43,6 +47,8 @@ export interface ChangeFeed {
   announce(tx: Kysely<Tables>, pids: readonly string[] | typeof EVERYTHING): Promise<void>;
   /** Within a transaction adding to the event log: on commit, tell the other processes. */
   announceEvents(tx: Kysely<Tables>): Promise<void>;
+  /** Within a search index write: on commit, tell the other processes which documents it rewrote. */
+  announceIndex(tx: Kysely<Tables>, pids: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,10 +115,11 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
       if (from === sender) return;
       if (message.channel === CHANNEL) listener.changed(pids);
       else if (message.channel === EVENTS_CHANNEL) listener.eventsAdded();
+      else if (message.channel === INDEX_CHANNEL) listener.indexChanged(pids);
     });
     try {
       await next.connect();
-      await next.query(`listen ${CHANNEL}; listen ${EVENTS_CHANNEL}`);
+      await next.query(`listen ${CHANNEL}; listen ${EVENTS_CHANNEL}; listen ${INDEX_CHANNEL}`);
     } catch {
       drop();
       return;
@@ -140,6 +147,9 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
     },
     async announceEvents(tx) {
       await sql`select pg_notify(${EVENTS_CHANNEL}, ${sender})`.execute(tx);
+    },
+    async announceIndex(tx, pids) {
+      await sql`select pg_notify(${INDEX_CHANNEL}, ${payloadOf(sender, pids)})`.execute(tx);
     },
     async close() {
       closed = true;

@@ -11,6 +11,7 @@ import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
+import { indexChangeLog } from "./index-changes.ts";
 import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
@@ -45,6 +46,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
   const cache = new RowCache(10_000);
   let feed: ChangeFeed | undefined;
+  const indexChanges = indexChangeLog(db);
+  if (!handle) {
+    indexChanges.trusted = false;
+    indexChanges.announce = async (tx, pids) => feed?.announceIndex(tx, pids);
+  }
   const events = eventLog(db, {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
     ...(handle
@@ -63,7 +69,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           events.objectsChanged();
         },
         eventsAdded: () => events.addedElsewhere(),
+        indexChanged: (pids) => indexChanges.note(pids),
         trusted(heard) {
+          indexChanges.trust(heard);
           cache.trust(heard);
           pager.trust(heard);
           events.trust(heard);

@@ -7,6 +7,7 @@
 import { sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
+import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
 import type { SolrParams } from "./params.ts";
 import { and, type Condition } from "./query-sql.ts";
@@ -30,11 +31,19 @@ export interface FacetCounts {
 
 const MAX_BUCKETS = 10_000;
 
+/** Where counts come from: the database (sqlFacetSource) or the engine's memory (memory/facet-source.ts). */
+export interface FacetSource {
+  /** Counts of every value of these (non-text) fields over the matching documents, in byte order of value. */
+  valueCounts(fields: string[]): Promise<Map<string, ValueCounts>>;
+  /** How many matching documents also match `query` (facet.query). */
+  queryCount(query: string): Promise<number>;
+}
+
 export async function facetCounts(
   index: SearchIndexHandle,
   params: SolrParams,
   where: Condition,
-  translate: (query: string) => Condition,
+  source: FacetSource,
 ): Promise<FacetCounts> {
   const out: FacetCounts = {
     facet_queries: {},
@@ -43,27 +52,38 @@ export async function facetCounts(
     facet_intervals: {},
     facet_heatmaps: {},
   };
-  for (const query of params.all("facet.query")) {
-    const r = await sql<{ n: number | string }>`select count(*) as n from search_docs d
-      where ${and([where, translate(query)])}`.execute(index.db);
-    out.facet_queries[query] = Number(r.rows[0]?.n ?? 0);
-  }
+  for (const query of params.all("facet.query")) out.facet_queries[query] = await source.queryCount(query);
   const fields = unique(params.all("facet.field"));
-  const counted = await valueCounts(
-    index,
-    where,
-    fields.filter((f) => specOf(f).type !== "text"),
-  );
+  const counted = await source.valueCounts(fields.filter((f) => specOf(f).type !== "text"));
   for (const field of fields) {
+    const spec = specOf(field);
     const counts =
-      specOf(field).type === "text" ? await tokenCounts(index, where, field) : (counted.get(field) ?? []);
-    out.facet_fields[field] = pageOf(params, field, counts);
+      spec.type === "text" ? await tokenCounts(index, where, field) : (counted.get(field) ?? NO_COUNTS);
+    out.facet_fields[field] = pageOf(params, spec, counts);
   }
   for (const field of unique(params.all("facet.range"))) {
     out.facet_ranges[field] = await rangeCounts(index, params, where, field);
   }
   return out;
 }
+
+/** Counts from the database, over the documents matching `where`. */
+export function sqlFacetSource(
+  index: SearchIndexHandle,
+  where: Condition,
+  translate: (query: string) => Condition,
+): FacetSource {
+  return {
+    valueCounts: (fields) => valueCounts(index, where, fields),
+    async queryCount(query) {
+      const r = await sql<{ n: number | string }>`select count(*) as n from search_docs d
+        where ${and([where, translate(query)])}`.execute(index.db);
+      return Number(r.rows[0]?.n ?? 0);
+    },
+  };
+}
+
+const NO_COUNTS: ValueCounts = { values: [], counts: [], nums: [], order: [] };
 
 const unique = (list: string[]) => [...new Set(list.map((s) => s.trim()).filter(Boolean))];
 
@@ -73,20 +93,13 @@ function specOf(field: string): FieldSpec {
   return spec;
 }
 
-/** One value of a facet field and how many matching documents have it (`num`: its number, if numeric). */
-interface Count {
-  value: string;
-  n: number;
-  num: number | null;
-}
-
 /** Counts of every value of the (non-text) fields over the matching documents: one grouped query for all. */
 async function valueCounts(
   index: SearchIndexHandle,
   where: Condition,
   fields: string[],
-): Promise<Map<string, Count[]>> {
-  const out = new Map<string, Count[]>();
+): Promise<Map<string, ValueCounts>> {
+  const out = new Map<string, ValueCounts>();
   if (fields.length === 0) return out;
   // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
   const numeric = fields.filter((f) => isNumeric(specOf(f).type));
@@ -103,16 +116,18 @@ async function valueCounts(
       group by v.field, v.value`.execute(index.db);
     rows.push(...result.rows);
   }
+  const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
   for (const row of rows) {
-    const list = out.get(row.field) ?? [];
+    const list = lists.get(row.field) ?? [];
     list.push({ value: row.value, n: Number(row.n), num: row.num === null ? null : Number(row.num) });
-    out.set(row.field, list);
+    lists.set(row.field, list);
   }
+  for (const [field, list] of lists) out.set(field, valueCountsOf(list));
   return out;
 }
 
 /** Token counts of a text field over the matching documents, from their terms (src/search/terms.ts). */
-async function tokenCounts(index: SearchIndexHandle, where: Condition, field: string): Promise<Count[]> {
+async function tokenCounts(index: SearchIndexHandle, where: Condition, field: string): Promise<ValueCounts> {
   const mark = markOf(field);
   const counts = new Map<string, number>();
   const add = (term: string) => {
@@ -130,47 +145,7 @@ async function tokenCounts(index: SearchIndexHandle, where: Condition, field: st
       where rowid in (select d.term_id from search_docs d where ${where})`.execute(index.db);
     for (const { terms } of rows.rows) for (const term of terms.split(" ")) add(term);
   }
-  return [...counts].map(([value, n]) => ({ value, n, num: null }));
-}
-
-/** facet.prefix, facet.mincount, facet.sort, facet.offset and facet.limit of one field, applied to its counts. */
-function pageOf(params: SolrParams, field: string, counts: Count[]): (string | number)[] {
-  const spec = specOf(field);
-  const limit = params.int("facet.limit", 100, -1, Number.MAX_SAFE_INTEGER, field);
-  const offset = params.int("facet.offset", 0, 0, Number.MAX_SAFE_INTEGER, field);
-  const mincount = Math.max(1, params.int("facet.mincount", 1, 0, Number.MAX_SAFE_INTEGER, field));
-  const sortParam = params.forField(field, "facet.sort")?.trim().toLowerCase();
-  const byIndex = sortParam === "index" || sortParam === "lex" || (sortParam === undefined && limit <= 0);
-  if (sortParam !== undefined && !["index", "lex", "count"].includes(sortParam)) {
-    throw new InvalidRequest(`facet.sort must be count or index (not ${sortParam}).`);
-  }
-  const rawPrefix = params.forField(field, "facet.prefix") ?? "";
-  const prefix = spec.type === "text" ? rawPrefix.toLowerCase() : rawPrefix;
-  const kept = counts.filter((c) => c.n >= mincount && c.value.startsWith(prefix));
-  const byValue = (a: Count, b: Count) => byteOrder(a.value, b.value);
-  const numeric = isNumeric(spec.type);
-  kept.sort(
-    byIndex
-      ? numeric
-        ? (a, b) => (a.num ?? 0) - (b.num ?? 0) || byValue(a, b)
-        : byValue
-      : (a, b) => b.n - a.n || byValue(a, b),
-  );
-  const page = kept.slice(offset, limit < 0 ? undefined : offset + limit);
-  return page.flatMap((c) => [c.value, c.n]);
-}
-
-/** Byte-wise order of the UTF-8 forms (as SQLite's BINARY and PostgreSQL's "C" collation compare). */
-function byteOrder(a: string, b: string): number {
-  if (a === b) return 0;
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
+  return valueCountsOf([...counts].map(([value, n]) => ({ value, n, num: null })));
 }
 
 async function rangeCounts(

@@ -4,11 +4,11 @@
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
 import { type Kysely, PostgresAdapter, sql } from "kysely";
+import { indexChangeLog } from "../db/index-changes.ts";
 import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
-import { indexChanged } from "./result-cache.ts";
 import { documentTerms } from "./terms.ts";
 import { tokenize } from "./tokens.ts";
 
@@ -51,12 +51,29 @@ export function writeDocument(
 export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]): Promise<void> {
   const prepared = entries.map(prepare);
   const postgres = isPostgres(db);
-  indexChanged(db);
-  await db.transaction().execute(async (tx) => {
+  const pids = prepared.map((p) => p.row.pid);
+  await rewrite(db, pids, async (tx) => {
     if (postgres) await writePostgres(tx, prepared);
     else await writeSqlite(tx, prepared);
   });
-  indexChanged(db);
+}
+
+/** `work` in a transaction that tells the other processes (on commit) and then this one which PIDs it rewrote. */
+async function rewrite(
+  db: Kysely<Tables>,
+  pids: readonly string[],
+  work: (tx: Kysely<Tables>) => Promise<void>,
+): Promise<void> {
+  const changes = indexChangeLog(db);
+  try {
+    await db.transaction().execute(async (tx) => {
+      await work(tx);
+      await changes.announce?.(tx, pids);
+    });
+  } finally {
+    // Noted even when the outcome is unknown (a failed commit): rereading an unchanged document is harmless.
+    changes.note(pids);
+  }
 }
 
 type Prepared = ReturnType<typeof prepare>;
@@ -165,8 +182,7 @@ export async function readScience(db: Kysely<Tables>, pid: string): Promise<Sear
 
 export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<void> {
   const postgres = isPostgres(db);
-  indexChanged(db);
-  await db.transaction().execute(async (tx) => {
+  await rewrite(db, [pid], async (tx) => {
     if (!postgres)
       await sql`delete from search_terms where rowid in (select term_id from search_docs where pid = ${pid})`.execute(
         tx,
@@ -174,7 +190,6 @@ export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<v
     await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
     await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
   });
-  indexChanged(db);
 }
 
 /** Stored fields of documents, by pid. */

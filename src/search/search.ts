@@ -8,14 +8,18 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables } from "../db/schema.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
-import { type FacetCounts, facetCounts } from "./facets.ts";
+import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
 import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import { Bitset } from "./memory/bitset.ts";
+import { memoryFacetSource } from "./memory/facet-source.ts";
+import { searchMemory } from "./memory/index.ts";
+import { topDocs } from "./memory/top-docs.ts";
 import type { SolrParams } from "./params.ts";
 import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
 import { ResultCache } from "./result-cache.ts";
 import { selectFields } from "./select-fields.ts";
-import { orderBy } from "./sort.ts";
+import { orderBy, sortKeys } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
@@ -53,50 +57,70 @@ export async function search(
   const began = performance.now();
   let cache = caches.get(index.db);
   if (!cache) {
-    cache = new ResultCache(index.dialect === "postgres" ? 1000 : 60_000);
+    cache = new ResultCache();
     caches.set(index.db, cache);
   }
   const key = JSON.stringify([params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const generation = cache.generation(index.db);
   const cached = cache.get(index.db, key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
   const result = await searchUncached(index, params, caller);
-  cache.set(index.db, key, result);
+  cache.set(key, result, generation);
   return result;
 }
 
-/** A search answered from the index itself (never the result cache). */
+/**
+ * A search answered from the index itself (never the result cache): from the engine's memory (the clauses'
+ * document sets, the fields' values) while it can be trusted, else (and for grouping) from SQL alone.
+ */
 export async function searchUncached(
   index: SearchIndexHandle,
   params: SolrParams,
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const began = performance.now();
-  const where = filterFor(index, params, caller);
+  const parts = filterParts(index, params, caller);
+  const where = and(parts);
   const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
   const rows = params.int("rows", 10, 0, MAX_ROWS);
-  const order = orderBy(params.get("sort"));
-  const { db } = index;
-  const countRow = await sql<{
-    n: number | string;
-  }>`select count(*) as n from search_docs d where ${where}`.execute(db);
-  const numFound = Number(countRow.rows[0]?.n ?? 0);
-  const response: SearchResponse = { params: params.echo(), numFound, start, docs: [], qtime: 0 };
-  if (params.bool("group")) {
-    response.grouped = await groupResults(index, params, where, order);
-  } else if (rows > 0 && start < numFound) {
-    const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
-      order by ${order} limit ${rows} offset ${start}`.execute(db);
-    const pids = page.rows.map((r) => r.pid);
-    const stored = await readStoredDocs(db, pids);
+  const keys = sortKeys(params.get("sort"));
+  const translate = filterContext(index, params);
+  const response: SearchResponse = { params: params.echo(), numFound: 0, start, docs: [], qtime: 0 };
+  const memory = params.bool("group") ? undefined : searchMemory(index.db);
+  let pids: string[] = [];
+  let source: FacetSource;
+  if (memory) {
+    const sets = [];
+    for (const part of parts) sets.push(await memory.clauses.matching(part));
+    const matches = Bitset.intersection(sets);
+    response.numFound = matches.count();
+    if (rows > 0 && start < response.numFound)
+      pids = (await topDocs(memory, matches, keys, start + rows)).slice(start);
+    source = memoryFacetSource(memory, matches, translate);
+  } else {
+    const countRow = await sql<{
+      n: number | string;
+    }>`select count(*) as n from search_docs d where ${where}`.execute(index.db);
+    response.numFound = Number(countRow.rows[0]?.n ?? 0);
+    if (params.bool("group")) {
+      response.grouped = await groupResults(index, params, where, orderBy(keys));
+    } else if (rows > 0 && start < response.numFound) {
+      const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
+        order by ${orderBy(keys)} limit ${rows} offset ${start}`.execute(index.db);
+      pids = page.rows.map((r) => r.pid);
+    }
+    source = sqlFacetSource(index, where, translate);
+  }
+  if (pids.length > 0) {
+    const stored = await readStoredDocs(index.db, pids);
     const pick = selectFields(params.get("fl"));
     response.docs = pids.flatMap((pid) => {
       const doc = stored.get(pid);
       return doc ? [pick(doc)] : [];
     });
   }
-  if (params.bool("facet"))
-    response.facets = await facetCounts(index, params, where, filterContext(index, params));
-  if (params.bool("stats")) response.stats = await statsFor(index, params, where, numFound);
+  if (params.bool("facet")) response.facets = await facetCounts(index, params, where, source);
+  if (params.bool("stats")) response.stats = await statsFor(index, params, where, response.numFound);
   response.qtime = Math.round(performance.now() - began);
   return response;
 }
@@ -116,8 +140,8 @@ function translateOptions(index: SearchIndexHandle, params: SolrParams) {
   };
 }
 
-/** q, every fq, the caller's access and the archived rule, as one condition. */
-export function filterFor(index: SearchIndexHandle, params: SolrParams, caller: SearchCaller): Condition {
+/** q, every fq, the caller's access and the archived rule: the conditions a document must all meet. */
+function filterParts(index: SearchIndexHandle, params: SolrParams, caller: SearchCaller): Condition[] {
   const options = translateOptions(index, params);
   const queries = [params.get("q") ?? "*:*", ...params.all("fq")];
   const parts = queries.map((q) => translateQuery(q, options));
@@ -129,7 +153,7 @@ export function filterFor(index: SearchIndexHandle, params: SolrParams, caller: 
     parts.push(sql`d.archived = 0`);
   }
   if (caller !== "all") parts.push(accessCondition(index.dialect, [...caller.subjects]));
-  return and(parts);
+  return parts;
 }
 
 function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {

@@ -1,31 +1,51 @@
 /**
  * sort=field dir[,field dir...]: documents missing the field come last in either direction (same on both
  * databases); the identifier breaks ties so pages never overlap. `score` is accepted and ignored (the index does
- * not rank), so the default order is by identifier.
+ * not rank), so the default order is by identifier. A multi-valued field sorts by its least value.
  */
 import { type RawBuilder, sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec, isNumeric } from "./fields.ts";
 
-export function orderBy(sort: string | undefined): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [];
+export interface SortKey {
+  /** The index field (title sorts by titlestr), or "id": the identifier itself. */
+  field: string;
+  numeric: boolean;
+  descending: boolean;
+}
+
+/** The sort parameter's keys, identifier ties left out; InvalidRequest for what Solr refuses. */
+export function sortKeys(sort: string | undefined): SortKey[] {
+  const keys: SortKey[] = [];
   for (const piece of (sort ?? "").split(",")) {
     const text = piece.trim();
     if (text === "") continue;
     const m = /^(\S+)\s+(asc|desc)$/i.exec(text);
     if (!m) throw new InvalidRequest(`Can't determine a Sort Order (asc or desc) in sort spec '${text}'.`);
     const name = m[1] as string;
-    const direction = sql.raw((m[2] as string).toLowerCase());
     if (name === "score") continue;
     const spec = fieldSpec(name === "title" ? "titlestr" : name);
     if (!spec) throw new InvalidRequest(`sort param field can't be found: ${name}`);
+    keys.push({
+      field: name === "id" ? "id" : spec.name,
+      numeric: isNumeric(spec.type),
+      descending: (m[2] as string).toLowerCase() === "desc",
+    });
+  }
+  return keys;
+}
+
+export function orderBy(keys: SortKey[]): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  for (const key of keys) {
+    const direction = sql.raw(key.descending ? "desc" : "asc");
     let expr: RawBuilder<unknown>;
-    if (name === "id") expr = sql`d.pid`;
-    else if (name === "dateUploaded") expr = sql`d.date_uploaded`;
-    else if (isNumeric(spec.type)) {
-      expr = sql`(select min(v.num) from search_values v where v.pid = d.pid and v.field = ${spec.name})`;
+    if (key.field === "id") expr = sql`d.pid`;
+    else if (key.field === "dateUploaded") expr = sql`d.date_uploaded`;
+    else if (key.numeric) {
+      expr = sql`(select min(v.num) from search_values v where v.pid = d.pid and v.field = ${key.field})`;
     } else {
-      expr = sql`(select min(v.value) from search_values v where v.pid = d.pid and v.field = ${spec.name})`;
+      expr = sql`(select min(v.value) from search_values v where v.pid = d.pid and v.field = ${key.field})`;
     }
     parts.push(sql`case when ${expr} is null then 1 else 0 end`, sql`${expr} ${direction}`);
   }

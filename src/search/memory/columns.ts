@@ -1,0 +1,269 @@
+/**
+ * A field's values per document, in memory (Solr's docValues), for facet counts and sorting: each distinct
+ * value gets an ordinal; documents' ordinals are packed in one array (CSR: `starts[doc]` to `starts[doc + 1]`),
+ * and documents rewritten since the packing are patched beside it until the patches are many, when the whole is
+ * packed again. Read from search_values (non-text fields); kept current from the change log (refreshing.ts).
+ */
+import { type Kysely, sql } from "kysely";
+import type { Tables } from "../../db/schema.ts";
+import { byteOrder } from "../byte-order.ts";
+import type { Bitset } from "./bitset.ts";
+import type { DocNumbers } from "./doc-numbers.ts";
+import { type DocOrder, docOrder } from "./doc-order.ts";
+import { Refreshing } from "./refreshing.ts";
+
+const RECHECK_BATCH = 500;
+/** Documents patched beside the packed arrays at most (each query sorting by the field sorts these). */
+const MAX_PATCHES = 1000;
+const NONE = new Int32Array(0);
+
+interface ValueRow {
+  pid: string;
+  value: string;
+  num: number | string | null;
+}
+
+export class Column extends Refreshing {
+  /** Distinct values, by ordinal, and their numbers (numeric fields). */
+  readonly values: string[] = [];
+  readonly nums: (number | null)[] = [];
+  private readonly ordinals = new Map<string, number>();
+  /** How many documents have each value. */
+  private totals = new Int32Array(0);
+  private starts = new Int32Array(1);
+  private packed = new Int32Array(0);
+  private patched = new Uint8Array(0);
+  private readonly patches = new Map<number, Int32Array>();
+  /** Ordinals in byte order of their values (made when first asked, then kept in order as values come). */
+  private byValue: number[] | undefined;
+  /** Sort orders of the packed documents, by direction (made when asked, dropped when packing again). */
+  private orders = new Map<string, DocOrder>();
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    readonly docs: DocNumbers,
+    readonly field: string,
+  ) {
+    super();
+  }
+
+  /**
+   * How many of the documents in `matches` have each value (indexed by ordinal). When most documents match,
+   * the others are counted and taken from the totals.
+   */
+  count(matches: Bitset): Int32Array {
+    const docCount = this.docs.size;
+    const words = Math.ceil(docCount / 32);
+    if (matches.count() * 2 < docCount) {
+      const counts = new Int32Array(this.values.length);
+      this.countWords(counts, 1, (i) => matches.words[i] ?? 0, Math.min(words, matches.words.length));
+      return counts;
+    }
+    const counts = this.totals.slice(0, this.values.length);
+    const lastBits = docCount % 32;
+    this.countWords(
+      counts,
+      -1,
+      (i) => {
+        const others = ~(matches.words[i] ?? 0);
+        return i === words - 1 && lastBits !== 0 ? others & ((1 << lastBits) - 1) : others;
+      },
+      words,
+    );
+    return counts;
+  }
+
+  /** Adds `step` to the count of each value of each document in the words `wordAt(0 .. words - 1)`. */
+  private countWords(counts: Int32Array, step: number, wordAt: (i: number) => number, words: number): void {
+    const { starts, packed, patched } = this;
+    const packedDocs = starts.length - 1;
+    for (let i = 0; i < words; i++) {
+      let w = wordAt(i);
+      while (w !== 0) {
+        const low = w & -w;
+        const doc = (i << 5) + 31 - Math.clz32(low);
+        w ^= low;
+        if (patched[doc] === 1) {
+          for (const ord of this.patches.get(doc) ?? NONE) counts[ord] = (counts[ord] as number) + step;
+        } else if (doc < packedDocs) {
+          const end = starts[doc + 1] as number;
+          for (let j = starts[doc] as number; j < end; j++) {
+            const ord = packed[j] as number;
+            counts[ord] = (counts[ord] as number) + step;
+          }
+        }
+      }
+    }
+  }
+
+  /** The least number among a document's values (NaN: it has none). */
+  leastNumber(doc: number): number {
+    const [from, to, ords] = this.rangeOf(doc);
+    let least = Number.NaN;
+    for (let j = from; j < to; j++) {
+      const num = this.nums[ords[j] as number];
+      if (num !== null && num !== undefined && !(num >= least)) least = num;
+    }
+    return least;
+  }
+
+  /** The least value (byte order) among a document's values. */
+  leastValue(doc: number): string | undefined {
+    const [from, to, ords] = this.rangeOf(doc);
+    let least: string | undefined;
+    for (let j = from; j < to; j++) {
+      const value = this.values[ords[j] as number] as string;
+      if (least === undefined || byteOrder(value, least) < 0) least = value;
+    }
+    return least;
+  }
+
+  /** The ordinals, in byte order of their values. */
+  valueOrder(): readonly number[] {
+    if (!this.byValue) {
+      this.byValue = this.values.map((_, ord) => ord);
+      this.byValue.sort((a, b) => byteOrder(this.values[a] as string, this.values[b] as string));
+    }
+    return this.byValue;
+  }
+
+  isPatched(doc: number): boolean {
+    return this.patched[doc] === 1;
+  }
+
+  /** Documents rewritten since the last packing (their values are not in the sort orders). */
+  patchedDocs(): IterableIterator<number> {
+    return this.patches.keys();
+  }
+
+  /** The packed documents in sort order for this column alone (see doc-order.ts). */
+  order(numeric: boolean, descending: boolean): DocOrder {
+    const key = `${numeric}|${descending}`;
+    let order = this.orders.get(key);
+    if (!order) {
+      order = docOrder(this, this.starts.length - 1, numeric, descending);
+      this.orders.set(key, order);
+    }
+    return order;
+  }
+
+  /** Where a document's ordinals are: ords[from] to ords[to - 1]. */
+  private rangeOf(doc: number): [from: number, to: number, ords: Int32Array] {
+    if (this.patched[doc] === 1) {
+      const patch = this.patches.get(doc) ?? NONE;
+      return [0, patch.length, patch];
+    }
+    if (doc >= this.starts.length - 1) return [0, 0, NONE];
+    return [this.starts[doc] as number, this.starts[doc + 1] as number, this.packed];
+  }
+
+  protected async reread(): Promise<void> {
+    const rows = await sql<ValueRow>`select pid, value, num from search_values
+      where field = ${this.field}`.execute(this.db);
+    const byDoc = new Map<number, number[]>();
+    for (const row of rows.rows) this.collect(byDoc, row);
+    this.patches.clear();
+    this.patched = new Uint8Array(0);
+    this.totals = new Int32Array(this.values.length);
+    for (const ords of byDoc.values()) this.tally(ords, 1);
+    this.pack(byDoc);
+  }
+
+  protected async recheck(changed: string[]): Promise<void> {
+    const byDoc = new Map<number, number[]>();
+    for (let i = 0; i < changed.length; i += RECHECK_BATCH) {
+      const batch = changed.slice(i, i + RECHECK_BATCH);
+      const rows = await sql<ValueRow>`select pid, value, num from search_values
+        where field = ${this.field} and pid in (${sql.join(batch)})`.execute(this.db);
+      for (const row of rows.rows) this.collect(byDoc, row);
+    }
+    // Applied at once, after every read: a query never counts a half-updated column.
+    const changedDocs = changed.map((pid) => this.docs.numberOf(pid));
+    if (this.patched.length < this.docs.size) {
+      const grown = new Uint8Array(Math.max(this.docs.size, this.patched.length * 2));
+      grown.set(this.patched);
+      this.patched = grown;
+    }
+    for (const doc of changedDocs) {
+      this.tally(this.ordinalsOf(doc), -1);
+      const ords = Int32Array.from(byDoc.get(doc) ?? []);
+      this.tally(ords, 1);
+      this.patches.set(doc, ords);
+      this.patched[doc] = 1;
+    }
+    if (this.patches.size > MAX_PATCHES) this.repack();
+  }
+
+  private ordinalsOf(doc: number): Int32Array {
+    const [from, to, ords] = this.rangeOf(doc);
+    return ords.subarray(from, to);
+  }
+
+  private tally(ords: ArrayLike<number>, step: number): void {
+    if (this.totals.length < this.values.length) {
+      const grown = new Int32Array(Math.max(this.values.length, this.totals.length * 2));
+      grown.set(this.totals);
+      this.totals = grown;
+    }
+    for (let i = 0; i < ords.length; i++) {
+      const ord = ords[i] as number;
+      this.totals[ord] = (this.totals[ord] as number) + step;
+    }
+  }
+
+  private collect(byDoc: Map<number, number[]>, row: ValueRow): void {
+    const doc = this.docs.numberOf(row.pid);
+    let ord = this.ordinals.get(row.value);
+    if (ord === undefined) {
+      ord = this.values.length;
+      this.values.push(row.value);
+      this.nums.push(row.num === null ? null : Number(row.num));
+      this.ordinals.set(row.value, ord);
+      if (this.byValue) this.byValue.splice(this.insertionPoint(row.value), 0, ord);
+    }
+    const list = byDoc.get(doc);
+    if (list) list.push(ord);
+    else byDoc.set(doc, [ord]);
+  }
+
+  /** Where `value` goes in the byte order of values. */
+  private insertionPoint(value: string): number {
+    const order = this.byValue as number[];
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byteOrder(this.values[order[mid] as number] as string, value) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The packed arrays anew, with the patches folded in. */
+  private repack(): void {
+    const byDoc = new Map<number, number[]>();
+    for (let doc = 0; doc < this.docs.size; doc++) {
+      const ords = this.ordinalsOf(doc);
+      if (ords.length > 0) byDoc.set(doc, [...ords]);
+    }
+    this.patches.clear();
+    this.patched.fill(0);
+    this.pack(byDoc);
+  }
+
+  private pack(byDoc: Map<number, number[]>): void {
+    const docCount = this.docs.size;
+    const starts = new Int32Array(docCount + 1);
+    let total = 0;
+    for (let doc = 0; doc < docCount; doc++) {
+      starts[doc] = total;
+      total += byDoc.get(doc)?.length ?? 0;
+    }
+    starts[docCount] = total;
+    const packed = new Int32Array(total);
+    for (const [doc, ords] of byDoc) packed.set(ords, starts[doc] as number);
+    this.starts = starts;
+    this.packed = packed;
+    this.orders = new Map();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Document numbers: each PID the engine has met gets a small number of its own (for as long as the process
+ * runs), so sets of documents are bitsets and per-document values are arrays. A removed document keeps its
+ * number; it is simply in no set.
+ */
+export class DocNumbers {
+  readonly pids: string[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  get size(): number {
+    return this.pids.length;
+  }
+
+  numberOf(pid: string): number {
+    let n = this.numbers.get(pid);
+    if (n === undefined) {
+      n = this.pids.length;
+      this.pids.push(pid);
+      this.numbers.set(pid, n);
+    }
+    return n;
+  }
+
+  pidOf(doc: number): string {
+    return this.pids[doc] as string;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The search engine's memory of one index: document numbers, the filter clauses' document sets and the fields'
+ * per-document values, each brought up to date from the index's change log before use. Used only while that
+ * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes).
+ */
+import type { Kysely } from "kysely";
+import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
+import type { Tables } from "../../db/schema.ts";
+import { ClauseCache } from "./clauses.ts";
+import { Column } from "./columns.ts";
+import { DocNumbers } from "./doc-numbers.ts";
+
+/** Fields whose values are kept at most (the least recently used are let go). */
+const MAX_COLUMNS = 64;
+
+export class SearchMemory {
+  readonly docs = new DocNumbers();
+  readonly clauses: ClauseCache;
+  private readonly columns = new Map<string, Column>();
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly log: IndexChangeLog,
+  ) {
+    this.clauses = new ClauseCache(db, log, this.docs);
+  }
+
+  /** The values of a (non-text) field per document, up to date with every noted change. */
+  async column(field: string): Promise<Column> {
+    let column = this.columns.get(field);
+    if (column) this.columns.delete(field);
+    else column = new Column(this.db, this.docs, field);
+    this.columns.set(field, column);
+    if (this.columns.size > MAX_COLUMNS) {
+      const oldest = this.columns.keys().next().value;
+      if (oldest !== undefined) this.columns.delete(oldest);
+    }
+    await column.upTo(this.log);
+    return column;
+  }
+}
+
+const memories = new WeakMap<Kysely<Tables>, SearchMemory>();
+
+/** The memory of the index in `db`, or undefined while its change log cannot be trusted. */
+export function searchMemory(db: Kysely<Tables>): SearchMemory | undefined {
+  const log = indexChangeLog(db);
+  if (!log.trusted) return undefined;
+  let memory = memories.get(db);
+  if (!memory) {
+    memory = new SearchMemory(db, log);
+    memories.set(db, memory);
+  }
+  return memory;
+}

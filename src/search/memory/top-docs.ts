@@ -1,0 +1,137 @@
+/**
+ * The first documents of a result in sort order, from the fields' in-memory values: a bounded heap keeps the
+ * best `count` seen, so a page costs one pass over the matches. The order is sort.ts's: a document missing a
+ * key's field comes after those having it in either direction, a multi-valued field counts by its least value,
+ * and the identifier (byte order, ascending) breaks ties.
+ */
+import { byteOrder } from "../byte-order.ts";
+import type { SortKey } from "../sort.ts";
+import type { Bitset } from "./bitset.ts";
+import type { Column } from "./columns.ts";
+import type { SearchMemory } from "./index.ts";
+
+type KeyValues = Float64Array | (string | undefined)[];
+
+/** The identifiers of the first `count` matching documents in the order of `keys`. */
+export async function topDocs(
+  memory: SearchMemory,
+  matches: Bitset,
+  keys: SortKey[],
+  count: number,
+): Promise<string[]> {
+  const only = keys[0];
+  if (keys.length === 1 && only && only.field !== "id") {
+    const walked = walkOrder(memory, await memory.column(only.field), matches, only, count);
+    if (walked) return walked;
+  }
+  const columns: (Column | undefined)[] = [];
+  for (const key of keys) columns.push(key.field === "id" ? undefined : await memory.column(key.field));
+  const docs: number[] = [];
+  matches.forEach((doc) => {
+    docs.push(doc);
+  });
+  const pids = docs.map((doc) => memory.docs.pidOf(doc));
+  const values = keys.map((key, k) => keyValues(key, columns[k], docs, pids));
+  const compare = (a: number, b: number): number => {
+    for (let k = 0; k < keys.length; k++) {
+      const list = values[k] as KeyValues;
+      const x = list[a];
+      const y = list[b];
+      const xMissing = x === undefined || (typeof x === "number" && Number.isNaN(x));
+      const yMissing = y === undefined || (typeof y === "number" && Number.isNaN(y));
+      if (xMissing || yMissing) {
+        if (xMissing !== yMissing) return xMissing ? 1 : -1;
+        continue;
+      }
+      const order = typeof x === "number" ? x - (y as number) : byteOrder(x as string, y as string);
+      if (order !== 0) return (keys[k] as SortKey).descending ? -order : order;
+    }
+    return byteOrder(pids[a] as string, pids[b] as string);
+  };
+  const best = boundedBest(docs.length, count, compare);
+  return best.map((i) => pids[i] as string);
+}
+
+/**
+ * One sort key: the column's order, skipping documents that don't match or were rewritten since it was made,
+ * merged with the rewritten ones that match. Undefined when matching documents without the field would be
+ * needed (they come last, by identifier; the caller's scan places them).
+ */
+function walkOrder(
+  memory: SearchMemory,
+  column: Column,
+  matches: Bitset,
+  key: SortKey,
+  count: number,
+): string[] | undefined {
+  const { docs, keys } = column.order(key.numeric, key.descending);
+  const keyOf = (doc: number) => (key.numeric ? column.leastNumber(doc) : column.leastValue(doc));
+  const pids = memory.docs.pids;
+  const sign = key.descending ? -1 : 1;
+  const compare = (a: number, x: number | string, b: number, y: number | string) =>
+    sign * (typeof x === "number" ? x - (y as number) : byteOrder(x, y as string)) ||
+    byteOrder(pids[a] as string, pids[b] as string);
+  const rewritten: { doc: number; key: number | string }[] = [];
+  for (const doc of column.patchedDocs()) {
+    const value = keyOf(doc);
+    if (matches.has(doc) && value !== undefined && !Number.isNaN(value)) rewritten.push({ doc, key: value });
+  }
+  rewritten.sort((a, b) => compare(a.doc, a.key, b.doc, b.key));
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < count) {
+    while (i < docs.length && (column.isPatched(docs[i] as number) || !matches.has(docs[i] as number))) i++;
+    const next = rewritten[j];
+    if (i >= docs.length && !next) break;
+    const doc = docs[i] as number;
+    if (!next || (i < docs.length && compare(doc, keys[i] as number | string, next.doc, next.key) <= 0)) {
+      out.push(pids[doc] as string);
+      i++;
+    } else {
+      out.push(pids[next.doc] as string);
+      j++;
+    }
+  }
+  return out.length < count && out.length < matches.count() ? undefined : out;
+}
+
+/** Each matching document's value for one key (NaN / undefined: it has none). */
+function keyValues(key: SortKey, column: Column | undefined, docs: number[], pids: string[]): KeyValues {
+  if (!column) return pids;
+  if (key.numeric) return Float64Array.from(docs, (doc) => column.leastNumber(doc));
+  return docs.map((doc) => column.leastValue(doc));
+}
+
+/** Indexes 0..n-1 of the `count` least by `compare`, in order (a max-heap of the best so far). */
+function boundedBest(n: number, count: number, compare: (a: number, b: number) => number): number[] {
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => compare(a, b) > 0;
+  const siftDown = (at: number) => {
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let top = at;
+      if (left < heap.length && worse(heap[left] as number, heap[top] as number)) top = left;
+      if (right < heap.length && worse(heap[right] as number, heap[top] as number)) top = right;
+      if (top === at) return;
+      [heap[at], heap[top]] = [heap[top] as number, heap[at] as number];
+      at = top;
+    }
+  };
+  for (let i = 0; i < n && count > 0; i++) {
+    if (heap.length < count) {
+      heap.push(i);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (!worse(heap[at] as number, heap[parent] as number)) break;
+        [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
+        at = parent;
+      }
+    } else if (compare(i, heap[0] as number) < 0) {
+      heap[0] = i;
+      siftDown(0);
+    }
+  }
+  return heap.sort(compare);
+}

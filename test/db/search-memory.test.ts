@@ -1,0 +1,177 @@
+/**
+ * The search engine's memory (clause sets, field values, sorting) answers exactly as SQL alone does, before and
+ * after documents are rewritten, made private, archived and removed; on PostgreSQL another process's index
+ * writes reach it through the change feed.
+ */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { indexChangeLog } from "../../src/db/index-changes.ts";
+import type { Database } from "../../src/db/types.ts";
+import { DocumentBuilder } from "../../src/search/document.ts";
+import { removeDocument, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
+import { SolrParams } from "../../src/search/params.ts";
+import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { pollUntil } from "../helpers/eventually.ts";
+
+const OWNER = "CN=owner";
+const WORDS = ["soil", "Soil", "water", "Ärger", "carbon flux", "zebra", "_under", "%percent", "ice"];
+const SITES = ["Alpha", "Beta", "Gamma", undefined];
+
+function doc(n: number, variant = 0) {
+  const pid = `m-${String(n).padStart(3, "0")}`;
+  const sysmeta = new DocumentBuilder()
+    .add("id", pid)
+    .add("formatType", n % 4 === 0 ? "DATA" : "METADATA")
+    .add("formatId", n % 4 === 0 ? "text/csv" : "eml://ecoinformatics.org/eml-2.1.1")
+    .add("dateUploaded", Date.UTC(2020, 0, 1) + ((n * 7919 + variant) % 150) * 86_400_000)
+    .add("size", (n * 37 + variant) % 500)
+    .add("rightsHolder", OWNER)
+    .add("readPermission", ...(n % 5 === 0 ? [] : ["public"]))
+    .add("isPublic", n % 5 !== 0)
+    .add("archived", n % 7 === 3)
+    .add("obsoletedBy", n % 3 === 0 ? `${pid}-next` : undefined).fields;
+  const science = new DocumentBuilder()
+    .add(
+      "title",
+      `Title ${n % 2 === 0 ? "soil survey" : "water quality"} ${WORDS[(n + variant) % WORDS.length]}`,
+    )
+    .add(
+      "keywords",
+      WORDS[(n + variant) % WORDS.length],
+      WORDS[(n * 3) % WORDS.length],
+      ...(n % 2 === 0 ? [WORDS[(n * 5 + 1) % WORDS.length]] : []),
+    )
+    .add("site", SITES[n % SITES.length])
+    .add("northBoundCoord", n % 6 === 0 ? undefined : -80 + ((n * 13 + variant) % 160))
+    .add("beginDate", n % 9 === 0 ? undefined : Date.UTC(1990 + (n % 30), n % 12, 1)).fields;
+  return { pid, sysmeta, science };
+}
+
+const FACETS = {
+  facet: "true",
+  "facet.field": ["keywords", "site", "formatType", "size"],
+  "facet.limit": "-1",
+};
+const QUERIES: Record<string, string | string[]>[] = [
+  { q: "*:*", rows: "20", sort: "dateUploaded desc", ...FACETS },
+  { q: "-obsoletedBy:* AND formatType:METADATA", rows: "25", sort: "dateUploaded desc", ...FACETS },
+  { q: "keywords:soil", fq: ["-site:Beta", "size:[10 TO 400]"], rows: "7", start: "3", sort: "size asc" },
+  { q: "title:water", rows: "50", sort: "northBoundCoord desc,id asc", ...FACETS, "facet.mincount": "2" },
+  { q: "*:*", rows: "40", sort: "site asc,dateUploaded asc" },
+  { q: "*:*", rows: "30", sort: "keywords desc" },
+  { q: "*:*", rows: "200", start: "150", sort: "id desc" },
+  { q: "*:*", rows: "0", facet: "true", "facet.query": ["keywords:ice", "site:Alpha OR size:[0 TO 50]"] },
+  { q: "formatType:DATA", archived: "archived:*", rows: "100", sort: "beginDate asc" },
+  { q: "site:*", rows: "10", "facet.field": "site", facet: "true", "facet.sort": "index" },
+  { q: "id:m-01*", rows: "100" },
+];
+const CALLERS: [string, SearchCaller][] = [
+  ["public", { subjects: new Set(["public"]) }],
+  ["owner", { subjects: new Set([OWNER]) }],
+  ["administrator", "all"],
+];
+
+/** The parts of an answer both paths must agree on. */
+async function answer(
+  db: Database,
+  dialect: "sqlite" | "postgres",
+  params: Record<string, string | string[]>,
+  caller: SearchCaller,
+) {
+  const result = await searchUncached({ db: db.kysely, dialect }, SolrParams.from(params), caller);
+  return { numFound: result.numFound, ids: result.docs.map((d) => d.id), facets: result.facets };
+}
+
+/** The same search with the memory set aside (as while the change log is not trusted): SQL alone. */
+async function sqlAnswer(
+  db: Database,
+  dialect: "sqlite" | "postgres",
+  params: Record<string, string | string[]>,
+  caller: SearchCaller,
+) {
+  const log = indexChangeLog(db.kysely);
+  log.trusted = false;
+  try {
+    return await answer(db, dialect, params, caller);
+  } finally {
+    log.trusted = true;
+  }
+}
+
+forEachDialect((dialect, open) => {
+  describe(`search memory (${dialect})`, () => {
+    let db: Database;
+    const agree = async (label: string) => {
+      for (const params of QUERIES) {
+        for (const [who, caller] of CALLERS) {
+          const fromMemory = await answer(db, dialect, params, caller);
+          const fromSql = await sqlAnswer(db, dialect, params, caller);
+          assert.deepEqual(fromMemory, fromSql, `${label}: ${who} ${JSON.stringify(params)}`);
+        }
+      }
+    };
+
+    before(async () => {
+      db = await open();
+      await writeDocuments(
+        db.kysely,
+        Array.from({ length: 220 }, (_, n) => doc(n)),
+      );
+    });
+
+    it("answers every query as SQL alone does", async () => {
+      const first = await answer(db, dialect, QUERIES[0] as Record<string, string>, "all");
+      assert.ok(first.numFound > 100 && first.ids.length === 20);
+      await agree("fresh");
+    });
+
+    it("follows rewrites, access changes, archiving, removals and new documents at once", async () => {
+      await agree("warm");
+      for (let n = 0; n < 220; n += 11) {
+        const next = doc(n, 5);
+        if (n % 2 === 0) next.sysmeta.set("isPublic", [n % 4 === 0]);
+        if (n % 3 === 0) next.sysmeta.set("archived", [true]);
+        await writeDocument(db.kysely, next.pid, next.sysmeta, next.science);
+      }
+      for (let n = 1; n < 220; n += 17) await removeDocument(db.kysely, doc(n).pid);
+      await writeDocuments(db.kysely, [doc(502), doc(503, 2)]);
+      await agree("after changes");
+      const found = await answer(db, dialect, { q: "id:m-502 OR id:m-001" }, "all");
+      assert.deepEqual(found.ids, ["m-502"], "a new document is found, a removed one is not");
+    });
+
+    it("packs many rewritten documents anew and still agrees", async () => {
+      await agree("before a large write");
+      await writeDocuments(
+        db.kysely,
+        Array.from({ length: 1100 }, (_, i) => doc(1000 + i, i % 3)),
+      );
+      await agree("after 1,100 new documents");
+    });
+
+    it("reads everything again when the log cannot list what changed", async () => {
+      await writeDocument(db.kysely, "m-002", doc(2, 7).sysmeta, doc(2, 7).science);
+      indexChangeLog(db.kysely).note(undefined);
+      await agree("after an unlisted change");
+    });
+
+    if (dialect === "postgres") {
+      it("hears another process's index writes through the change feed", async () => {
+        const other = await open(db);
+        const query = { q: "keywords:freshword", rows: "10" };
+        assert.equal((await answer(db, dialect, query, "all")).numFound, 0);
+        const changed = doc(4, 1);
+        changed.science.set("keywords", ["freshword"]);
+        await writeDocument(other.kysely, changed.pid, changed.sysmeta, changed.science);
+        // "searchable ... within 1 s"
+        await pollUntil(
+          async () => (await answer(db, dialect, query, "all")).numFound,
+          (n) => n === 1,
+          1000,
+        );
+        await agree("after another process wrote");
+      });
+    }
+  });
+});
