@@ -184,7 +184,10 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
   // neither the answer cache nor the clause sets can answer it: its documents come from the database.
   const distinct = async () => {
     const p = searchPageParams();
-    p.add("fq", `${keywordClause(variant)} AND NOT ${keywordClause(variant + 1 + Math.floor(variant / KEYWORD_WORDS.length))}`);
+    p.add(
+      "fq",
+      `${keywordClause(variant)} AND NOT ${keywordClause(variant + 1 + Math.floor(variant / KEYWORD_WORDS.length))}`,
+    );
     variant++;
     await runQuery(index, "solr", p, caller);
   };
