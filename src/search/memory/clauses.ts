@@ -8,7 +8,7 @@
 import { type Kysely, sql } from "kysely";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { Tables } from "../../db/schema.ts";
-import type { Condition } from "../query-sql.ts";
+import type { Condition, SqlDialect } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { Refreshing } from "./refreshing.ts";
@@ -28,12 +28,17 @@ class CachedClause extends Refreshing {
   }
 
   protected async reread(): Promise<void> {
-    const { db, docs } = this.source;
-    const rows = await sql<{ pid: string }>`select d.pid from search_docs d where ${this.condition}`.execute(
-      db,
-    );
+    const { db, docs, dialect } = this.source;
+    const where = this.condition;
+    // One row holding a JSON array: much cheaper to receive than a row per document.
+    const list =
+      dialect === "postgres"
+        ? sql<{ pids: string[] | null }>`select json_agg(d.pid) as pids from search_docs d where ${where}`
+        : sql<{ pids: string }>`select json_group_array(d.pid) as pids from search_docs d where ${where}`;
+    const row = (await list.execute(db)).rows[0];
+    const pids: string[] = typeof row?.pids === "string" ? JSON.parse(row.pids) : (row?.pids ?? []);
     const set = new Bitset(docs.size);
-    for (const { pid } of rows.rows) set.add(docs.numberOf(pid));
+    for (const pid of pids) set.add(docs.numberOf(pid));
     this.set = set;
   }
 
@@ -57,6 +62,7 @@ export class ClauseCache {
 
   constructor(
     readonly db: Kysely<Tables>,
+    readonly dialect: SqlDialect,
     readonly log: IndexChangeLog,
     readonly docs: DocNumbers,
   ) {}

@@ -6,6 +6,7 @@
 import type { Kysely } from "kysely";
 import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
 import type { Tables } from "../../db/schema.ts";
+import { isPostgres } from "../index-store.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers } from "./doc-numbers.ts";
@@ -22,7 +23,7 @@ export class SearchMemory {
     private readonly db: Kysely<Tables>,
     private readonly log: IndexChangeLog,
   ) {
-    this.clauses = new ClauseCache(db, log, this.docs);
+    this.clauses = new ClauseCache(db, isPostgres(db) ? "postgres" : "sqlite", log, this.docs);
   }
 
   /** The values of a (non-text) field per document, up to date with every noted change. */
