@@ -7,9 +7,12 @@
 import type { StoredObject } from "../db/types.ts";
 import { type IndexContext, indexObject, indexStoredObjects, reindexSysmeta, unindex } from "./indexer.ts";
 
-/** Log that `pid` could not be indexed (the node's logger; a process warning for a context without one). */
+/**
+ * Log that `pid` could not be indexed: through the node's logger, the PID as `identifier` (pino's own `pid` is the
+ * process's) and the error as `err`; a process warning for a context without a logger.
+ */
 export function reportIndexFailure(ctx: IndexContext, pid: string, error: unknown): void {
-  if (ctx.log) ctx.log.error({ pid, err: error }, `search index: "${pid}" could not be indexed`);
+  if (ctx.log) ctx.log.error({ identifier: pid, err: error }, `search index: "${pid}" could not be indexed`);
   else
     process.emitWarning(
       `Search index: "${pid}" could not be indexed: ${(error as Error).message}`,
