@@ -1,8 +1,9 @@
-/** The d1node command: serve, federation, worker, token, load, node. */
+/** The d1node command: serve, federation, worker, token, load, index, node. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
+import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
 import { registerWorkerCommand } from "./worker.ts";
@@ -16,5 +17,6 @@ registerFederationCommand(program);
 registerWorkerCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
+registerIndexCommand(program);
 registerNodeCommands(program);
 await program.parseAsync(process.argv);

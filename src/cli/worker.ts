@@ -4,6 +4,7 @@
  * same configuration: each task is leased to one of them at a time.
  */
 import type { Command } from "commander";
+import { createNodeLogger } from "../services/logger.ts";
 import { openNodeContext } from "../services/open-context.ts";
 import { startWorker, type Task } from "../tasks/worker.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
@@ -37,7 +38,8 @@ export function registerWorkerCommand(program: Command): void {
       const leaseSeconds = Number(flags.leaseSeconds);
       if (!Number.isFinite(leaseSeconds) || leaseSeconds <= 0)
         throw new Error("--lease-seconds: a positive number");
-      const { ctx, close } = await openNodeContext({ ...config });
+      // Its standard output lists the tasks run; the node's log (index failures, ...) goes to standard error.
+      const { ctx, close } = await openNodeContext({ ...config }, createNodeLogger(config.logLevel, 2));
       const worker = startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
         concurrency,
         leaseMs: leaseSeconds * 1000,

@@ -2,7 +2,7 @@
  * The HTTP application: parse, authenticate, call one service function, serialise. Backends never see a request.
  */
 import multipart from "@fastify/multipart";
-import Fastify, { type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
 import { parseQueryString } from "./params.ts";
@@ -15,13 +15,14 @@ import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 export interface AppOptions {
   ctx: NodeContext;
   sessions: SessionResolver;
-  /** pino log level, or false for no request logging. */
-  logLevel?: string | false;
+  /** The node's pino logger (src/services/logger.ts); none: no logging. Requests are logged at debug and trace. */
+  logger?: FastifyBaseLogger;
 }
 
-export async function buildApp({ ctx, sessions, logLevel = "info" }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<FastifyInstance> {
+  const logLevel = logger?.level;
   const app = Fastify({
-    logger: logLevel === false ? false : { level: logLevel },
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
     exposeHeadRoutes: false,
     routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
     logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import https from "node:https";
 import type { FastifyInstance } from "fastify";
+import type { DestinationStream } from "pino";
 import { loadCaBundle } from "../auth/certificates.ts";
 import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
@@ -14,6 +15,7 @@ import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
+import { createNodeLogger, silentLog } from "../services/logger.ts";
 import { openNodeContext } from "../services/open-context.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
 import { buildApp } from "./app.ts";
@@ -30,12 +32,17 @@ export interface StartOptions {
   logLevel?: string | false;
   /** Run queued background tasks in this process (default true; tests may drive them with runDueTasks). */
   worker?: boolean;
+  /** Where the node's log lines go (default: standard output); tests read them from here. */
+  logDestination?: DestinationStream;
 }
 
 export async function startNode(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningNode> {
   // A copy, so that an ephemeral port (0) can be written into the base URL once the socket is bound.
   const live: Config = { ...config };
-  const opened = await openNodeContext(live);
+  // The node's own logger, before anything runs: the start-up index catch-up logs through it too.
+  const level = options.logLevel ?? config.logLevel;
+  const logger = level === false ? undefined : createNodeLogger(level, options.logDestination);
+  const opened = await openNodeContext(live, logger ?? silentLog);
   const { ctx } = opened;
   // CN lookup failures are logged through the app's logger (called only once the app exists).
   // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
@@ -44,7 +51,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     (message) => app.log.warn(message),
     config.role === "cn" ? ctx : undefined,
   );
-  const app = await buildApp({ ctx, sessions, logLevel: options.logLevel ?? config.logLevel });
+  const app = await buildApp({ ctx, sessions, ...(logger ? { logger } : {}) });
   const tls = config.tlsCert && config.tlsKey ? await listenTls(app, config) : undefined;
   if (!tls) await app.listen({ host: config.host, port: config.port });
   const address = (tls ?? app.server).address();

@@ -1,32 +1,40 @@
 /**
  * The calls the write paths make once their transaction has committed, so that an object is searchable when
  * create/update/archive/updateSystemMetadata returns. A failure to index never fails the write: the document
- * is dropped (so the start-up catch-up, `indexMissing`, indexes it again) and the error is reported.
+ * is dropped (so the start-up catch-up, `indexMissing`, indexes it again) and the failure is logged through the
+ * node's logger (`ctx.log`, each node its own) with the pid and the error.
  */
 import type { StoredObject } from "../db/types.ts";
 import { type IndexContext, indexObject, indexStoredObjects, reindexSysmeta, unindex } from "./indexer.ts";
 
-export type IndexErrorReporter = (message: string) => void;
-
-let report: IndexErrorReporter = (message) => process.emitWarning(message, "SearchIndex");
-
-/** Where indexing failures are reported (the server passes its logger). */
-export function onIndexError(reporter: IndexErrorReporter): void {
-  report = reporter;
+/**
+ * Log that `pid` could not be indexed: through the node's logger, the PID as `identifier` (pino's own `pid` is the
+ * process's) and the error as `err`; a process warning for a context without a logger.
+ */
+export function reportIndexFailure(ctx: IndexContext, pid: string, error: unknown): void {
+  if (ctx.log) ctx.log.error({ identifier: pid, err: error }, `search index: "${pid}" could not be indexed`);
+  else
+    process.emitWarning(
+      `Search index: "${pid}" could not be indexed: ${(error as Error).message}`,
+      "SearchIndex",
+    );
 }
 
-async function guarded(ctx: IndexContext, pid: string, work: () => Promise<void>): Promise<void> {
+/** Run `work`; on failure, report it and drop the document of `pid`. Resolves to whether it succeeded. */
+export async function guarded(ctx: IndexContext, pid: string, work: () => Promise<void>): Promise<boolean> {
   try {
     await work();
+    return true;
   } catch (error) {
-    report(`Search index: "${pid}" could not be indexed: ${(error as Error).message}`);
+    reportIndexFailure(ctx, pid, error);
     await unindex(ctx, pid).catch(() => undefined);
+    return false;
   }
 }
 
 /** A new object (create, update's new version, replica): index it with its science metadata. */
-export function indexNewObject(ctx: IndexContext, pid: string): Promise<void> {
-  return guarded(ctx, pid, () => indexObject(ctx, pid));
+export async function indexNewObject(ctx: IndexContext, pid: string): Promise<void> {
+  await guarded(ctx, pid, () => indexObject(ctx, pid));
 }
 
 /** Many new objects at once (a harvested page); when the batch fails, each is indexed on its own. */
@@ -39,11 +47,11 @@ export async function indexNewObjects(ctx: IndexContext, objects: StoredObject[]
 }
 
 /** An object's system metadata changed (archive, obsoletedBy, access, ...): rewrite only its document. */
-export function indexSysmetaChange(ctx: IndexContext, pid: string): Promise<void> {
-  return guarded(ctx, pid, () => reindexSysmeta(ctx, pid));
+export async function indexSysmetaChange(ctx: IndexContext, pid: string): Promise<void> {
+  await guarded(ctx, pid, () => reindexSysmeta(ctx, pid));
 }
 
 /** An object was deleted. */
-export function indexRemoval(ctx: IndexContext, pid: string): Promise<void> {
-  return guarded(ctx, pid, () => unindex(ctx, pid));
+export async function indexRemoval(ctx: IndexContext, pid: string): Promise<void> {
+  await guarded(ctx, pid, () => unindex(ctx, pid));
 }

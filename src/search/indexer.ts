@@ -2,9 +2,8 @@
  * Write-time indexing. An object is indexed when its write commits (create, update, replica, sysmeta change);
  * a sysmeta change rewrites only that object's document, reusing the science fields already extracted.
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
- * logged; `indexMissing` (run at start-up) catches objects a crash left unindexed.
+ * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
-import { sql } from "kysely";
 import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
@@ -19,7 +18,8 @@ import {
 } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
-export type IndexContext = Pick<NodeContext, "db" | "store" | "formats">;
+/** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
+export type IndexContext = Pick<NodeContext, "db" | "store" | "formats"> & Partial<Pick<NodeContext, "log">>;
 
 /**
  * Index an object held in the store: system metadata, access, package fields and (for known formats) science
@@ -104,31 +104,6 @@ export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
     .where("map_pid", "=", pid)
     .execute();
   if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, []));
-}
-
-/** Objects the start-up catch-up indexes at most; more means a bulk load, indexed by `reindexAll`. */
-export const CATCH_UP_LIMIT = 10_000;
-
-/**
- * Index objects that have no index entry (a crash between a commit and its indexing leaves a few). Returns how
- * many were indexed, or undefined when more than `limit` are missing (objects bulk-loaded without indexing):
- * those are left for an explicit `indexMissing(ctx, Infinity)`.
- */
-export async function indexMissing(ctx: IndexContext, limit = CATCH_UP_LIMIT): Promise<number | undefined> {
-  const query = ctx.db.kysely
-    .selectFrom("objects")
-    .select("pid")
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("search_docs").select(sql`1`.as("one")).whereRef("search_docs.pid", "=", "objects.pid"),
-        ),
-      ),
-    );
-  const rows = await (Number.isFinite(limit) ? query.limit(limit + 1) : query).execute();
-  if (rows.length > limit) return undefined;
-  for (const { pid } of rows) await indexObject(ctx, pid);
-  return rows.length;
 }
 
 /** The formatId the science fields were extracted under (stored with them). */

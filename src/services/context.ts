@@ -9,6 +9,7 @@ import type { TaskStore } from "../tasks/queue.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { KeyedMutex } from "./keyed-mutex.ts";
+import type { NodeLog } from "./logger.ts";
 
 export interface NodeContext {
   config: Readonly<Config>;
@@ -21,6 +22,8 @@ export interface NodeContext {
   tasks: TaskStore;
   /** What runs each kind of task. */
   taskHandlers: TaskHandlers;
+  /** The node's logger (the HTTP app's): background failures, such as a write's indexing, are logged here. */
+  log: NodeLog;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */
   replicaAuthorizer?: ReplicaAuthorizer;
 }

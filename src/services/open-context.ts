@@ -7,12 +7,13 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
-import { indexMissing } from "../search/indexer.ts";
+import { indexMissing } from "../search/reindex.ts";
 import { createFsStore } from "../store/index.ts";
 import { taskStore } from "../tasks/queue.ts";
 import type { NodeContext } from "./context.ts";
 import { loadFormatRegistry } from "./formats.ts";
 import { createKeyedMutex } from "./keyed-mutex.ts";
+import type { NodeLog } from "./logger.ts";
 import { recoverStore } from "./mn/ingest.ts";
 
 export interface OpenedContext {
@@ -21,8 +22,11 @@ export interface OpenedContext {
   close(): Promise<void>;
 }
 
-/** `config` is kept by reference: a node that binds an ephemeral port writes the real one into it. */
-export async function openNodeContext(config: Config): Promise<OpenedContext> {
+/**
+ * `config` is kept by reference: a node that binds an ephemeral port writes the real one into it. `log` is the
+ * node's logger (src/services/logger.ts).
+ */
+export async function openNodeContext(config: Config, log: NodeLog): Promise<OpenedContext> {
   const db = await openDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
@@ -37,10 +41,12 @@ export async function openNodeContext(config: Config): Promise<OpenedContext> {
     contentLocks: createKeyedMutex(),
     tasks: taskStore(db.kysely, db.dialect),
     taskHandlers,
+    log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
   };
   await recoverStore(ctx);
-  await indexMissing(ctx); // search index: objects a crash left unindexed
+  // Search index: objects a crash (or `d1node load`) left without a document, all of them, before serving.
+  await indexMissing(ctx);
   return {
     ctx,
     async close() {

@@ -9,6 +9,7 @@ import { taskHandlers } from "../../src/federation/handlers.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
+import { silentLog } from "../../src/services/logger.ts";
 import { createFsStore } from "../../src/store/index.ts";
 import { taskStore } from "../../src/tasks/queue.ts";
 
@@ -23,5 +24,6 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
     contentLocks: createKeyedMutex(),
     tasks: taskStore(db.kysely, db.dialect),
     taskHandlers,
+    log: silentLog,
   };
 }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
-import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { type RunningNode, type StartOptions, startNode } from "../../src/http/server.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "./postgres.ts";
 
 export const ADMIN = "CN=Test Admin,O=d1node,C=US,DC=cilogon,DC=org";
@@ -21,9 +21,11 @@ export interface TestNode {
 
 export type Dialect = "sqlite" | "postgres";
 
+/** `start` overrides how the node starts (default: no logging). */
 export async function startTestNode(
   dialect: Dialect = "sqlite",
   settings: ConfigInput = {},
+  start: StartOptions = {},
 ): Promise<TestNode> {
   // A data folder given in the settings (e.g. one whose signing key another node already trusts) is used.
   const dataDir =
@@ -42,7 +44,7 @@ export async function startTestNode(
     ...(pg ? { databaseUrl: pg.url } : {}),
     ...settings,
   });
-  const node = await startNode(config, { logLevel: false });
+  const node = await startNode(config, { logLevel: false, ...start });
   const { privateKey } = loadOrCreateSigningKey(dataDir);
   return {
     node,

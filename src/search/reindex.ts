@@ -1,0 +1,197 @@
+/**
+ * Indexing stored objects in bulk: the start-up catch-up (`indexMissing`: objects without a document) and
+ * `d1node index` (every object, or the missing ones). Objects are read a page at a time, keyset by pid (memory
+ * stays bounded whatever the node holds), and each page is written `INDEX_BATCH` documents per transaction by
+ * `indexStoredObjects` (resource maps one by one, so their members' package fields follow). A page whose write
+ * fails is indexed object by object; an object that still fails is logged (pid and error) and left without a
+ * document, for the next catch-up. A full rebuild then removes the documents of objects that no longer exist.
+ *
+ * Another process may write meanwhile (PostgreSQL: a serving node, workers): after each page, an object whose
+ * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
+ * written from the older copy never outlives the node's own write.
+ */
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Tables } from "../db/schema.ts";
+import type { StoredObject } from "../db/types.ts";
+import { guarded } from "./hooks.ts";
+import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
+
+/** Documents per transaction. */
+export const INDEX_BATCH = 200;
+
+export interface ReindexOptions {
+  /** Only objects that have no document (the start-up catch-up); else every object, stale documents removed. */
+  missingOnly?: boolean;
+  /** Objects per page and documents per transaction (default INDEX_BATCH). */
+  batchSize?: number;
+  /** Called after each page and each removal pass, with the running counts. */
+  onProgress?: (progress: Readonly<ReindexProgress>) => void;
+}
+
+export interface ReindexProgress {
+  /** Objects read. */
+  seen: number;
+  /** Documents written. */
+  written: number;
+  /** Objects (or stale documents) that could not be indexed (or removed); each was logged. */
+  failed: number;
+  /** Documents removed because their object no longer exists. */
+  removed: number;
+}
+
+/** Index stored objects page by page; resolves to the counts. */
+export async function reindexObjects(
+  ctx: IndexContext,
+  options: ReindexOptions = {},
+): Promise<ReindexProgress> {
+  const size = options.batchSize ?? INDEX_BATCH;
+  const progress: ReindexProgress = { seen: 0, written: 0, failed: 0, removed: 0 };
+  let after: string | undefined;
+  for (;;) {
+    const pids = await objectPage(ctx, after, size, options.missingOnly ?? false);
+    const last = pids.at(-1);
+    if (last === undefined) break;
+    after = last;
+    const found = await ctx.db.objects.getMany(pids);
+    // One deleted since the page was read is the node's to unindex.
+    const objects = pids.flatMap((pid) => found.get(pid) ?? []);
+    const failed = await writePage(ctx, objects);
+    progress.seen += pids.length;
+    progress.written += objects.length - failed;
+    progress.failed += failed;
+    options.onProgress?.(progress);
+  }
+  if (!options.missingOnly) {
+    await removeStale(ctx, size, progress);
+    options.onProgress?.(progress);
+  }
+  return progress;
+}
+
+/** How many objects `reindexObjects` will read (for progress reports). */
+export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolean): Promise<number> {
+  let query = ctx.db.kysely.selectFrom("objects").select(({ fn }) => fn.countAll<number | string>().as("n"));
+  if (missingOnly) query = query.where(withoutDocument);
+  const row = await query.executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The start-up catch-up: index every object that has no document (a crash between a commit and its indexing,
+ * objects loaded by `d1node load`), in batches. Resolves to how many documents were written.
+ */
+export async function indexMissing(ctx: IndexContext): Promise<number> {
+  const started = Date.now();
+  let reported = 0;
+  const { seen, written, failed } = await reindexObjects(ctx, {
+    missingOnly: true,
+    onProgress: (progress) => {
+      if (reported > 0 && progress.seen < reported + 100_000) return;
+      reported = progress.seen;
+      ctx.log?.info({ indexed: progress.written }, "search index: indexing objects without a document");
+    },
+  });
+  if (seen > 0)
+    ctx.log?.info(
+      { indexed: written, failed, ms: Date.now() - started },
+      "search index: objects without a document indexed",
+    );
+  return written;
+}
+
+function withoutDocument({ not, exists, selectFrom }: ExpressionBuilder<Tables, "objects">) {
+  return not(
+    exists(
+      selectFrom("search_docs").select(sql`1`.as("one")).whereRef("search_docs.pid", "=", "objects.pid"),
+    ),
+  );
+}
+
+function objectGone(column: "search_docs.pid" | "search_relations.map_pid") {
+  return ({ not, exists, selectFrom }: ExpressionBuilder<Tables, "search_docs" | "search_relations">) =>
+    not(exists(selectFrom("objects").select(sql`1`.as("one")).whereRef("objects.pid", "=", column)));
+}
+
+async function objectPage(
+  ctx: IndexContext,
+  after: string | undefined,
+  size: number,
+  missingOnly: boolean,
+): Promise<string[]> {
+  let query = ctx.db.kysely.selectFrom("objects").select("pid").orderBy("pid").limit(size);
+  if (after !== undefined) query = query.where("pid", ">", after);
+  if (missingOnly) query = query.where(withoutDocument);
+  return (await query.execute()).map((row) => row.pid);
+}
+
+/** Write one page's documents; resolves to how many objects failed. */
+async function writePage(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
+  let failed = 0;
+  try {
+    await indexStoredObjects(ctx, objects);
+  } catch {
+    for (const object of objects) {
+      const pid = object.sysmeta.identifier;
+      if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object)))) failed++;
+    }
+  }
+  return failed + (await rewriteChanged(ctx, objects));
+}
+
+/** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */
+async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
+  if (objects.length === 0) return 0;
+  const rows = await ctx.db.kysely
+    .selectFrom("objects")
+    .select(["pid", "serial_version", "date_modified"])
+    .where(
+      "pid",
+      "in",
+      objects.map((object) => object.sysmeta.identifier),
+    )
+    .execute();
+  const now = new Map(rows.map((row) => [row.pid, `${row.serial_version}/${Number(row.date_modified)}`]));
+  let failed = 0;
+  for (const { sysmeta } of objects) {
+    const pid = sysmeta.identifier;
+    if (now.get(pid) === `${sysmeta.serialVersion}/${sysmeta.dateSysMetadataModified?.getTime()}`) continue;
+    if (!(await guarded(ctx, pid, () => indexObject(ctx, pid)))) failed++;
+  }
+  return failed;
+}
+
+/** Remove documents (and resource-map relations) whose object no longer exists. */
+async function removeStale(ctx: IndexContext, size: number, progress: ReindexProgress): Promise<void> {
+  const kysely = ctx.db.kysely;
+  const pages = {
+    documents: (after: string) =>
+      kysely
+        .selectFrom("search_docs")
+        .select("pid as id")
+        .where("pid", ">", after)
+        .where(objectGone("search_docs.pid"))
+        .orderBy("pid")
+        .limit(size)
+        .execute(),
+    maps: (after: string) =>
+      kysely
+        .selectFrom("search_relations")
+        .select("map_pid as id")
+        .distinct()
+        .where("map_pid", ">", after)
+        .where(objectGone("search_relations.map_pid"))
+        .orderBy("map_pid")
+        .limit(size)
+        .execute(),
+  };
+  for (const [kind, page] of Object.entries(pages)) {
+    let after = "";
+    for (let rows = await page(after); rows.length > 0; rows = await page(after)) {
+      for (const { id } of rows) {
+        if (!(await guarded(ctx, id, () => unindex(ctx, id)))) progress.failed++;
+        else if (kind === "documents") progress.removed++;
+      }
+      after = rows.at(-1)?.id ?? after;
+    }
+  }
+}
