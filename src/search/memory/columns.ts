@@ -7,6 +7,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables } from "../../db/schema.ts";
 import { byteOrder } from "../byte-order.ts";
+import type { SqlDialect } from "../query-sql.ts";
 import type { Bitset } from "./bitset.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder } from "./doc-order.ts";
@@ -41,6 +42,7 @@ export class Column extends Refreshing {
 
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly dialect: SqlDialect,
     readonly docs: DocNumbers,
     readonly field: string,
   ) {
@@ -173,7 +175,10 @@ export class Column extends Refreshing {
     const byDoc = new Map<number, number[]>();
     for (let i = 0; i < changed.length; i += RECHECK_BATCH) {
       const batch = changed.slice(i, i + RECHECK_BATCH);
-      const rows = await sql<ValueRow>`select pid, value, num from search_values
+      // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
+      const table =
+        this.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
+      const rows = await sql<ValueRow>`select pid, value, num from ${table}
         where field = ${this.field} and pid in (${sql.join(batch)})`.execute(this.db);
       for (const row of rows.rows) this.collect(byDoc, row);
     }

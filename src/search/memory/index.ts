@@ -7,6 +7,7 @@ import type { Kysely } from "kysely";
 import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
 import type { Tables } from "../../db/schema.ts";
 import { isPostgres } from "../index-store.ts";
+import type { SqlDialect } from "../query-sql.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers } from "./doc-numbers.ts";
@@ -17,20 +18,22 @@ const MAX_COLUMNS = 64;
 export class SearchMemory {
   readonly docs = new DocNumbers();
   readonly clauses: ClauseCache;
+  private readonly dialect: SqlDialect;
   private readonly columns = new Map<string, Column>();
 
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly log: IndexChangeLog,
   ) {
-    this.clauses = new ClauseCache(db, isPostgres(db) ? "postgres" : "sqlite", log, this.docs);
+    this.dialect = isPostgres(db) ? "postgres" : "sqlite";
+    this.clauses = new ClauseCache(db, this.dialect, log, this.docs);
   }
 
   /** The values of a (non-text) field per document, up to date with every noted change. */
   async column(field: string): Promise<Column> {
     let column = this.columns.get(field);
     if (column) this.columns.delete(field);
-    else column = new Column(this.db, this.docs, field);
+    else column = new Column(this.db, this.dialect, this.docs, field);
     this.columns.set(field, column);
     if (this.columns.size > MAX_COLUMNS) {
       const oldest = this.columns.keys().next().value;
