@@ -10,6 +10,7 @@
 import { type RawBuilder, sql } from "kysely";
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
 import { InvalidRequest } from "../errors/exceptions.ts";
+import { shaped } from "./condition-shapes.ts";
 import { readQueryDate } from "./dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
 import { hasTerms, MANY, markOf, ONE, type Pattern, termLike, termOf, termRange } from "./terms.ts";
@@ -346,7 +347,11 @@ function exists(dialect: SqlDialect, field: string): Condition {
 }
 
 function hasValue(dialect: SqlDialect, field: string, value: string): Condition {
-  return member(dialect, sql`v.field = ${field} and v.value = ${value}`);
+  return shaped(member(dialect, sql`v.field = ${field} and v.value = ${value}`), {
+    kind: "value",
+    field,
+    value,
+  });
 }
 
 function hasNumber(dialect: SqlDialect, field: string, value: number): Condition {
@@ -368,18 +373,18 @@ export function and(parts: Condition[]): Condition {
   const kept = parts.filter((p) => p !== TRUE);
   if (kept.length === 0) return TRUE;
   if (kept.length === 1) return kept[0] as Condition;
-  return sql`(${sql.join(kept, sql` and `)})`;
+  return shaped(sql`(${sql.join(kept, sql` and `)})`, { kind: "and", parts: kept });
 }
 
 export function or(parts: Condition[]): Condition {
   if (parts.includes(TRUE)) return TRUE;
   if (parts.length === 0) return FALSE;
   if (parts.length === 1) return parts[0] as Condition;
-  return sql`(${sql.join(parts, sql` or `)})`;
+  return shaped(sql`(${sql.join(parts, sql` or `)})`, { kind: "or", parts });
 }
 
 export function negate(part: Condition): Condition {
   if (part === TRUE) return FALSE;
   if (part === FALSE) return TRUE;
-  return sql`not (${part})`;
+  return shaped(sql`not (${part})`, { kind: "not", part });
 }

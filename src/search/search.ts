@@ -12,6 +12,7 @@ import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from 
 import { type Grouped, groupResults } from "./group.ts";
 import { readStoredDocs, type StoredDoc } from "./index-store.ts";
 import { Bitset } from "./memory/bitset.ts";
+import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
 import { searchMemory } from "./memory/index.ts";
 import { topDocs } from "./memory/top-docs.ts";
@@ -91,7 +92,7 @@ export async function searchUncached(
   let source: FacetSource;
   if (memory) {
     const sets = [];
-    for (const part of parts) sets.push(await memory.clauses.matching(part));
+    for (const part of parts) sets.push(await matching(memory, part));
     const matches = Bitset.intersection(sets);
     response.numFound = matches.count();
     if (rows > 0 && start < response.numFound)

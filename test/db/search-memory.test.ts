@@ -65,6 +65,11 @@ const QUERIES: Record<string, string | string[]>[] = [
   { q: "formatType:DATA", archived: "archived:*", rows: "100", sort: "beginDate asc" },
   { q: "site:*", rows: "10", "facet.field": "site", facet: "true", "facet.sort": "index" },
   { q: "id:m-01*", rows: "100" },
+  // Field values only, over fields whose values the memory holds (faceted above): answered without SQL.
+  { q: "keywords:soil AND NOT keywords:Soil", rows: "30", sort: "id asc" },
+  { q: "(keywords:ice OR site:Alpha) -keywords:water", fq: "NOT site:Beta", rows: "30", ...FACETS },
+  { q: "*:*", fq: 'keywords:"carbon flux" OR keywords:zebra', rows: "10", sort: "size desc" },
+  { q: 'rightsHolder:"CN=owner" AND keywords:ice', rows: "10" },
 ];
 const CALLERS: [string, SearchCaller][] = [
   ["public", { subjects: new Set(["public"]) }],

@@ -35,6 +35,27 @@ export class Bitset {
     return out;
   }
 
+  /** The documents in any of these sets. */
+  static union(sets: readonly Bitset[]): Bitset {
+    const out = new Bitset(Math.max(1, ...sets.map((s) => s.words.length)) * 32);
+    const words = out.words;
+    for (const set of sets) {
+      const other = set.words;
+      for (let i = 0; i < other.length; i++) words[i] = (words[i] as number) | (other[i] as number);
+    }
+    return out;
+  }
+
+  /** The documents of `all` not in `without`. */
+  static difference(all: Bitset, without: Bitset): Bitset {
+    const out = new Bitset(all.words.length * 32);
+    const words = out.words;
+    words.set(all.words);
+    const length = Math.min(words.length, without.words.length);
+    for (let i = 0; i < length; i++) words[i] = (words[i] as number) & ~(without.words[i] as number);
+    return out;
+  }
+
   count(): number {
     let n = 0;
     for (const word of this.words) {

@@ -8,7 +8,7 @@ import { type Kysely, sql } from "kysely";
 import type { Tables } from "../../db/schema.ts";
 import { byteOrder } from "../byte-order.ts";
 import type { SqlDialect } from "../query-sql.ts";
-import type { Bitset } from "./bitset.ts";
+import { Bitset } from "./bitset.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder } from "./doc-order.ts";
 import { Refreshing } from "./refreshing.ts";
@@ -96,6 +96,22 @@ export class Column extends Refreshing {
         }
       }
     }
+  }
+
+  /** The documents having `value`. */
+  docsWith(value: string): Bitset {
+    const set = new Bitset(this.docs.size);
+    const ord = this.ordinals.get(value);
+    if (ord === undefined) return set;
+    const { starts, packed, patched } = this;
+    let doc = 0;
+    for (let j = 0; j < packed.length; j++) {
+      if (packed[j] !== ord) continue;
+      while ((starts[doc + 1] as number) <= j) doc++;
+      if (patched[doc] !== 1) set.add(doc);
+    }
+    for (const [patchedDoc, ords] of this.patches) if (ords.includes(ord)) set.add(patchedDoc);
+    return set;
   }
 
   /** The least number among a document's values (NaN: it has none). */

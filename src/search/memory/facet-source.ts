@@ -3,6 +3,7 @@ import type { ValueCounts } from "../facet-page.ts";
 import type { FacetSource } from "../facets.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
+import { matching } from "./evaluate.ts";
 import type { SearchMemory } from "./index.ts";
 
 export function memoryFacetSource(
@@ -26,7 +27,7 @@ export function memoryFacetSource(
       return out;
     },
     async queryCount(query) {
-      const set = await memory.clauses.matching(translate(query));
+      const set = await matching(memory, translate(query));
       return Bitset.intersection([matches, set]).count();
     },
   };

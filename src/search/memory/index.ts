@@ -29,6 +29,11 @@ export class SearchMemory {
     this.clauses = new ClauseCache(db, this.dialect, log, this.docs);
   }
 
+  /** Whether the values of `field` are held (a column read before, for a facet or a sort). */
+  holds(field: string): boolean {
+    return this.columns.has(field);
+  }
+
   /** The values of a (non-text) field per document, up to date with every noted change. */
   async column(field: string): Promise<Column> {
     let column = this.columns.get(field);
