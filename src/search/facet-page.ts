@@ -43,29 +43,38 @@ export function pageOf(params: SolrParams, spec: FieldSpec, counts: ValueCounts)
   const rawPrefix = params.forField(field, "facet.prefix") ?? "";
   const prefix = spec.type === "text" ? rawPrefix.toLowerCase() : rawPrefix;
   const { values, counts: n, nums, order } = counts;
-  let kept: number[] = [];
+  let kept: Int32Array = new Int32Array(order.length);
+  let length = 0;
+  let most = 0;
+  let least = Number.POSITIVE_INFINITY;
   for (let i = 0; i < order.length; i++) {
     const at = order[i] as number;
-    const value = values[at] as string;
-    if ((n[at] as number) >= mincount && (prefix === "" || value.startsWith(prefix))) kept.push(at);
+    const count = n[at] as number;
+    if (count >= mincount && (prefix === "" || (values[at] as string).startsWith(prefix))) {
+      kept[length++] = at;
+      if (count > most) most = count;
+      if (count < least) least = count;
+    }
   }
-  if (!byIndex) kept = mostFirst(kept, n);
-  else if (isNumeric(spec.type)) {
+  kept = kept.subarray(0, length);
+  if (!byIndex && most !== least) kept = mostFirst(kept, n);
+  else if (byIndex && isNumeric(spec.type)) {
     kept.sort(
       (a, b) => (nums[a] ?? 0) - (nums[b] ?? 0) || byteOrder(values[a] as string, values[b] as string),
     );
   }
-  const end = limit < 0 ? kept.length : Math.min(kept.length, offset + limit);
-  const out: (string | number)[] = [];
-  for (let i = offset; i < end; i++) {
+  const end = limit < 0 ? length : Math.min(length, offset + limit);
+  const out: (string | number)[] = new Array(Math.max(0, 2 * (end - offset)));
+  for (let i = offset, o = 0; i < end; i++) {
     const at = kept[i] as number;
-    out.push(values[at] as string, n[at] as number);
+    out[o++] = values[at] as string;
+    out[o++] = n[at] as number;
   }
   return out;
 }
 
 /** Positions by count, highest first, keeping their order among equal counts (one bucket per count). */
-function mostFirst(positions: number[], counts: ArrayLike<number>): number[] {
+function mostFirst(positions: Int32Array, counts: ArrayLike<number>): Int32Array {
   const buckets = new Map<number, number[]>();
   for (const at of positions) {
     const n = counts[at] as number;
@@ -73,9 +82,9 @@ function mostFirst(positions: number[], counts: ArrayLike<number>): number[] {
     if (bucket) bucket.push(at);
     else buckets.set(n, [at]);
   }
-  if (buckets.size === 1) return positions;
-  const out: number[] = [];
+  const out = new Int32Array(positions.length);
+  let o = 0;
   for (const n of [...buckets.keys()].sort((a, b) => b - a))
-    for (const at of buckets.get(n) ?? []) out.push(at);
+    for (const at of buckets.get(n) ?? []) out[o++] = at;
   return out;
 }
