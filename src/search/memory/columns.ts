@@ -7,22 +7,17 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables } from "../../db/schema.ts";
 import { byteOrder } from "../byte-order.ts";
-import type { SqlDialect } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
+import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder } from "./doc-order.ts";
 import { Refreshing } from "./refreshing.ts";
 
-const RECHECK_BATCH = 500;
 /** Documents patched beside the packed arrays at most (each query sorting by the field sorts these). */
 const MAX_PATCHES = 1000;
 const NONE = new Int32Array(0);
 
-interface ValueRow {
-  pid: string;
-  value: string;
-  num: number | string | null;
-}
+type ValueRow = Omit<FieldValueRow, "field">;
 
 export class Column extends Refreshing {
   /** Distinct values, by ordinal, and their numbers (numeric fields). */
@@ -42,7 +37,7 @@ export class Column extends Refreshing {
 
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly dialect: SqlDialect,
+    private readonly changedValues: ChangedValues,
     readonly docs: DocNumbers,
     readonly field: string,
   ) {
@@ -189,15 +184,7 @@ export class Column extends Refreshing {
 
   protected async recheck(changed: string[]): Promise<void> {
     const byDoc = new Map<number, number[]>();
-    for (let i = 0; i < changed.length; i += RECHECK_BATCH) {
-      const batch = changed.slice(i, i + RECHECK_BATCH);
-      // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
-      const table =
-        this.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
-      const rows = await sql<ValueRow>`select pid, value, num from ${table}
-        where field = ${this.field} and pid in (${sql.join(batch)})`.execute(this.db);
-      for (const row of rows.rows) this.collect(byDoc, row);
-    }
+    for (const row of await this.changedValues.of(changed, this.field)) this.collect(byDoc, row);
     // Applied at once, after every read: a query never counts a half-updated column.
     const changedDocs = changed.map((pid) => this.docs.numberOf(pid));
     if (this.patched.length < this.docs.size) {

@@ -8,6 +8,7 @@ import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
 import type { Tables } from "../../db/schema.ts";
 import { isPostgres } from "../index-store.ts";
 import type { SqlDialect } from "../query-sql.ts";
+import { ChangedValues } from "./changed-values.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers } from "./doc-numbers.ts";
@@ -20,6 +21,7 @@ export class SearchMemory {
   readonly clauses: ClauseCache;
   private readonly dialect: SqlDialect;
   private readonly columns = new Map<string, Column>();
+  private readonly changedValues: ChangedValues;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -27,6 +29,7 @@ export class SearchMemory {
   ) {
     this.dialect = isPostgres(db) ? "postgres" : "sqlite";
     this.clauses = new ClauseCache(db, this.dialect, log, this.docs);
+    this.changedValues = new ChangedValues(db, this.dialect, log, () => [...this.columns.keys()]);
   }
 
   /** Whether the values of `field` are held (a column read before, for a facet or a sort). */
@@ -38,7 +41,7 @@ export class SearchMemory {
   async column(field: string): Promise<Column> {
     let column = this.columns.get(field);
     if (column) this.columns.delete(field);
-    else column = new Column(this.db, this.dialect, this.docs, field);
+    else column = new Column(this.db, this.changedValues, this.docs, field);
     this.columns.set(field, column);
     if (this.columns.size > MAX_COLUMNS) {
       const oldest = this.columns.keys().next().value;
