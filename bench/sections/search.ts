@@ -5,9 +5,11 @@
  *   Query: the MetacatUI search-page query with facets (catalog filter, 25 rows sorted by dateUploaded, ten facet
  *   fields, limit -1, mincount 1) on 100,000 indexed documents, as a public caller; baseline a plain indexed SELECT
  *   of the same page (no filter translation, no facets). Targets p50 <= 20 ms, p99 <= 100 ms.
- *   The targets are for answers computed from the index: distinct queries (each a different keyword filter,
- *   never cached), and the unfiltered page with the answer cache bypassed. Repeated page views (served by the
- *   answer cache after the first) are reported beside them.
+ *   The targets are for answers computed from the index, not the answer cache: distinct queries (each adds a
+ *   filter never asked before, so neither the answer cache nor the clause sets hold it), and the unfiltered page
+ *   with the answer cache bypassed; also the unfiltered page right after a document write (each query then
+ *   rechecks the written document). Repeated page views (served by the answer cache after the first) and the
+ *   first query of a process (the engine's memory read from the database) are reported beside them.
  * BENCH_SEARCH_DOCS sets the corpus size (default 100000).
  */
 import path from "node:path";
@@ -18,10 +20,10 @@ import type { Tables } from "../../src/db/schema.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { extractorFor } from "../../src/search/extract/index.ts";
 import { type IndexEntry, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
-import { SolrParams } from "../../src/search/params.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
+import { searchPageParams } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
@@ -128,42 +130,6 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
   }
 }
 
-/** The MetacatUI search page: catalog filter, default fields, facets as Search.js asks for them. */
-export function searchPageParams(): SolrParams {
-  const params = new SolrParams();
-  params.add(
-    "q",
-    "(-obsoletedBy:* AND formatType:METADATA AND -formatId:*dataone.org\\/collections* AND -formatId:*dataone.org\\/portals*)",
-  );
-  params.add("rows", "25");
-  params.add("sort", "dateUploaded desc");
-  params.add(
-    "fl",
-    "id,seriesId,title,origin,pubDate,dateUploaded,abstract,resourceMap,beginDate,endDate,read_count_i,geohash_9,datasource,isPublic,project,documents,label,logo,formatId,northBoundCoord,southBoundCoord,eastBoundCoord,westBoundCoord",
-  );
-  params.add("start", "0");
-  params.add("wt", "json");
-  params.add("facet", "true");
-  for (const f of [
-    "keywords",
-    "origin",
-    "family",
-    "species",
-    "genus",
-    "kingdom",
-    "phylum",
-    "order",
-    "class",
-    "site",
-  ]) {
-    params.add("facet.field", f);
-  }
-  params.add("facet.mincount", "1");
-  params.add("facet.limit", "-1");
-  params.add("facet.sort", "count");
-  return params;
-}
-
 async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): Promise<void> {
   const index = { db, dialect };
   const params = searchPageParams();
@@ -241,7 +207,7 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
     name: `MetacatUI search page with 10 facets, repeated (answer cache), ${DOCS} docs, p50 (${dialect})`,
     value: cached.p50,
     unit: "ms",
-    notes: `p99 ${cached.p99.toFixed(1)} ms; first query ${cold.toFixed(0)} ms`,
+    notes: `p99 ${cached.p99.toFixed(1)} ms; first query of the process (memory read) ${cold.toFixed(0)} ms`,
   });
 }
 

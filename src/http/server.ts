@@ -13,6 +13,7 @@ import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
+import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";
@@ -69,6 +70,9 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
             app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed"),
         });
   for (const job of startupJobs) await job(ctx);
+  const warming = warmSearch({ db: ctx.db.kysely, dialect: ctx.db.dialect }, (error) =>
+    app.log.warn({ err: error }, "search warm-up failed"),
+  );
   let closed = false;
   return {
     app,
@@ -77,6 +81,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     async close() {
       if (closed) return;
       closed = true;
+      await warming;
       const tlsClosed = tls ? closeServer(tls) : undefined;
       // Fastify closes the connections idle when it closes; one busy then (another node's request) turns idle
       // later and would hold the close until its keep-alive timeout (72 s): close those as they go idle too.

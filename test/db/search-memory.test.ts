@@ -9,8 +9,10 @@ import { indexChangeLog } from "../../src/db/index-changes.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
 import { removeDocument, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
+import { searchMemory } from "../../src/search/memory/index.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { warmSearch } from "../../src/search/warm.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 
@@ -153,6 +155,16 @@ forEachDialect((dialect, open) => {
         Array.from({ length: 1100 }, (_, i) => doc(1000 + i, i % 3)),
       );
       await agree("after 1,100 new documents");
+    });
+
+    it("warms up on the search-page query only when the index is large enough", async () => {
+      const fresh = await open();
+      await writeDocuments(fresh.kysely, [doc(1), doc(2), doc(3)]);
+      const fail = (error: unknown) => assert.fail(String(error));
+      await warmSearch({ db: fresh.kysely, dialect }, fail, 4);
+      assert.equal(searchMemory(fresh.kysely)?.holds("keywords"), false);
+      await warmSearch({ db: fresh.kysely, dialect }, fail, 3);
+      assert.equal(searchMemory(fresh.kysely)?.holds("keywords"), true, "the facet fields' values are held");
     });
 
     it("reads everything again when the log cannot list what changed", async () => {
