@@ -7,20 +7,32 @@
  * values, case-sensitively; `*` and `?` are wildcards; numbers and dates compare numerically, with date math.
  */
 
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
 import { InvalidRequest } from "../errors/exceptions.ts";
-import { shaped } from "./condition-shapes.ts";
+import {
+  and,
+  type Condition,
+  columnLike,
+  columnMatch,
+  exists,
+  FALSE,
+  hasNumber,
+  hasValue,
+  member,
+  negate,
+  or,
+  type SqlDialect,
+  TRUE,
+} from "./conditions.ts";
 import { readQueryDate } from "./dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
-import { hasTerms, MANY, markOf, ONE, type Pattern, termLike, termOf, termRange } from "./terms.ts";
+import { escapeRangeSlashes, prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
+import { hasTerms, MANY, markOf, type Pattern, termLike, termOf, termRange } from "./terms.ts";
+
+export { and, type Condition, FALSE, negate, or, type SqlDialect, TRUE } from "./conditions.ts";
+
 import { tokenize } from "./tokens.ts";
-
-export type Condition = RawBuilder<unknown>;
-export type SqlDialect = "sqlite" | "postgres";
-
-export const TRUE: Condition = sql`1 = 1`;
-export const FALSE: Condition = sql`1 = 0`;
 
 export interface TranslateOptions {
   dialect: SqlDialect;
@@ -263,128 +275,4 @@ class Translator {
       sql`v.field = ${field} and ${columnLike(this.options.dialect, sql`v.value`, pattern)}`,
     );
   }
-}
-
-/** A column matching a wildcard pattern: GLOB on SQLite, LIKE on PostgreSQL (both case-sensitive). */
-function columnLike(dialect: SqlDialect, column: RawBuilder<unknown>, pattern: Pattern): Condition {
-  if (dialect === "sqlite") {
-    const glob = pattern
-      .map((p) => (p === MANY ? "*" : p === ONE ? "?" : p.replace(/[*?[]/g, (c) => `[${c}]`)))
-      .join("");
-    return sql`${column} glob ${glob}`;
-  }
-  const like = pattern
-    .map((p) => (p === MANY ? "%" : p === ONE ? "_" : p.replace(/[\\%_]/g, (c) => `\\${c}`)))
-    .join("");
-  return sql`${column} like ${like} escape '\\'`;
-}
-
-/** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
-function wildcard(raw: string): Pattern | undefined {
-  const out: Pattern = [];
-  let literal = "";
-  let wild = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i] as string;
-    if (c === "\\" && i + 1 < raw.length) {
-      literal += raw[++i];
-    } else if (c === "*" || c === "?") {
-      if (literal) out.push(literal);
-      literal = "";
-      out.push(c === "*" ? MANY : ONE);
-      wild = true;
-    } else literal += c;
-  }
-  if (literal) out.push(literal);
-  return wild ? out : undefined;
-}
-
-/**
- * Date math rounding inside ranges (`[* TO NOW/DAY]`) is valid Solr syntax that the parser's grammar reads as
- * the start of a regular expression; inside range brackets such slashes are escaped before parsing.
- */
-function escapeRangeSlashes(query: string): string {
-  return query.replace(
-    /([[{])([^\]}"]*)([\]}])/g,
-    (_all, open: string, body: string, close: string) =>
-      `${open}${body.replace(/(^|[^\\])\//g, "$1\\/")}${close}`,
-  );
-}
-
-/** Backslash escapes removed ("\:" is ":"). */
-export function unescapeTerm(raw: string): string {
-  return raw.replace(/\\(.)/gs, "$1");
-}
-
-function prefixOf(field: string): "+" | "-" | null {
-  return field.startsWith("-") ? "-" : field.startsWith("+") ? "+" : null;
-}
-
-/** Clauses on the columns search_docs keeps for the commonest filters. */
-function columnMatch(
-  dialect: SqlDialect,
-  field: string,
-  value: string,
-  pattern: Pattern | undefined,
-): Condition | undefined {
-  if (field === "formatId")
-    return pattern ? columnLike(dialect, sql`d.format_id`, pattern) : sql`d.format_id = ${value}`;
-  if (pattern) return undefined;
-  if (field === "formatType") return sql`d.format_type = ${value}`;
-  if (field === "id") return sql`d.pid = ${value}`;
-  if (field === "archived") return sql`d.archived = ${value.toLowerCase() === "true" ? 1 : 0}`;
-  if (field === "isPublic") return sql`d.is_public = ${value.toLowerCase() === "true" ? 1 : 0}`;
-  return undefined;
-}
-
-function exists(dialect: SqlDialect, field: string): Condition {
-  if (field === "obsoletedBy") return sql`d.obsoleted = 1`;
-  if (field === "id" || field === "archived" || field === "isPublic") return TRUE;
-  if (field === "formatType") return sql`d.format_type is not null`;
-  if (field === "formatId") return sql`d.format_id is not null`;
-  if (field === "dateUploaded") return sql`d.date_uploaded is not null`;
-  return member(dialect, sql`v.field = ${field}`);
-}
-
-function hasValue(dialect: SqlDialect, field: string, value: string): Condition {
-  return shaped(member(dialect, sql`v.field = ${field} and v.value = ${value}`), {
-    kind: "value",
-    field,
-    value,
-  });
-}
-
-function hasNumber(dialect: SqlDialect, field: string, value: number): Condition {
-  if (field === "dateUploaded") return sql`d.date_uploaded = ${value}`;
-  return member(dialect, sql`v.field = ${field} and v.num = ${value}`);
-}
-
-/**
- * "The document has a row matching `filter`": an IN list on SQLite (which drives the search from the
- * (field, value) index), a correlated EXISTS on PostgreSQL (which plans it, and its negation, as semi/anti joins).
- */
-function member(dialect: SqlDialect, filter: RawBuilder<unknown>): Condition {
-  return dialect === "postgres"
-    ? sql`exists (select 1 from search_values v where v.pid = d.pid and ${filter})`
-    : sql`d.pid in (select v.pid from search_values v where ${filter})`;
-}
-
-export function and(parts: Condition[]): Condition {
-  const kept = parts.filter((p) => p !== TRUE);
-  if (kept.length === 0) return TRUE;
-  if (kept.length === 1) return kept[0] as Condition;
-  return shaped(sql`(${sql.join(kept, sql` and `)})`, { kind: "and", parts: kept });
-}
-
-export function or(parts: Condition[]): Condition {
-  if (parts.includes(TRUE)) return TRUE;
-  if (parts.length === 0) return FALSE;
-  if (parts.length === 1) return parts[0] as Condition;
-  return shaped(sql`(${sql.join(parts, sql` or `)})`, { kind: "or", parts });
-}
-
-export function negate(part: Condition): Condition {
-  if (part === TRUE) return FALSE;
-  if (part === FALSE) return TRUE;
-  return shaped(sql`not (${part})`, { kind: "not", part });
 }

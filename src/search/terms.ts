@@ -6,7 +6,7 @@
  * indexing touches a few pages instead of one per token.
  */
 import { sql } from "kysely";
-import type { Condition, SqlDialect } from "./query-sql.ts";
+import type { Condition, SqlDialect } from "./conditions.ts";
 
 export const termOf = (field: string, token: string): string => `${field.toLowerCase()}__${token}`;
 export const markOf = (field: string): string => `${field.toLowerCase()}__`;

@@ -1,0 +1,43 @@
+/** The text of query terms: wildcards, escapes, +/- prefixes, and slashes inside ranges (before parsing). */
+import { MANY, ONE, type Pattern } from "./terms.ts";
+
+/** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
+export function wildcard(raw: string): Pattern | undefined {
+  const out: Pattern = [];
+  let literal = "";
+  let wild = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === "\\" && i + 1 < raw.length) {
+      literal += raw[++i];
+    } else if (c === "*" || c === "?") {
+      if (literal) out.push(literal);
+      literal = "";
+      out.push(c === "*" ? MANY : ONE);
+      wild = true;
+    } else literal += c;
+  }
+  if (literal) out.push(literal);
+  return wild ? out : undefined;
+}
+
+/**
+ * Date math rounding inside ranges (`[* TO NOW/DAY]`) is valid Solr syntax that the parser's grammar reads as
+ * the start of a regular expression; inside range brackets such slashes are escaped before parsing.
+ */
+export function escapeRangeSlashes(query: string): string {
+  return query.replace(
+    /([[{])([^\]}"]*)([\]}])/g,
+    (_all, open: string, body: string, close: string) =>
+      `${open}${body.replace(/(^|[^\\])\//g, "$1\\/")}${close}`,
+  );
+}
+
+/** Backslash escapes removed ("\:" is ":"). */
+export function unescapeTerm(raw: string): string {
+  return raw.replace(/\\(.)/gs, "$1");
+}
+
+export function prefixOf(field: string): "+" | "-" | null {
+  return field.startsWith("-") ? "-" : field.startsWith("+") ? "+" : null;
+}
