@@ -157,6 +157,25 @@ forEachDialect((dialect, open) => {
       await agree("after 1,100 new documents");
     });
 
+    it("searches running while documents are written leave the memory right", async () => {
+      const writes = (async () => {
+        for (let n = 0; n < 60; n++) {
+          const next = doc((n * 7) % 220, n);
+          await writeDocument(db.kysely, next.pid, next.sysmeta, next.science);
+        }
+      })();
+      const searches = Promise.all(
+        [0, 1, 2].map(async (lane) => {
+          for (let i = 0; i < 20; i++) {
+            const params = QUERIES[(i + lane * 5) % QUERIES.length] as Record<string, string | string[]>;
+            await answer(db, dialect, params, (CALLERS[lane] as [string, SearchCaller])[1]);
+          }
+        }),
+      );
+      await Promise.all([writes, searches]);
+      await agree("after concurrent writes and searches");
+    });
+
     it("warms up on the search-page query only when the index is large enough", async () => {
       const fresh = await open();
       await writeDocuments(fresh.kysely, [doc(1), doc(2), doc(3)]);
