@@ -172,6 +172,40 @@ forEachDialect((_name, open) => {
       );
     });
 
+    it("finds many late entries over several budget-limited runs, each stored once", async () => {
+      const node4 = "urn:node:LOGMN4";
+      const minute = 60_000;
+      const entries = Array.from({ length: 200 }, (_, i) => ({
+        ...mnEntry(1000 + i, i * minute),
+        nodeIdentifier: node4,
+      }));
+      const node = fakeNode(entries);
+      assert.equal((await harvestNodeLog(ctx, node4, node, { pageSize: 4 })).added, 200);
+      const late = [7, 41, 90, 133, 170].map((m, i) => ({
+        ...mnEntry(2000 + i, m * minute + 30_000, "log_obj_0", "delete"),
+        nodeIdentifier: node4,
+      }));
+      entries.push(...late);
+      let added = 0;
+      const runs: boolean[] = [];
+      for (let run = 0; run < 20 && !runs.at(-1); run++) {
+        const outcome = await harvestNodeLog(ctx, node4, node, { pageSize: 4, maxPages: 25 });
+        assert.equal(outcome.complete, true, "the node's newest entries are in after every run");
+        added += outcome.added;
+        runs.push(outcome.olderChecked ?? false);
+      }
+      assert.equal(runs[0], false, "one run's budget does not cover the five");
+      assert.equal(runs.at(-1), true);
+      assert.equal(added, 5);
+      const deletes = (await getLogRecords(ctx, CN_CALL, { event: "delete" }, 0, 1000)).items.filter(
+        (e) => e.nodeIdentifier === node4,
+      );
+      assert.deepEqual(
+        deletes.map((e) => e.dateLogged.getTime()),
+        late.map((e) => e.dateLogged.getTime()),
+      );
+    });
+
     it("answers others an empty log, or with logReaders=readers the records of what they may read", async () => {
       const anyone = caller("CN=reader");
       assert.deepEqual(await getLogRecords(ctx, anyone, {}, 0, 10), { start: 0, total: 0, items: [] });

@@ -37,6 +37,8 @@ export interface HarvestOutcome {
   pages: number;
   /** False when maxPages stopped the run before the end of the node's log. */
   complete: boolean;
+  /** False when maxPages stopped the check of entries dated before the window (reconcile.ts) early. */
+  olderChecked?: boolean;
 }
 
 const DEFAULTS = { pageSize: 1000, maxPages: 100, overlapMs: 10 * 60_000 };
@@ -57,10 +59,13 @@ export async function harvestNodeLog(
     pageSize,
     maxRequests: Math.max(1, maxPages - forward.pages),
   });
+  // A check the budget cut short waits for the next periodic run (not queued again at once: a node whose counts
+  // never agree must not keep the worker busy); ranges it settled are skipped then with one request each.
   return {
     added: forward.added + older.added,
     pages: forward.pages + older.requests,
-    complete: older.complete,
+    complete: true,
+    olderChecked: older.complete,
   };
 }
 
