@@ -18,6 +18,8 @@ interface ServeFlags extends CommonFlags {
   cnBaseUrl?: string;
   logReaders?: string;
   also?: string[];
+  /** false with --no-worker. */
+  worker: boolean;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -44,6 +46,10 @@ export function registerServeCommand(program: Command): void {
       "--also <file...>",
       "start one more node in this process per JSON config file (its own role, port and data folder)",
     )
+    .option(
+      "--no-worker",
+      "run no background tasks in this process: `d1node worker` processes run them (PostgreSQL)",
+    )
     .action(async (flags: ServeFlags) => {
       const extra: ConfigInput = {};
       const keys = ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const;
@@ -52,10 +58,14 @@ export function registerServeCommand(program: Command): void {
       }
       const config = configFromFlags(flags as ServeFlags & Record<string, unknown>, extra);
       // A CN and MNs side by side: each further node comes from its own file alone (defaults <- file).
+      if (!flags.worker && !config.databaseUrl) {
+        // The embedded database belongs to this process alone: no worker process could open it.
+        process.stderr.write("--no-worker on SQLite: no process will run this node's background tasks\n");
+      }
       const configs = [config, ...(flags.also ?? []).map((file) => resolveConfig(configFromFile(file)))];
       const nodes: RunningNode[] = [];
       for (const each of configs) {
-        const node = await startNode(each);
+        const node = await startNode(each, { worker: flags.worker });
         nodes.push(node);
         process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
       }

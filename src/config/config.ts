@@ -5,6 +5,17 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Schedule } from "../types/node.ts";
+import {
+  boolean,
+  headerName,
+  integer,
+  list,
+  normaliseBasePath,
+  oneOf,
+  optionalInteger,
+  optionalText,
+  text,
+} from "./validators.ts";
 
 export type Role = "mn" | "cn";
 
@@ -252,62 +263,4 @@ function checkAuthSettings(config: Config): void {
     const bad = config[name].find((s) => symbolic.includes(s));
     if (bad) throw new Error(`setting "${name}" cannot contain the symbolic subject "${bad}"`);
   }
-}
-
-function optionalText(name: string, value: unknown): string | undefined {
-  return value === undefined || value === "" ? undefined : text(name, value);
-}
-
-function headerName(name: string, value: unknown): string {
-  const header = text(name, value);
-  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header))
-    throw new Error(`setting "${name}" must be an HTTP header name`);
-  return header.toLowerCase();
-}
-
-function normaliseBasePath(value: string): string {
-  const trimmed = value.replace(/^\/+|\/+$/g, "");
-  return trimmed === "" ? "" : `/${trimmed}`;
-}
-
-function text(name: string, value: unknown): string {
-  if (typeof value !== "string" || value.trim() === "")
-    throw new Error(`setting "${name}" must be a non-empty string`);
-  return value.trim();
-}
-
-function integer(name: string, value: unknown, min: number, max: number): number {
-  const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`setting "${name}" must be an integer from ${min} to ${max}`);
-  }
-  return n;
-}
-
-function optionalInteger(name: string, value: unknown): number | undefined {
-  return value === undefined || value === "" ? undefined : integer(name, value, 0, Number.MAX_SAFE_INTEGER);
-}
-
-/** true/false, also as the strings the environment gives. */
-function boolean(name: string, value: unknown): boolean {
-  if (typeof value === "boolean") return value;
-  if (value === "true" || value === "false") return value === "true";
-  throw new Error(`setting "${name}" must be true or false`);
-}
-
-function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
-  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new Error(`setting "${name}" must be one of ${allowed.join(", ")}`);
-}
-
-/** A list from a JSON array or from a string separated by ";" (subjects contain commas). */
-function list(name: string, value: unknown): string[] {
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
-  if (typeof value === "string") {
-    return value
-      .split(";")
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-  }
-  throw new Error(`setting "${name}" must be a list of strings (JSON array, or ";"-separated)`);
 }

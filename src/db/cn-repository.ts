@@ -45,6 +45,11 @@ export interface CnRepository {
   retire(id: string): Promise<void>;
   queueSync(pid: string, nodeId: string, requestedBy: string): Promise<void>;
   syncTasks(): Promise<{ pid: string; nodeId: string; requestedBy: string }[]>;
+  /**
+   * Deletes the requests recorded before `queuedBefore` whose task (of kind `taskKind`, keyed by the PID) is
+   * finished: no longer waiting or running. Returns how many were deleted.
+   */
+  pruneSyncRequests(queuedBefore: Date, taskKind: string): Promise<number>;
   account(subject: string): Promise<AccountRow | undefined>;
   /** false when the subject is already registered. */
   addAccount(account: AccountRow): Promise<boolean>;
@@ -158,6 +163,24 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
     async syncTasks() {
       const rows = await db.selectFrom("cn_sync_tasks").selectAll().orderBy("id").execute();
       return rows.map((r) => ({ pid: r.pid, nodeId: r.node_id, requestedBy: r.requested_by }));
+    },
+    async pruneSyncRequests(queuedBefore, taskKind) {
+      const result = await db
+        .deleteFrom("cn_sync_tasks")
+        .where("queued_at", "<", queuedBefore.getTime())
+        .where(({ not, exists, selectFrom, ref }) =>
+          not(
+            exists(
+              selectFrom("tasks")
+                .select("tasks.id")
+                .where("tasks.kind", "=", taskKind)
+                .whereRef("tasks.key", "=", ref("cn_sync_tasks.pid"))
+                .where("tasks.state", "in", ["ready", "running"]),
+            ),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async account(subject) {
       const row = await db

@@ -1,5 +1,6 @@
 /** Every kind of background task a node runs, and its handler. */
 import type { TaskHandlers } from "../tasks/worker.ts";
+import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
 import { HARVEST_TASK, NOTIFY_CN_TASK, SYNCHRONIZE_TASK } from "./harvest/requests.ts";
 import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
@@ -11,6 +12,7 @@ export const taskHandlers: TaskHandlers = {
   [HARVEST_TASK]: harvestTask,
   [SYNCHRONIZE_TASK]: synchronizeTask,
   [NOTIFY_CN_TASK]: notifyCnTask,
+  [PRUNE_SYNC_REQUESTS]: runPruneSyncRequests,
   [SYSMETA_CHANGED]: runSysmetaChanged,
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,

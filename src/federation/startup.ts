@@ -1,5 +1,6 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
 import type { NodeContext } from "../services/context.ts";
+import { startPruningSyncRequests } from "./harvest/prune-requests.ts";
 import { scheduleHarvests } from "./harvest/tasks.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
@@ -10,4 +11,5 @@ export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   startLogAggregation,
   queueRecordedRefreshes,
   startReplicationPasses,
+  startPruningSyncRequests,
 ];

@@ -46,8 +46,6 @@ export interface TaskStore extends TaskQueue {
   complete(task: ClaimedTask): Promise<void>;
   /** Run again at `retryAt`, or keep as dead when `retryAt` is undefined. */
   fail(task: ClaimedTask, error: string, retryAt: Date | undefined): Promise<void>;
-  /** Milliseconds until the earliest waiting task of these kinds is due (undefined: none waiting). */
-  nextDueIn(kinds: readonly string[]): Promise<number | undefined>;
   dead(): Promise<DeadTask[]>;
   /** Tasks not yet finished (waiting or running), per kind. */
   pending(): Promise<Record<string, number>>;
@@ -167,18 +165,6 @@ export function taskStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): T
           })
           .execute();
       });
-    },
-
-    async nextDueIn(kinds) {
-      if (kinds.length === 0) return undefined;
-      const { rows } = await sql<{ ready_at: number | null; lease_ends: number | null }>`
-        select min(case when state = 'ready' then run_at end) as ready_at,
-          min(case when state = 'running' then lease_until end) as lease_ends
-        from tasks where kind in (${sql.join(kinds)})
-      `.execute(db);
-      const row = rows[0];
-      const times = [row?.ready_at, row?.lease_ends].filter((t) => t !== null && t !== undefined).map(Number);
-      return times.length === 0 ? undefined : Math.max(0, Math.min(...times) - Date.now());
     },
 
     async dead() {

@@ -136,10 +136,9 @@ export function startWorker(
         });
         running.add(run);
       }
-      if (claimed.length === 0 || running.size >= settings.concurrency) {
-        const dueIn = room > 0 ? await store.nextDueIn(kinds).catch(() => undefined) : undefined;
-        await sleep(Math.min(settings.pollMs, dueIn ?? settings.pollMs));
-      }
+      // Idle or full: an enqueue in this process or a finished task wakes it at once; otherwise it polls (tasks
+      // enqueued by other processes, retries and scheduled runs falling due, leases lapsing).
+      if (claimed.length === 0 || running.size >= settings.concurrency) await sleep(settings.pollMs);
     }
   };
   const looping = loop();

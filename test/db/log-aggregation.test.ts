@@ -31,22 +31,24 @@ function mnEntry(id: number, ms: number, pid = `log_obj_${id % 3}`, event = "rea
   };
 }
 
-/** A Member Node's log as MNCore.getLogRecords pages it: fromDate (>=), start, count; by (dateLogged, id). */
+/** A Member Node's log as MNCore.getLogRecords pages it: fromDate (>=), toDate (<), start, count; by (dateLogged, id). */
 function fakeNode(entries: LogEntry[]): LogSource & { requests: number } {
   const node = {
     requests: 0,
     async getLogRecords({
       fromDate,
+      toDate,
       start = 0,
       count = 1000,
     }: {
       fromDate?: Date;
+      toDate?: Date;
       start?: number;
       count?: number;
     }) {
       node.requests += 1;
       const window = entries
-        .filter((e) => !fromDate || e.dateLogged >= fromDate)
+        .filter((e) => (!fromDate || e.dateLogged >= fromDate) && (!toDate || e.dateLogged < toDate))
         .sort(
           (a, b) => a.dateLogged.getTime() - b.dateLogged.getTime() || Number(a.entryId) - Number(b.entryId),
         );
@@ -142,6 +144,66 @@ forEachDialect((_name, open) => {
         (e) => e.nodeIdentifier === other,
       );
       assert.equal(fromOther.length, 10);
+    });
+
+    it("fetches, once, an entry the node writes later dated before the overlap window", async () => {
+      const late = "urn:node:LOGMN3";
+      const minute = 60_000;
+      const entries = Array.from({ length: 30 }, (_, i) => ({
+        ...mnEntry(i + 1, i * minute),
+        nodeIdentifier: late,
+      }));
+      const node = fakeNode(entries);
+      assert.equal((await harvestNodeLog(ctx, late, node, { pageSize: 4 })).added, 30);
+      // Written after that run, dated 23.5 minutes before the newest entry (the overlap is 10 minutes).
+      entries.push({ ...mnEntry(31, 5.5 * minute, "log_obj_1", "update"), nodeIdentifier: late });
+      const second = await harvestNodeLog(ctx, late, node, { pageSize: 4 });
+      assert.deepEqual({ added: second.added, complete: second.complete }, { added: 1, complete: true });
+      const third = await harvestNodeLog(ctx, late, node, { pageSize: 4 });
+      assert.equal(third.added, 0);
+      // Nothing missing: the forward window (entries from 19 minutes on, 3 pages of 4) and one count request.
+      assert.equal(third.pages, 4);
+      const fromLate = (await getLogRecords(ctx, CN_CALL, { event: "update" }, 0, 1000)).items.filter(
+        (e) => e.nodeIdentifier === late,
+      );
+      assert.deepEqual(
+        fromLate.map((e) => [e.identifier, e.dateLogged.getTime()]),
+        [["log_obj_1", at(5.5 * minute).getTime()]],
+      );
+    });
+
+    it("finds many late entries over several budget-limited runs, each stored once", async () => {
+      const node4 = "urn:node:LOGMN4";
+      const minute = 60_000;
+      const entries = Array.from({ length: 200 }, (_, i) => ({
+        ...mnEntry(1000 + i, i * minute),
+        nodeIdentifier: node4,
+      }));
+      const node = fakeNode(entries);
+      assert.equal((await harvestNodeLog(ctx, node4, node, { pageSize: 4 })).added, 200);
+      const late = [7, 41, 90, 133, 170].map((m, i) => ({
+        ...mnEntry(2000 + i, m * minute + 30_000, "log_obj_0", "delete"),
+        nodeIdentifier: node4,
+      }));
+      entries.push(...late);
+      let added = 0;
+      const runs: boolean[] = [];
+      for (let run = 0; run < 20 && !runs.at(-1); run++) {
+        const outcome = await harvestNodeLog(ctx, node4, node, { pageSize: 4, maxPages: 25 });
+        assert.equal(outcome.complete, true, "the node's newest entries are in after every run");
+        added += outcome.added;
+        runs.push(outcome.olderChecked ?? false);
+      }
+      assert.equal(runs[0], false, "one run's budget does not cover the five");
+      assert.equal(runs.at(-1), true);
+      assert.equal(added, 5);
+      const deletes = (await getLogRecords(ctx, CN_CALL, { event: "delete" }, 0, 1000)).items.filter(
+        (e) => e.nodeIdentifier === node4,
+      );
+      assert.deepEqual(
+        deletes.map((e) => e.dateLogged.getTime()),
+        late.map((e) => e.dateLogged.getTime()),
+      );
     });
 
     it("answers others an empty log, or with logReaders=readers the records of what they may read", async () => {

@@ -1,17 +1,25 @@
 /**
  * Log aggregation, one Member Node: read its event log (MNCore.getLogRecords) from where the last run stopped and
  * store the entries in this CN's own event log, keeping the node's identifier. Each run starts a little before the
- * newest entry already stored (entries the node wrote late, with an earlier date, are still found); what is read
- * twice is skipped by the (node, entry id) key, so an event is stored once however often it is read.
+ * newest entry already stored; entries the node wrote later with an even earlier date are then found by comparing
+ * counts (reconcile.ts). What is read twice is skipped by the (node, entry id) key, so an event is stored once
+ * however often it is read.
  */
 
 import type { NodeContext } from "../../services/context.ts";
 import type { LogEntry, Slice } from "../../types/lists-xml.ts";
 import { readLogProgress, saveLogProgress } from "./progress.ts";
+import { reconcileNodeLog } from "./reconcile.ts";
+import { storeHarvested } from "./store.ts";
 
 /** What aggregation needs of a Member Node (a D1Client is one). */
 export interface LogSource {
-  getLogRecords(window: { fromDate?: Date; start?: number; count?: number }): Promise<Slice<LogEntry>>;
+  getLogRecords(window: {
+    fromDate?: Date;
+    toDate?: Date;
+    start?: number;
+    count?: number;
+  }): Promise<Slice<LogEntry>>;
 }
 
 export interface HarvestOptions {
@@ -29,6 +37,8 @@ export interface HarvestOutcome {
   pages: number;
   /** False when maxPages stopped the run before the end of the node's log. */
   complete: boolean;
+  /** False when maxPages stopped the check of entries dated before the window (reconcile.ts) early. */
+  olderChecked?: boolean;
 }
 
 const DEFAULTS = { pageSize: 1000, maxPages: 100, overlapMs: 10 * 60_000 };
@@ -41,7 +51,33 @@ export async function harvestNodeLog(
 ): Promise<HarvestOutcome> {
   const { pageSize, maxPages, overlapMs } = { ...DEFAULTS, ...options };
   const progress = await readLogProgress(ctx, nodeId);
-  let fromDate = progress ? new Date(progress.harvestedTo.getTime() - overlapMs) : undefined;
+  const windowStart = progress ? new Date(progress.harvestedTo.getTime() - overlapMs) : undefined;
+  const forward = await readForward(ctx, nodeId, source, windowStart, { pageSize, maxPages });
+  // Before the window: checked only once the node's newest entries are in (a first run reads everything).
+  if (!forward.complete || windowStart === undefined) return forward;
+  const older = await reconcileNodeLog(ctx, nodeId, source, windowStart, {
+    pageSize,
+    maxRequests: Math.max(1, maxPages - forward.pages),
+  });
+  // A check the budget cut short waits for the next periodic run (not queued again at once: a node whose counts
+  // never agree must not keep the worker busy); ranges it settled are skipped then with one request each.
+  return {
+    added: forward.added + older.added,
+    pages: forward.pages + older.requests,
+    complete: true,
+    olderChecked: older.complete,
+  };
+}
+
+/** Reads the node's log from `windowStart` (or its beginning) to its end, in up to maxPages requests. */
+async function readForward(
+  ctx: NodeContext,
+  nodeId: string,
+  source: LogSource,
+  windowStart: Date | undefined,
+  { pageSize, maxPages }: { pageSize: number; maxPages: number },
+): Promise<HarvestOutcome> {
+  let fromDate = windowStart;
   /** Entries at the start of the window already read (those dated exactly fromDate). */
   let skip = 0;
   let added = 0;
@@ -55,14 +91,7 @@ export async function harvestNodeLog(
     pages += 1;
     const items = page.items;
     if (items.length === 0) return { added, pages, complete: true };
-    const stored = await ctx.db.events.addHarvested(
-      items.map((entry) => ({
-        ...entry,
-        nodeIdentifier: entry.nodeIdentifier || nodeId,
-        sourceNode: nodeId,
-        sourceEntryId: entry.entryId,
-      })),
-    );
+    const stored = await storeHarvested(ctx, nodeId, items);
     added += stored;
     const newest = new Date(Math.max(...items.map((e) => e.dateLogged.getTime())));
     await saveLogProgress(ctx, nodeId, newest, stored);

@@ -39,3 +39,20 @@ export async function saveLogProgress(
     )
     .execute();
 }
+
+/** Entries stored from that node dated in [from, to). */
+export async function countStoredFrom(
+  ctx: NodeContext,
+  nodeId: string,
+  from: Date,
+  to: Date,
+): Promise<number> {
+  const row = await ctx.db.kysely
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("source_node", "=", nodeId)
+    .where("date_logged", ">=", from.getTime())
+    .where("date_logged", "<", to.getTime())
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

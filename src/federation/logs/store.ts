@@ -1,0 +1,18 @@
+/** Stores a Member Node's log entries in the CN's event log, once per (node, entry id); returns how many were new. */
+import type { NodeContext } from "../../services/context.ts";
+import type { LogEntry } from "../../types/lists-xml.ts";
+
+export function storeHarvested(
+  ctx: NodeContext,
+  nodeId: string,
+  entries: readonly LogEntry[],
+): Promise<number> {
+  return ctx.db.events.addHarvested(
+    entries.map((entry) => ({
+      ...entry,
+      nodeIdentifier: entry.nodeIdentifier || nodeId,
+      sourceNode: nodeId,
+      sourceEntryId: entry.entryId,
+    })),
+  );
+}
