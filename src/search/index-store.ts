@@ -61,36 +61,76 @@ export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]):
 
 type Prepared = ReturnType<typeof prepare>;
 
-/** PostgreSQL: the rows go in as arrays (one INSERT ... SELECT FROM unnest per table and batch). */
+/**
+ * PostgreSQL: two statements per batch, the rows as arrays (`unnest`). The first upserts the search_docs rows; the
+ * row lock it takes lasts until commit, so a concurrent writer of the same pid waits there. The second, whose
+ * snapshot is taken after that lock and so sees what such a writer committed, brings search_values to the new
+ * rows (one statement would read them in a snapshot from before the lock).
+ */
 async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   for (let i = 0; i < prepared.length; i += BATCH) {
     const batch = prepared.slice(i, i + BATCH);
-    const pids = batch.map((p) => p.row.pid);
-    await sql`delete from search_values where pid = any(${pids})`.execute(tx);
-    await sql`delete from search_docs where pid = any(${pids})`.execute(tx);
-    const rows = batch.map((p) => p.row);
-    await sql`insert into search_docs
-        (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
-      select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
-        d.format_id, coalesce((select array_agg(t) from jsonb_array_elements_text(d.terms) as t), '{}')
-      from unnest(cast(${pids} as text[]), cast(${rows.map((r) => r.doc)} as text[]),
-        cast(${rows.map((r) => r.science)} as text[]), cast(${rows.map((r) => r.format_type)} as text[]),
-        cast(${rows.map((r) => r.obsoleted)} as int[]), cast(${rows.map((r) => r.archived)} as int[]),
-        cast(${rows.map((r) => r.is_public)} as int[]), cast(${rows.map((r) => r.date_uploaded)} as bigint[]),
-        cast(${rows.map((r) => r.format_id)} as text[]), cast(${batch.map((p) => JSON.stringify(p.terms))} as jsonb[]))
-        as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)`.execute(
+    await upsertDocsPostgres(tx, batch);
+    await replaceValuesPostgres(
       tx,
+      batch.map((p) => p.row.pid),
+      batch.flatMap((p) => p.values),
     );
-    const values = batch.flatMap((p) => p.values);
-    for (let j = 0; j < values.length; j += VALUE_BATCH) {
-      const slice = values.slice(j, j + VALUE_BATCH);
-      await sql`insert into search_values (pid, field, value, num)
-        select * from unnest(cast(${slice.map((v) => v.pid)} as text[]), cast(${slice.map((v) => v.field)} as text[]),
-          cast(${slice.map((v) => v.value)} as text[]), cast(${slice.map((v) => v.num)} as double precision[]))`.execute(
-        tx,
-      );
-    }
   }
+}
+
+async function upsertDocsPostgres(tx: Kysely<Tables>, batch: Prepared[]): Promise<void> {
+  const rows = batch.map((p) => p.row);
+  // Every document's terms in one array; document i has terms[first[i]:last[i]] (1-based, empty when last < first).
+  const terms: string[] = [];
+  const first: number[] = [];
+  const last: number[] = [];
+  for (const p of batch) {
+    first.push(terms.length + 1);
+    terms.push(...p.terms);
+    last.push(terms.length);
+  }
+  await sql`insert into search_docs
+      (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
+    select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
+      d.format_id, (cast(${terms} as text[]))[d.first:d.last]
+    from unnest(cast(${rows.map((r) => r.pid)} as text[]), cast(${rows.map((r) => r.doc)} as text[]),
+      cast(${rows.map((r) => r.science)} as text[]), cast(${rows.map((r) => r.format_type)} as text[]),
+      cast(${rows.map((r) => r.obsoleted)} as int[]), cast(${rows.map((r) => r.archived)} as int[]),
+      cast(${rows.map((r) => r.is_public)} as int[]), cast(${rows.map((r) => r.date_uploaded)} as bigint[]),
+      cast(${rows.map((r) => r.format_id)} as text[]), cast(${first} as int[]), cast(${last} as int[]))
+      as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, first, last)
+    on conflict (pid) do update set doc = excluded.doc, science = excluded.science,
+      format_type = excluded.format_type, obsoleted = excluded.obsoleted, archived = excluded.archived,
+      is_public = excluded.is_public, date_uploaded = excluded.date_uploaded, format_id = excluded.format_id,
+      terms = excluded.terms`.execute(tx);
+}
+
+/**
+ * The document rows are locked (upsert above), so no other writer changes these pids' rows meanwhile: the old
+ * rows are read once, and the three parts (delete rows no longer there, update a changed num, insert new rows)
+ * touch disjoint rows, so their order inside the statement does not matter.
+ */
+async function replaceValuesPostgres(tx: Kysely<Tables>, pids: string[], values: ValueRow[]): Promise<void> {
+  await sql`with new_values as (
+      select * from unnest(cast(${values.map((v) => v.pid)} as text[]), cast(${values.map((v) => v.field)} as text[]),
+        cast(${values.map((v) => v.value)} as text[]), cast(${values.map((v) => v.num)} as double precision[]))
+        as v(pid, field, value, num)
+    ), old_values as (
+      select pid, field, value, num from search_values where pid = any(cast(${pids} as text[]))
+    ), gone as (
+      delete from search_values s using old_values o
+      where s.pid = o.pid and s.field = o.field and s.value = o.value
+        and not exists (select 1 from new_values v where v.pid = o.pid and v.field = o.field and v.value = o.value)
+    ), changed as (
+      update search_values s set num = v.num from old_values o join new_values v
+        on v.pid = o.pid and v.field = o.field and v.value = o.value
+      where s.pid = o.pid and s.field = o.field and s.value = o.value and o.num is distinct from v.num
+    )
+    insert into search_values (pid, field, value, num) select pid, field, value, num from new_values v
+    where not exists (select 1 from old_values o where o.pid = v.pid and o.field = v.field and o.value = v.value)`.execute(
+    tx,
+  );
 }
 
 /** SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. */
