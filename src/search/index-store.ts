@@ -8,6 +8,7 @@ import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
+import { writeEntriesPostgres } from "./postgres-write.ts";
 import { indexChanged } from "./result-cache.ts";
 import { documentTerms } from "./terms.ts";
 import { tokenize } from "./tokens.ts";
@@ -61,76 +62,16 @@ export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]):
 
 type Prepared = ReturnType<typeof prepare>;
 
-/**
- * PostgreSQL: two statements per batch, the rows as arrays (`unnest`). The first upserts the search_docs rows; the
- * row lock it takes lasts until commit, so a concurrent writer of the same pid waits there. The second, whose
- * snapshot is taken after that lock and so sees what such a writer committed, brings search_values to the new
- * rows (one statement would read them in a snapshot from before the lock).
- */
+/** PostgreSQL: see postgres-write.ts. */
 async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   for (let i = 0; i < prepared.length; i += BATCH) {
     const batch = prepared.slice(i, i + BATCH);
-    await upsertDocsPostgres(tx, batch);
-    await replaceValuesPostgres(
+    await writeEntriesPostgres(
       tx,
-      batch.map((p) => p.row.pid),
+      batch.map((p) => ({ ...p.row, terms: p.terms })),
       batch.flatMap((p) => p.values),
     );
   }
-}
-
-async function upsertDocsPostgres(tx: Kysely<Tables>, batch: Prepared[]): Promise<void> {
-  const rows = batch.map((p) => p.row);
-  // Every document's terms in one array; document i has terms[first[i]:last[i]] (1-based, empty when last < first).
-  const terms: string[] = [];
-  const first: number[] = [];
-  const last: number[] = [];
-  for (const p of batch) {
-    first.push(terms.length + 1);
-    terms.push(...p.terms);
-    last.push(terms.length);
-  }
-  await sql`insert into search_docs
-      (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
-    select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
-      d.format_id, (cast(${terms} as text[]))[d.first:d.last]
-    from unnest(cast(${rows.map((r) => r.pid)} as text[]), cast(${rows.map((r) => r.doc)} as text[]),
-      cast(${rows.map((r) => r.science)} as text[]), cast(${rows.map((r) => r.format_type)} as text[]),
-      cast(${rows.map((r) => r.obsoleted)} as int[]), cast(${rows.map((r) => r.archived)} as int[]),
-      cast(${rows.map((r) => r.is_public)} as int[]), cast(${rows.map((r) => r.date_uploaded)} as bigint[]),
-      cast(${rows.map((r) => r.format_id)} as text[]), cast(${first} as int[]), cast(${last} as int[]))
-      as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, first, last)
-    on conflict (pid) do update set doc = excluded.doc, science = excluded.science,
-      format_type = excluded.format_type, obsoleted = excluded.obsoleted, archived = excluded.archived,
-      is_public = excluded.is_public, date_uploaded = excluded.date_uploaded, format_id = excluded.format_id,
-      terms = excluded.terms`.execute(tx);
-}
-
-/**
- * The document rows are locked (upsert above), so no other writer changes these pids' rows meanwhile: the old
- * rows are read once, and the three parts (delete rows no longer there, update a changed num, insert new rows)
- * touch disjoint rows, so their order inside the statement does not matter.
- */
-async function replaceValuesPostgres(tx: Kysely<Tables>, pids: string[], values: ValueRow[]): Promise<void> {
-  await sql`with new_values as (
-      select * from unnest(cast(${values.map((v) => v.pid)} as text[]), cast(${values.map((v) => v.field)} as text[]),
-        cast(${values.map((v) => v.value)} as text[]), cast(${values.map((v) => v.num)} as double precision[]))
-        as v(pid, field, value, num)
-    ), old_values as (
-      select pid, field, value, num from search_values where pid = any(cast(${pids} as text[]))
-    ), gone as (
-      delete from search_values s using old_values o
-      where s.pid = o.pid and s.field = o.field and s.value = o.value
-        and not exists (select 1 from new_values v where v.pid = o.pid and v.field = o.field and v.value = o.value)
-    ), changed as (
-      update search_values s set num = v.num from old_values o join new_values v
-        on v.pid = o.pid and v.field = o.field and v.value = o.value
-      where s.pid = o.pid and s.field = o.field and s.value = o.value and o.num is distinct from v.num
-    )
-    insert into search_values (pid, field, value, num) select pid, field, value, num from new_values v
-    where not exists (select 1 from old_values o where o.pid = v.pid and o.field = v.field and o.value = v.value)`.execute(
-    tx,
-  );
 }
 
 /** SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. */
