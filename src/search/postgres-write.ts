@@ -94,9 +94,7 @@ async function upsertDocs(tx: Kysely<Tables>, docs: DocRow[]): Promise<{ pid: st
       is_public = excluded.is_public, date_uploaded = excluded.date_uploaded, format_id = excluded.format_id,
       terms = excluded.terms
     where s.ctid = (select seen.ctid from search_docs seen where seen.pid = excluded.pid)
-    returning s.pid, not exists (select 1 from search_docs seen where seen.pid = s.pid) as fresh`.execute(
-    tx,
-  );
+    returning s.pid, not exists (select 1 from search_docs seen where seen.pid = s.pid) as fresh`.execute(tx);
   return result.rows;
 }
 
