@@ -9,6 +9,7 @@ import type { Tables } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
+import { writeEntriesPostgres } from "./postgres-write.ts";
 import { documentTerms } from "./terms.ts";
 import { tokenize } from "./tokens.ts";
 
@@ -78,41 +79,24 @@ async function rewrite(
 
 type Prepared = ReturnType<typeof prepare>;
 
-/** PostgreSQL: the rows go in as arrays (one INSERT ... SELECT FROM unnest per table and batch). */
+/** PostgreSQL: see postgres-write.ts. */
 async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   for (let i = 0; i < prepared.length; i += BATCH) {
     const batch = prepared.slice(i, i + BATCH);
-    const pids = batch.map((p) => p.row.pid);
-    await sql`delete from search_values where pid = any(${pids})`.execute(tx);
-    await sql`delete from search_docs where pid = any(${pids})`.execute(tx);
-    const rows = batch.map((p) => p.row);
-    await sql`insert into search_docs
-        (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
-      select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
-        d.format_id, coalesce((select array_agg(t) from jsonb_array_elements_text(d.terms) as t), '{}')
-      from unnest(cast(${pids} as text[]), cast(${rows.map((r) => r.doc)} as text[]),
-        cast(${rows.map((r) => r.science)} as text[]), cast(${rows.map((r) => r.format_type)} as text[]),
-        cast(${rows.map((r) => r.obsoleted)} as int[]), cast(${rows.map((r) => r.archived)} as int[]),
-        cast(${rows.map((r) => r.is_public)} as int[]), cast(${rows.map((r) => r.date_uploaded)} as bigint[]),
-        cast(${rows.map((r) => r.format_id)} as text[]), cast(${batch.map((p) => JSON.stringify(p.terms))} as jsonb[]))
-        as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)`.execute(
+    await writeEntriesPostgres(
       tx,
+      batch.map((p) => ({ ...p.row, terms: p.terms })),
+      batch.flatMap((p) => p.values),
     );
-    const values = batch.flatMap((p) => p.values);
-    for (let j = 0; j < values.length; j += VALUE_BATCH) {
-      const slice = values.slice(j, j + VALUE_BATCH);
-      await sql`insert into search_values (pid, field, value, num)
-        select * from unnest(cast(${slice.map((v) => v.pid)} as text[]), cast(${slice.map((v) => v.field)} as text[]),
-          cast(${slice.map((v) => v.value)} as text[]), cast(${slice.map((v) => v.num)} as double precision[]))`.execute(
-        tx,
-      );
-    }
   }
 }
 
 /** SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. */
 async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   const ids = new Map<string, number>();
+  // New documents take ids above every id in use before the rewrite (the documents rewritten keep theirs).
+  const top = await sql<{ n: number | null }>`select max(term_id) as n from search_docs`.execute(tx);
+  let next = (top.rows[0]?.n ?? 0) + 1;
   for (let i = 0; i < prepared.length; i += BATCH) {
     const pids = prepared.slice(i, i + BATCH).map((p) => p.row.pid);
     const old = await tx
@@ -127,8 +111,6 @@ async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<vo
     await tx.deleteFrom("search_values").where("pid", "in", pids).execute();
     await tx.deleteFrom("search_docs").where("pid", "in", pids).execute();
   }
-  const top = await sql<{ n: number | null }>`select max(term_id) as n from search_docs`.execute(tx);
-  let next = (top.rows[0]?.n ?? 0) + 1;
   for (const p of prepared) {
     const termId = ids.get(p.row.pid) ?? next++;
     ids.set(p.row.pid, termId);
@@ -187,8 +169,9 @@ export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<v
       await sql`delete from search_terms where rowid in (select term_id from search_docs where pid = ${pid})`.execute(
         tx,
       );
-    await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
+    // The document's row first, as a write takes it (PostgreSQL row locks in one order: no deadlock).
     await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
+    await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
   });
 }
 

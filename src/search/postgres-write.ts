@@ -1,0 +1,129 @@
+/**
+ * Writing index entries on PostgreSQL, a batch at a time, the rows as arrays (`unnest`); a document is replaced as
+ * a whole inside the caller's transaction, in two statements.
+ *
+ * 1. search_docs is upserted. The row it inserts or updates stays locked until commit, so a concurrent writer of
+ *    the same pid waits for this one. It updates an existing row only if that row is the version its snapshot
+ *    saw (same ctid): a row another transaction wrote after the snapshot is locked but left alone (ON CONFLICT
+ *    ... DO UPDATE ... WHERE), and its pid goes round again in a new statement, which sees that write.
+ * 2. search_values, in a statement whose snapshot is taken after those locks. A document that had no row before
+ *    (the common case, a create) has no values: its rows are simply inserted. An existing document's rows are
+ *    brought to the new set: rows it no longer has deleted, a changed num updated, new rows inserted, unchanged
+ *    rows left alone; these three parts touch disjoint rows, so their order inside the statement does not matter.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Tables } from "../db/schema.ts";
+
+export interface DocRow {
+  pid: string;
+  doc: string;
+  science: string;
+  format_type: string | null;
+  obsoleted: number;
+  archived: number;
+  is_public: number;
+  date_uploaded: number | null;
+  format_id: string | null;
+  /** Terms of the text fields (src/search/terms.ts). */
+  terms: string[];
+}
+
+export interface ValueRow {
+  pid: string;
+  field: string;
+  value: string;
+  num: number | null;
+}
+
+/** A pid goes round at most once (its row is locked by then); more means something else is wrong. */
+const ATTEMPTS = 3;
+
+/** Replace the index entries of `docs` (distinct pids) with these rows and values. */
+export async function writeEntriesPostgres(
+  tx: Kysely<Tables>,
+  docs: DocRow[],
+  values: ValueRow[],
+): Promise<void> {
+  if (new Set(docs.map((d) => d.pid)).size !== docs.length)
+    throw new Error("A pid occurs twice in one index write.");
+  const fresh = new Set<string>();
+  const updated = new Set<string>();
+  let left = docs;
+  for (let attempt = 1; left.length > 0; attempt++) {
+    if (attempt > ATTEMPTS)
+      throw new Error(`The index entries of ${left.length} documents could not be written.`);
+    for (const row of await upsertDocs(tx, left)) (row.fresh ? fresh : updated).add(row.pid);
+    left = left.filter((d) => !fresh.has(d.pid) && !updated.has(d.pid));
+  }
+  const freshValues = values.filter((v) => fresh.has(v.pid));
+  if (freshValues.length > 0) await insertValues(tx, freshValues);
+  if (updated.size > 0)
+    await replaceValues(
+      tx,
+      [...updated],
+      values.filter((v) => updated.has(v.pid)),
+    );
+}
+
+/**
+ * The pids written, each with whether it had no row in the statement's snapshot; a pid missing from the answer
+ * was written by another transaction after that snapshot.
+ */
+async function upsertDocs(tx: Kysely<Tables>, docs: DocRow[]): Promise<{ pid: string; fresh: boolean }[]> {
+  // Every document's terms in one array; document i has terms[first[i]:last[i]] (empty when last < first).
+  const terms: string[] = [];
+  const first: number[] = [];
+  const last: number[] = [];
+  for (const d of docs) {
+    first.push(terms.length + 1);
+    terms.push(...d.terms);
+    last.push(terms.length);
+  }
+  const result = await sql<{ pid: string; fresh: boolean }>`insert into search_docs as s
+      (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
+    select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
+      d.format_id, (cast(${terms} as text[]))[d.first:d.last]
+    from unnest(cast(${docs.map((d) => d.pid)} as text[]), cast(${docs.map((d) => d.doc)} as text[]),
+      cast(${docs.map((d) => d.science)} as text[]), cast(${docs.map((d) => d.format_type)} as text[]),
+      cast(${docs.map((d) => d.obsoleted)} as int[]), cast(${docs.map((d) => d.archived)} as int[]),
+      cast(${docs.map((d) => d.is_public)} as int[]), cast(${docs.map((d) => d.date_uploaded)} as bigint[]),
+      cast(${docs.map((d) => d.format_id)} as text[]), cast(${first} as int[]), cast(${last} as int[]))
+      as d(pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, first, last)
+    on conflict (pid) do update set doc = excluded.doc, science = excluded.science,
+      format_type = excluded.format_type, obsoleted = excluded.obsoleted, archived = excluded.archived,
+      is_public = excluded.is_public, date_uploaded = excluded.date_uploaded, format_id = excluded.format_id,
+      terms = excluded.terms
+    where s.ctid = (select seen.ctid from search_docs seen where seen.pid = excluded.pid)
+    returning s.pid, not exists (select 1 from search_docs seen where seen.pid = s.pid) as fresh`.execute(tx);
+  return result.rows;
+}
+
+async function insertValues(tx: Kysely<Tables>, values: ValueRow[]): Promise<void> {
+  await sql`insert into search_values (pid, field, value, num)
+    select * from unnest(cast(${values.map((v) => v.pid)} as text[]), cast(${values.map((v) => v.field)} as text[]),
+      cast(${values.map((v) => v.value)} as text[]), cast(${values.map((v) => v.num)} as double precision[]))`.execute(
+    tx,
+  );
+}
+
+async function replaceValues(tx: Kysely<Tables>, pids: string[], values: ValueRow[]): Promise<void> {
+  await sql`with new_values as (
+      select * from unnest(cast(${values.map((v) => v.pid)} as text[]), cast(${values.map((v) => v.field)} as text[]),
+        cast(${values.map((v) => v.value)} as text[]), cast(${values.map((v) => v.num)} as double precision[]))
+        as v(pid, field, value, num)
+    ), old_values as (
+      select pid, field, value, num from search_values where pid = any(cast(${pids} as text[]))
+    ), gone as (
+      delete from search_values s using old_values o
+      where s.pid = o.pid and s.field = o.field and s.value = o.value
+        and not exists (select 1 from new_values v where v.pid = o.pid and v.field = o.field and v.value = o.value)
+    ), changed as (
+      update search_values s set num = v.num from old_values o join new_values v
+        on v.pid = o.pid and v.field = o.field and v.value = o.value
+      where s.pid = o.pid and s.field = o.field and s.value = o.value and o.num is distinct from v.num
+    )
+    insert into search_values (pid, field, value, num) select pid, field, value, num from new_values v
+    where not exists (select 1 from old_values o where o.pid = v.pid and o.field = v.field and o.value = v.value)`.execute(
+    tx,
+  );
+}
