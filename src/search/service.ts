@@ -5,10 +5,11 @@
 import { isTrusted } from "../auth/access.ts";
 import type { Session } from "../auth/session.ts";
 import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
+import { cachedAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import type { SolrParams } from "./params.ts";
 import { solrJson, solrXml } from "./response.ts";
-import { type SearchCaller, type SearchIndexHandle, search } from "./search.ts";
+import { type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
 
 export function listQueryEngines(): readonly string[] {
   return QUERY_ENGINES;
@@ -41,11 +42,20 @@ export async function runQuery(
   if (wt !== "json" && wt !== "xml") {
     throw new InvalidRequest(`wt=${wt} is not supported; use wt=json or wt=xml.`);
   }
-  const result = await search(index, params, caller);
-  if (wt === "json") {
-    return { contentType: "application/json; charset=utf-8", body: JSON.stringify(solrJson(result)) };
-  }
-  return { contentType: "text/xml; charset=utf-8", body: solrXml(result) };
+  const began = performance.now();
+  const key = JSON.stringify([wt, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const body = await cachedAnswer(index.db, key, began, async () => {
+    const result = await searchUncached(index, params, caller);
+    const write = (qtime: number) => {
+      const timed = { ...result, qtime };
+      return wt === "json" ? JSON.stringify(solrJson(timed)) : solrXml(timed);
+    };
+    return { docs: result.docs, write };
+  });
+  return {
+    contentType: wt === "json" ? "application/json; charset=utf-8" : "text/xml; charset=utf-8",
+    body,
+  };
 }
 
 function requireEngine(engine: string): void {

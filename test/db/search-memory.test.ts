@@ -12,6 +12,7 @@ import { removeDocument, writeDocument, writeDocuments } from "../../src/search/
 import { searchMemory } from "../../src/search/memory/index.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { runQuery } from "../../src/search/service.ts";
 import { warmSearch } from "../../src/search/warm.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
@@ -174,6 +175,38 @@ forEachDialect((dialect, open) => {
       );
       await Promise.all([writes, searches]);
       await agree("after concurrent writes and searches");
+    });
+
+    it("serves a repeated request's answer from the answer cache until the index changes", async () => {
+      const index = { db: db.kysely, dialect };
+      const params = SolrParams.from({ q: "keywords:ice", rows: "5", sort: "id asc", wt: "json" });
+      const body = async () => {
+        const answer = await runQuery(index, "solr", params, "all");
+        return JSON.parse(answer.body) as {
+          responseHeader: { QTime: number };
+          response: { numFound: number };
+        };
+      };
+      const first = await body();
+      const again = await body();
+      assert.ok(Number.isInteger(again.responseHeader.QTime) && again.responseHeader.QTime >= 0);
+      assert.deepEqual(
+        { ...again, responseHeader: { ...again.responseHeader, QTime: 0 } },
+        {
+          ...first,
+          responseHeader: { ...first.responseHeader, QTime: 0 },
+        },
+      );
+      const added = doc(900);
+      added.science.set("keywords", ["ice"]);
+      await writeDocument(db.kysely, added.pid, added.sysmeta, added.science);
+      assert.equal(
+        (await body()).response.numFound,
+        first.response.numFound + 1,
+        "a write retires the answer",
+      );
+      const xml = await runQuery(index, "solr", SolrParams.from({ q: "keywords:ice", rows: "1" }), "all");
+      assert.match(xml.body, /<int name="QTime">\d+<\/int>/);
     });
 
     it("warms up on the search-page query only when the index is large enough", async () => {
