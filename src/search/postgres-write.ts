@@ -12,28 +12,12 @@
  *    rows left alone; these three parts touch disjoint rows, so their order inside the statement does not matter.
  */
 import { type Kysely, sql } from "kysely";
-import type { Tables } from "../db/schema.ts";
+import type { SearchDocsTable, SearchValuesTable, Tables } from "../db/schema.ts";
 
-export interface DocRow {
-  pid: string;
-  doc: string;
-  science: string;
-  format_type: string | null;
-  obsoleted: number;
-  archived: number;
-  is_public: number;
-  date_uploaded: number | null;
-  format_id: string | null;
-  /** Terms of the text fields (src/search/terms.ts). */
-  terms: string[];
-}
+/** A search_docs row as written, with the document's text-field terms (src/search/terms.ts) as an array. */
+export type DocRow = Omit<SearchDocsTable, "term_id" | "terms"> & { terms: string[] };
 
-export interface ValueRow {
-  pid: string;
-  field: string;
-  value: string;
-  num: number | null;
-}
+export type ValueRow = SearchValuesTable;
 
 /** A pid goes round at most once (its row is locked by then); more means something else is wrong. */
 const ATTEMPTS = 3;
