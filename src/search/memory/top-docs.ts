@@ -1,6 +1,7 @@
 /**
- * The first documents of a result in sort order, from the fields' in-memory values: a bounded heap keeps the
- * best `count` seen, so a page costs one pass over the matches. The order is sort.ts's: a document missing a
+ * The first documents of a result in sort order, from the fields' in-memory values. Sorted by one field, the page
+ * is read off that column's kept order (doc-order.ts); otherwise a bounded heap keeps the best `count` seen, so a
+ * page costs one pass over the matches. The order is sort.ts's: a document missing a
  * key's field comes after those having it in either direction, a multi-valued field counts by its least value,
  * and the identifier (byte order, ascending) breaks ties.
  */
