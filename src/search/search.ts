@@ -49,6 +49,11 @@ const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", 
 
 const caches = new WeakMap<Kysely<Tables>, ResultCache<SearchResponse>>();
 
+/** What identifies a request to the caches: its parameters and the caller's subjects. */
+export function requestKey(params: SolrParams, caller: SearchCaller, ...more: string[]): string {
+  return JSON.stringify([...more, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+}
+
 /** A search, answered from the result cache when the same caller asked the same since the index last changed. */
 export async function search(
   index: SearchIndexHandle,
@@ -61,7 +66,7 @@ export async function search(
     cache = new ResultCache();
     caches.set(index.db, cache);
   }
-  const key = JSON.stringify([params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const key = requestKey(params, caller);
   const generation = cache.generation(index.db);
   const cached = cache.get(index.db, key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
@@ -97,7 +102,7 @@ export async function searchUncached(
     response.numFound = matches.count();
     if (rows > 0 && start < response.numFound)
       pids = (await topDocs(memory, matches, keys, start + rows)).slice(start);
-    source = memoryFacetSource(memory, matches, translate);
+    source = memoryFacetSource(memory, matches, response.numFound, translate);
   } else {
     const countRow = await sql<{
       n: number | string;

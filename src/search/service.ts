@@ -9,7 +9,7 @@ import { cachedAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import type { SolrParams } from "./params.ts";
 import { solrJson, solrXml } from "./response.ts";
-import { type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
+import { requestKey, type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
 
 export function listQueryEngines(): readonly string[] {
   return QUERY_ENGINES;
@@ -43,7 +43,7 @@ export async function runQuery(
     throw new InvalidRequest(`wt=${wt} is not supported; use wt=json or wt=xml.`);
   }
   const began = performance.now();
-  const key = JSON.stringify([wt, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+  const key = requestKey(params, caller, wt);
   const body = await cachedAnswer(index.db, key, began, async () => {
     const result = await searchUncached(index, params, caller);
     const write = (qtime: number) => {

@@ -45,13 +45,13 @@ export class Column extends Refreshing {
   }
 
   /**
-   * How many of the documents in `matches` have each value (indexed by ordinal). When most documents match,
+   * How many of the documents in `matches` (`matching` of them) have each value (indexed by ordinal). When most match,
    * the others are counted and taken from the totals.
    */
-  count(matches: Bitset): Int32Array {
+  count(matches: Bitset, matching: number): Int32Array {
     const docCount = this.docs.size;
     const words = Math.ceil(docCount / 32);
-    if (matches.count() * 2 < docCount) {
+    if (matching * 2 < docCount) {
       const counts = new Int32Array(this.values.length);
       this.countWords(counts, 1, (i) => matches.words[i] ?? 0, Math.min(words, matches.words.length));
       return counts;

@@ -9,6 +9,8 @@ import type { SearchMemory } from "./index.ts";
 export function memoryFacetSource(
   memory: SearchMemory,
   matches: Bitset,
+  /** How many documents `matches` holds (numFound). */
+  matchCount: number,
   translate: (query: string) => Condition,
 ): FacetSource {
   return {
@@ -18,7 +20,7 @@ export function memoryFacetSource(
         const column = await memory.column(field);
         const list: ValueCounts = {
           values: column.values,
-          counts: column.count(matches),
+          counts: column.count(matches, matchCount),
           nums: column.nums,
           order: column.valueOrder(),
         };
