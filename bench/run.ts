@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication (all by default). Every section starts its own node (replication: a local
+ * search, federation, replication (all by default), and soak (only when named: `npm run bench -- soak
+ * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres). Every section starts its own node (replication: a local
  * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
  * that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -21,6 +22,7 @@ import { replication } from "./sections/replication.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
+import { soak } from "./sections/soak.ts";
 import type { Section, SectionOptions } from "./sections/types.ts";
 
 const SECTIONS: Record<string, Section> = {
@@ -32,7 +34,10 @@ const SECTIONS: Record<string, Section> = {
   package: packageSection,
   replication,
   federation,
+  soak,
 };
+/** Sections run only when named. */
+const ON_REQUEST = new Set(["soak"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
@@ -47,10 +52,15 @@ const { values, positionals } = parseArgs({
     seconds: { type: "string", default: "5" },
     runs: { type: "string", default: "3" },
     "quiet-wait": { type: "string", default: "0" },
+    minutes: { type: "string", default: "30" },
+    "stall-seconds": { type: "string", default: "120" },
+    "rss-trend-mb": { type: "string", default: "10" },
+    clients: { type: "string", default: "3" },
   },
 });
 
-const chosen = positionals.length > 0 ? positionals : Object.keys(SECTIONS);
+const chosen =
+  positionals.length > 0 ? positionals : Object.keys(SECTIONS).filter((name) => !ON_REQUEST.has(name));
 const unknown = chosen.filter((name) => !SECTIONS[name]);
 if (unknown.length > 0) {
   process.stderr.write(
@@ -71,6 +81,12 @@ const options: SectionOptions = {
   ...(values.postgres ? { postgres: values.postgres } : {}),
   seconds: Number(values.seconds),
   runs: Number(values.runs),
+  soak: {
+    minutes: positive("minutes"),
+    stallSeconds: positive("stall-seconds"),
+    rssTrendMb: positive("rss-trend-mb"),
+    clients: positive("clients"),
+  },
 };
 const machine = {
   cpus: os.cpus().length,
@@ -117,6 +133,16 @@ async function waitForQuiet(seconds: number): Promise<number> {
   let load = await backgroundLoad();
   while (load > 0.15 && Date.now() < until) load = await backgroundLoad(2000);
   return load;
+}
+
+/** A numeric option that must be above zero; one clear line and exit 2 otherwise. */
+function positive(name: "minutes" | "stall-seconds" | "rss-trend-mb" | "clients"): number {
+  const value = Number(values[name]);
+  if (!(value > 0)) {
+    process.stderr.write(`--${name} must be a number above zero, not "${values[name]}"\n`);
+    process.exit(2);
+  }
+  return value;
 }
 
 function installed(tool: string): boolean {

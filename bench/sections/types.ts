@@ -6,6 +6,19 @@ export interface SectionOptions {
   seconds: number;
   /** Runs per figure (default 3; the median is reported). */
   runs: number;
+  /** The soak's own settings. */
+  soak: SoakOptions;
+}
+
+export interface SoakOptions {
+  /** How long the soak runs (default 30). */
+  minutes: number;
+  /** How long the node may keep a stalled upload open, in seconds (default 120). */
+  stallSeconds: number;
+  /** Largest acceptable RSS trend over the second half, MB per 10 minutes (default 10). */
+  rssTrendMb: number;
+  /** Concurrent honest clients (default 3). */
+  clients: number;
 }
 
 export type Section = (options: SectionOptions) => Promise<void>;
