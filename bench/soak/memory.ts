@@ -13,7 +13,7 @@ export interface Sample {
 }
 
 export interface MemoryFigures {
-  samples: number;
+  sampleCount: number;
   rssStartMb: number;
   rssMaxMb: number;
   rssEndMb: number;
@@ -67,7 +67,7 @@ export function figures(samples: readonly Sample[]): MemoryFigures {
   const last = samples.at(-1) ?? first;
   const half = samples.filter((s) => s.at >= last.at / 2);
   return {
-    samples: samples.length,
+    sampleCount: samples.length,
     rssStartMb: first.rssMb,
     rssMaxMb: Math.max(...samples.map((s) => s.rssMb)),
     rssEndMb: last.rssMb,

@@ -140,6 +140,7 @@ function answerComplete(text: string): boolean {
 }
 
 interface OpenStall {
+  kind: string;
   pid: string;
   since: number;
   closed: Promise<void>;
@@ -198,7 +199,7 @@ export class StalledUploads {
       },
       (this.boundSeconds + GRACE_SECONDS) * 1000,
     );
-    const stall: OpenStall = { pid, since, closed, abandon: () => socket.destroy() };
+    const stall: OpenStall = { kind, pid, since, closed, abandon: () => socket.destroy() };
     this.open.add(stall);
     this.tally.count(kind);
     void closed.then(async () => {
@@ -237,7 +238,7 @@ export class StalledUploads {
       if (seconds > this.boundSeconds) {
         this.tally.problem(
           "hostile",
-          "stalled upload",
+          stall.kind,
           `node kept a stalled upload open ${seconds.toFixed(0)} s`,
           `bound ${this.boundSeconds} s; still open at the end`,
         );

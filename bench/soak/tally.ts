@@ -26,6 +26,8 @@ export class Tally {
   };
   /** Problems per class and kind, e.g. "security hostile origin". */
   readonly problemKinds = new Map<string, number>();
+  /** Problems by class, kind and what (the first 200 distinct), for the JSON result. */
+  readonly distinctProblems = new Map<string, number>();
   /** Per hostile kind: answers by status ("401", "timeout", "ECONNRESET", ...). */
   readonly hostileStatuses = new Map<string, Map<string, number>>();
   /** Seconds the node kept each stalled upload open before closing it. */
@@ -52,6 +54,10 @@ export class Tally {
     const entry = this.problems[cls];
     entry.count++;
     this.problemKinds.set(`${cls}: ${kind}`, (this.problemKinds.get(`${cls}: ${kind}`) ?? 0) + 1);
+    const key = `${cls} | ${kind} | ${what}`;
+    if (this.distinctProblems.has(key) || this.distinctProblems.size < 200) {
+      this.distinctProblems.set(key, (this.distinctProblems.get(key) ?? 0) + 1);
+    }
     if (entry.first.length < KEPT_PER_CLASS) entry.first.push({ kind, what, detail });
     if (entry.count <= PRINTED_PER_CLASS) {
       process.stdout.write(`  ${cls} error #${entry.count} (${kind}) ${what}\n    ${indent(detail)}\n`);
