@@ -1,6 +1,6 @@
 /**
- * SID racers: 16 concurrent creates, each with its own identifier, all introducing one new seriesId. "A seriesId
- * ... is unique across all objects": exactly one create may win; the others must be refused with
+ * SID racers: 16 concurrent creates, each with its own identifier, all introducing one new seriesId ("a new unique
+ * SID may be included on create or update", API text, SystemMetadata): exactly one create may win; the others must be refused with
  * InvalidSystemMetadata or IdentifierNotUnique and leave nothing stored. More than one winner, or a refused
  * create that was stored anyway, is an integrity error.
  */

@@ -1,8 +1,8 @@
 /**
  * Hostile clients on raw sockets, where an HTTP client library would not behave badly enough:
  * - oversized anonymous multipart bodies (a form field of tens of MiB) on generateIdentifier and
- *   updateSystemMetadata: "NotAuthorized ... if the caller is not authorized" (or InvalidToken), 401, and the node
- *   should answer without reading the body into memory;
+ *   updateSystemMetadata: generateIdentifier's "NotAuthorized:2192 (no write permission)" (or InvalidToken), 401,
+ *   and the node should answer without reading the body into memory;
  * - stalled uploads: a create's headers and part of its body, then nothing; the node must close the connection
  *   within its idle timeout (the soak's bound) and store nothing.
  */
