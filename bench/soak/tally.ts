@@ -1,7 +1,7 @@
 /**
  * What the soak counts: requests per client kind, honest-client errors, integrity and security errors, hostile
- * answers that miss what the spec asks for, and hostile answers by status. The first few problems of each class
- * are printed in full as they happen.
+ * answers that miss what the spec asks for, and hostile answers by status. The first few problems (honest: five;
+ * others: two of each kind) are printed in full as they happen; the result keeps three of each kind.
  */
 import type { Answer } from "./http.ts";
 
@@ -13,8 +13,11 @@ export interface Problem {
   detail: string;
 }
 
-const PRINTED_PER_CLASS = 5;
-const KEPT_PER_CLASS = 20;
+/** Honest-client errors printed in full as they happen; of the other classes, the first of each kind. */
+const PRINTED_HONEST = 5;
+const PRINTED_PER_KIND = 2;
+const KEPT_PER_CLASS = 60;
+const KEPT_PER_KIND = 3;
 
 export class Tally {
   readonly requests = new Map<string, number>();
@@ -58,8 +61,14 @@ export class Tally {
     if (this.distinctProblems.has(key) || this.distinctProblems.size < 200) {
       this.distinctProblems.set(key, (this.distinctProblems.get(key) ?? 0) + 1);
     }
-    if (entry.first.length < KEPT_PER_CLASS) entry.first.push({ kind, what, detail });
-    if (entry.count <= PRINTED_PER_CLASS) {
+    const ofKind = entry.first.filter((p) => p.kind === kind).length;
+    if (ofKind < KEPT_PER_KIND && entry.first.length < KEPT_PER_CLASS)
+      entry.first.push({ kind, what, detail });
+    const printed =
+      cls === "honest"
+        ? entry.count <= PRINTED_HONEST
+        : (this.problemKinds.get(`${cls}: ${kind}`) ?? 0) <= PRINTED_PER_KIND;
+    if (printed) {
       process.stdout.write(`  ${cls} error #${entry.count} (${kind}) ${what}\n    ${indent(detail)}\n`);
     }
   }
