@@ -20,6 +20,11 @@ export function registerTokenCommand(program: Command): void {
       const ttlSeconds = Number(flags.ttl);
       if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0)
         throw new Error("--ttl must be a positive whole number");
+      if (config.maxTokenLifetime > 0 && ttlSeconds > config.maxTokenLifetime) {
+        throw new Error(
+          `--ttl ${ttlSeconds} is longer than the node accepts (maxTokenLifetime ${config.maxTokenLifetime} s)`,
+        );
+      }
       const { privateKey } = loadOrCreateSigningKey(config.dataDir);
       process.stdout.write(`${await mintToken(privateKey, { subject: flags.subject, ttlSeconds })}\n`);
     });

@@ -48,6 +48,8 @@ export interface Config {
   submitters: string[];
   /** Extra PEM files (public keys or certificates) whose keys sign trusted bearer tokens. */
   trustedTokenKeys: string[];
+  /** Longest bearer token lifetime accepted (exp - iat), seconds; 0: no cap (tokens must still carry exp). */
+  maxTokenLifetime: number;
   /** PEM files of the server certificate (chain) and its key: when set, the node listens with HTTPS. */
   tlsCert: string | undefined;
   tlsKey: string | undefined;
@@ -124,6 +126,7 @@ export function defaultConfig(): Config {
     cnSubjects: [],
     submitters: ["authenticatedUser"],
     trustedTokenKeys: [],
+    maxTokenLifetime: 86_400,
     tlsCert: undefined,
     tlsKey: undefined,
     clientCa: [],
@@ -199,6 +202,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     cnSubjects: list("cnSubjects", c.cnSubjects),
     submitters: list("submitters", c.submitters),
     trustedTokenKeys: list("trustedTokenKeys", c.trustedTokenKeys),
+    maxTokenLifetime: integer("maxTokenLifetime", c.maxTokenLifetime, 0, 366 * 86_400),
     tlsCert: optionalText("tlsCert", c.tlsCert),
     tlsKey: optionalText("tlsKey", c.tlsKey),
     clientCa: list("clientCa", c.clientCa),
