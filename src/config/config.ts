@@ -79,7 +79,10 @@ export interface Config {
   isAuthorizedLimit: number;
   /** Seconds a source that went over the isAuthorized limit stays blocked. */
   isAuthorizedBlockSeconds: number;
-  /** Accept Origin headers from these origins (CORS); "*" echoes any origin. */
+  /**
+   * Browser origins trusted with credentials (CORS), e.g. the node's MetacatUI; any other origin may read the
+   * public API without credentials.
+   */
   corsOrigins: string[];
   /** Crontab-style harvest schedule advertised to the CN. */
   syncSchedule: Schedule;
@@ -143,7 +146,7 @@ export function defaultConfig(): Config {
     logAggregationSeconds: 900,
     isAuthorizedLimit: 600,
     isAuthorizedBlockSeconds: 300,
-    corsOrigins: ["*"],
+    corsOrigins: [],
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
     replicate: false,
     replicationMaxObjectSize: undefined,
@@ -219,7 +222,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     logAggregationSeconds: integer("logAggregationSeconds", c.logAggregationSeconds, 0, 7 * 86_400),
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
-    corsOrigins: list("corsOrigins", c.corsOrigins),
+    corsOrigins: list("corsOrigins", c.corsOrigins).map(corsOrigin),
     replicate: boolean("replicate", c.replicate),
     replicationMaxObjectSize: optionalInteger("replicationMaxObjectSize", c.replicationMaxObjectSize),
     replicationSpaceAllocated: optionalInteger("replicationSpaceAllocated", c.replicationSpaceAllocated),
@@ -267,4 +270,20 @@ function checkAuthSettings(config: Config): void {
     const bad = config[name].find((s) => symbolic.includes(s));
     if (bad) throw new Error(`setting "${name}" cannot contain the symbolic subject "${bad}"`);
   }
+}
+
+/** A browser origin as the Origin header carries it: scheme://host[:port], no path; "*" and "null" are refused. */
+function corsOrigin(value: string): string {
+  const origin = value.trim().replace(/\/+$/, "");
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {}
+  if (!parsed || parsed.origin !== origin.toLowerCase() || !/^https?:$/.test(parsed.protocol)) {
+    throw new Error(
+      `setting "corsOrigins": "${value}" is not an origin such as https://search.example.org; list only the ` +
+        "origins trusted with users' credentials (any origin may read the public API without them)",
+    );
+  }
+  return parsed.origin;
 }
