@@ -84,6 +84,10 @@ export interface Config {
    * public API without credentials.
    */
   corsOrigins: string[];
+  /** Largest XML document part of a request (system metadata, access policy, node, ...), bytes. */
+  maxDocumentBytes: number;
+  /** Bytes of request text parts the node buffers at once over all requests; more: ServiceFailure. */
+  maxBufferedTextBytes: number;
   /** Crontab-style harvest schedule advertised to the CN. */
   syncSchedule: Schedule;
   /** Member Node: accept replicas from other nodes (MNReplication.replicate; Node attribute replicate). */
@@ -147,6 +151,8 @@ export function defaultConfig(): Config {
     isAuthorizedLimit: 600,
     isAuthorizedBlockSeconds: 300,
     corsOrigins: [],
+    maxDocumentBytes: 1024 * 1024,
+    maxBufferedTextBytes: 64 * 1024 * 1024,
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
     replicate: false,
     replicationMaxObjectSize: undefined,
@@ -223,6 +229,8 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins).map(corsOrigin),
+    maxDocumentBytes: integer("maxDocumentBytes", c.maxDocumentBytes, 16 * 1024, 1024 * 1024 * 1024),
+    maxBufferedTextBytes: integer("maxBufferedTextBytes", c.maxBufferedTextBytes, 16 * 1024, 2 ** 40),
     replicate: boolean("replicate", c.replicate),
     replicationMaxObjectSize: optionalInteger("replicationMaxObjectSize", c.replicationMaxObjectSize),
     replicationSpaceAllocated: optionalInteger("replicationSpaceAllocated", c.replicationSpaceAllocated),
