@@ -4,11 +4,17 @@
  * issues itself (`d1node token`, its node-to-node token) stay within the cap and are accepted.
  */
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { SignJWT } from "jose";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { nodeToken } from "../../src/auth/node-token.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
+
+const exec = promisify(execFile);
+const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 
 const HOUR = 3600;
 
@@ -69,5 +75,32 @@ describe("bearer token lifetime", () => {
     assert.equal((await generate(await node.token(ADMIN, 18 * HOUR))).status, 200);
     const own = await nodeToken({ dataDir: node.dataDir, nodeSubject: ADMIN });
     assert.equal((await generate(own)).status, 200);
+  });
+
+  it("d1node token prints a token the node accepts, and refuses a --ttl over maxTokenLifetime", async () => {
+    const printed = await exec(process.execPath, [
+      BIN,
+      "token",
+      "--subject",
+      ADMIN,
+      "--data-dir",
+      node.dataDir,
+    ]);
+    assert.equal((await generate(printed.stdout.trim())).status, 200);
+    await assert.rejects(
+      exec(process.execPath, [
+        BIN,
+        "token",
+        "--subject",
+        ADMIN,
+        "--data-dir",
+        node.dataDir,
+        "--ttl",
+        "172800",
+      ]),
+      (e: { code?: number; stderr?: string }) =>
+        e.code === 1 &&
+        /--ttl 172800 is longer than the node accepts \(maxTokenLifetime 86400 s\)/.test(e.stderr ?? ""),
+    );
   });
 });
