@@ -80,6 +80,8 @@ export interface SessionResolver {
 export interface ResolverOptions {
   /** Public keys whose signatures make a bearer token valid. */
   tokenKeys: readonly KeyObject[];
+  /** Longest bearer token lifetime accepted, seconds (config maxTokenLifetime); 0 or unset: no cap. */
+  maxTokenLifetime?: number;
   /** CAs a proxy-forwarded certificate must chain to (the TLS stack checks handshake certificates itself). */
   clientCas?: readonly X509Certificate[];
   /** Groups and equivalent identities from the CN (CNIdentity.getSubjectInfo), when the node has a CN. */
@@ -126,7 +128,7 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
   const tokenSubject = async (authorization: string): Promise<string> => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
-    return verifyToken(match[1], options.tokenKeys);
+    return verifyToken(match[1], options.tokenKeys, { maxLifetime: options.maxTokenLifetime ?? 0 });
   };
 
   return {

@@ -1,10 +1,12 @@
 /**
  * Bearer tokens: "Authorization: Bearer <ACCESS_TOKEN>" (API text, Authentication 2). RS256 JWTs whose
- * signature must verify with one of the trusted public keys; `exp` is enforced; the subject is `sub`
- * (DataONE tokens also carry it as `userId`).
+ * signature must verify with one of the trusted public keys; the subject is `sub` (DataONE tokens also carry it
+ * as `userId`). A token must carry `exp` (a token without one would be valid forever, so a leaked token could
+ * never be taken back), and its lifetime, `exp` minus `iat` (or minus now without `iat`), must not exceed the
+ * node's maxTokenLifetime.
  */
 import type { KeyObject } from "node:crypto";
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { InvalidToken } from "../errors/exceptions.ts";
 
 export interface MintOptions {
@@ -25,7 +27,6 @@ export async function mintToken(privateKey: KeyObject, options: MintOptions): Pr
     .sign(privateKey);
 }
 
-/** Verify a token against each trusted key; returns its subject or throws InvalidToken saying why. */
 /**
  * Tokens that verified, per set of trusted keys, until they expire (at most 5 minutes): a node called many times
  * with one token (another node harvesting it) checks the RSA signature once, not on every request.
@@ -42,13 +43,24 @@ function remember(keys: readonly KeyObject[], token: string, subject: string, ex
   tokens.set(token, { subject, until });
 }
 
-export async function verifyToken(token: string, keys: readonly KeyObject[]): Promise<string> {
+export interface VerifyOptions {
+  /** Longest lifetime accepted, in seconds (exp - iat); 0: any lifetime, as long as exp is set. */
+  maxLifetime?: number;
+}
+
+/** Verify a token against each trusted key; returns its subject or throws InvalidToken saying why. */
+export async function verifyToken(
+  token: string,
+  keys: readonly KeyObject[],
+  options: VerifyOptions = {},
+): Promise<string> {
   const known = verified.get(keys)?.get(token);
   if (known && Date.now() < known.until) return known.subject;
   let reason = "its signature does not verify with any trusted key";
   for (const key of keys) {
     try {
       const { payload } = await jwtVerify(token, key, { algorithms: ["RS256"] });
+      checkLifetime(payload, options.maxLifetime ?? 0);
       const subject = typeof payload.sub === "string" && payload.sub !== "" ? payload.sub : payload.userId;
       if (typeof subject !== "string" || subject === "") {
         throw new InvalidToken("The bearer token names no subject (sub or userId claim).");
@@ -63,4 +75,19 @@ export async function verifyToken(token: string, keys: readonly KeyObject[]): Pr
     }
   }
   throw new InvalidToken(`The bearer token is not valid: ${reason}.`);
+}
+
+function checkLifetime(payload: JWTPayload, maxLifetime: number): void {
+  if (typeof payload.exp !== "number") {
+    throw new InvalidToken(
+      "The bearer token has no expiry (exp claim); this node accepts only tokens that expire.",
+    );
+  }
+  const from = typeof payload.iat === "number" ? payload.iat : Math.floor(Date.now() / 1000);
+  if (maxLifetime > 0 && payload.exp - from > maxLifetime) {
+    throw new InvalidToken(
+      `The bearer token is valid for ${payload.exp - from} s; this node accepts tokens valid for at most ` +
+        `${maxLifetime} s (maxTokenLifetime).`,
+    );
+  }
 }

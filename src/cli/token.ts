@@ -15,11 +15,17 @@ export function registerTokenCommand(program: Command): void {
   )
     .requiredOption("-s, --subject <subject>", "the subject the token speaks for")
     .option("--ttl <seconds>", "lifetime in seconds", "64800")
-    .action(async (flags: TokenFlags) => {
+    .action(async (flags: TokenFlags, command: Command) => {
       const config = configFromFlags(flags as TokenFlags & Record<string, unknown>);
       const ttlSeconds = Number(flags.ttl);
       if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0)
-        throw new Error("--ttl must be a positive whole number");
+        command.error("--ttl must be a positive whole number");
+      // The node refuses tokens valid for longer (src/auth/tokens.ts): say so now rather than print a dead token.
+      if (config.maxTokenLifetime > 0 && ttlSeconds > config.maxTokenLifetime) {
+        command.error(
+          `--ttl ${ttlSeconds} is longer than the node accepts (maxTokenLifetime ${config.maxTokenLifetime} s)`,
+        );
+      }
       const { privateKey } = loadOrCreateSigningKey(config.dataDir);
       process.stdout.write(`${await mintToken(privateKey, { subject: flags.subject, ttlSeconds })}\n`);
     });

@@ -48,6 +48,8 @@ export interface Config {
   submitters: string[];
   /** Extra PEM files (public keys or certificates) whose keys sign trusted bearer tokens. */
   trustedTokenKeys: string[];
+  /** Longest bearer token lifetime accepted (exp - iat), seconds; 0: no cap (tokens must still carry exp). */
+  maxTokenLifetime: number;
   /** PEM files of the server certificate (chain) and its key: when set, the node listens with HTTPS. */
   tlsCert: string | undefined;
   tlsKey: string | undefined;
@@ -77,8 +79,15 @@ export interface Config {
   isAuthorizedLimit: number;
   /** Seconds a source that went over the isAuthorized limit stays blocked. */
   isAuthorizedBlockSeconds: number;
-  /** Accept Origin headers from these origins (CORS); "*" echoes any origin. */
+  /**
+   * Browser origins trusted with credentials (CORS), e.g. the node's MetacatUI; any other origin may read the
+   * public API without credentials.
+   */
   corsOrigins: string[];
+  /** Largest XML document part of a request (system metadata, access policy, node, ...), bytes. */
+  maxDocumentBytes: number;
+  /** Bytes of request text parts the node buffers at once over all requests; more: ServiceFailure. */
+  maxBufferedTextBytes: number;
   /** Crontab-style harvest schedule advertised to the CN. */
   syncSchedule: Schedule;
   /** Member Node: accept replicas from other nodes (MNReplication.replicate; Node attribute replicate). */
@@ -124,6 +133,7 @@ export function defaultConfig(): Config {
     cnSubjects: [],
     submitters: ["authenticatedUser"],
     trustedTokenKeys: [],
+    maxTokenLifetime: 86_400,
     tlsCert: undefined,
     tlsKey: undefined,
     clientCa: [],
@@ -140,7 +150,9 @@ export function defaultConfig(): Config {
     logAggregationSeconds: 900,
     isAuthorizedLimit: 600,
     isAuthorizedBlockSeconds: 300,
-    corsOrigins: ["*"],
+    corsOrigins: [],
+    maxDocumentBytes: 1024 * 1024,
+    maxBufferedTextBytes: 64 * 1024 * 1024,
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
     replicate: false,
     replicationMaxObjectSize: undefined,
@@ -199,6 +211,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     cnSubjects: list("cnSubjects", c.cnSubjects),
     submitters: list("submitters", c.submitters),
     trustedTokenKeys: list("trustedTokenKeys", c.trustedTokenKeys),
+    maxTokenLifetime: integer("maxTokenLifetime", c.maxTokenLifetime, 0, 366 * 86_400),
     tlsCert: optionalText("tlsCert", c.tlsCert),
     tlsKey: optionalText("tlsKey", c.tlsKey),
     clientCa: list("clientCa", c.clientCa),
@@ -215,7 +228,9 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     logAggregationSeconds: integer("logAggregationSeconds", c.logAggregationSeconds, 0, 7 * 86_400),
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
-    corsOrigins: list("corsOrigins", c.corsOrigins),
+    corsOrigins: list("corsOrigins", c.corsOrigins).map(corsOrigin),
+    maxDocumentBytes: integer("maxDocumentBytes", c.maxDocumentBytes, 16 * 1024, 1024 * 1024 * 1024),
+    maxBufferedTextBytes: integer("maxBufferedTextBytes", c.maxBufferedTextBytes, 16 * 1024, 2 ** 40),
     replicate: boolean("replicate", c.replicate),
     replicationMaxObjectSize: optionalInteger("replicationMaxObjectSize", c.replicationMaxObjectSize),
     replicationSpaceAllocated: optionalInteger("replicationSpaceAllocated", c.replicationSpaceAllocated),
@@ -263,4 +278,20 @@ function checkAuthSettings(config: Config): void {
     const bad = config[name].find((s) => symbolic.includes(s));
     if (bad) throw new Error(`setting "${name}" cannot contain the symbolic subject "${bad}"`);
   }
+}
+
+/** A browser origin as the Origin header carries it: scheme://host[:port], no path; "*" and "null" are refused. */
+function corsOrigin(value: string): string {
+  const origin = value.trim().replace(/\/+$/, "");
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {}
+  if (!parsed || parsed.origin !== origin.toLowerCase() || !/^https?:$/.test(parsed.protocol)) {
+    throw new Error(
+      `setting "corsOrigins": "${value}" is not an origin such as https://search.example.org; list only the ` +
+        "origins trusted with users' credentials (any origin may read the public API without them)",
+    );
+  }
+  return parsed.origin;
 }

@@ -8,6 +8,7 @@ import type { NodeContext } from "../services/context.ts";
 import { parseQueryString } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
@@ -30,9 +31,10 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
   registerErrorHandling(app, ctx.config.nodeId);
   registerCors(app, ctx.config.corsOrigins);
   await app.register(multipart, {
-    limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: 16 * 1024 * 1024 },
+    limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });
   registerSessions(app, sessions, ctx.config);
+  registerRequestBodies(app, ctx.config);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -2,14 +2,17 @@
  * Multipart bodies. "Simple values are UTF-8 text parts named after the parameter. XML structures are UTF-8 XML
  * file parts named after the parameter. Bytes are a file part." (API text, Transport 2). Parts may come in any
  * order; the object part is streamed into the store (hashed in the same pass), everything else is small and
- * buffered with a limit. A client that disconnects mid-upload leaves no temp file: staging is aborted.
+ * buffered with a limit: each part at most what the operation needs (a document: config maxDocumentBytes; a simple
+ * value: SIMPLE_VALUE_BYTES), all requests together at most config maxBufferedTextBytes (see
+ * plugins/request-bodies.ts). A client that disconnects mid-upload leaves no temp file: staging is aborted.
  */
 import type { FastifyRequest } from "fastify";
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { detailCodeFor, UNLISTED_DETAIL_CODE } from "../errors/catalogue.ts";
+import { InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 
-/** Upper bound for a buffered (non-object) part, e.g. a system metadata document. */
-export const MAX_BUFFERED_PART = 16 * 1024 * 1024;
+/** Upper bound for a simple value part (an identifier, a scheme, a subject, a status). */
+export const SIMPLE_VALUE_BYTES = 8 * 1024;
 
 export interface MultipartOptions {
   store?: ObjectStore;
@@ -17,6 +20,10 @@ export interface MultipartOptions {
   objectPart?: string;
   /** The checksum algorithm to compute besides MD5/SHA-1/SHA-256, when known from parts already read. */
   algorithmHint?: (parts: ReadonlyMap<string, string>) => string | undefined;
+  /** Largest buffered part, bytes; default: the node's document limit (config maxDocumentBytes). */
+  maxPart?: number;
+  /** Smaller limits for named parts, e.g. { pid: SIMPLE_VALUE_BYTES }. */
+  partLimits?: Readonly<Record<string, number>>;
 }
 
 export interface MultipartBody {
@@ -36,8 +43,10 @@ export async function readMultipart(
     if (!request.raw.complete) abort.abort(new Error("client disconnected"));
   };
   request.raw.once("close", onClose);
+  const maxPart = options.maxPart ?? request.textLimits.document;
+  const limitOf = (name: string) => Math.min(options.partLimits?.[name] ?? maxPart, maxPart);
   try {
-    for await (const part of request.parts()) {
+    for await (const part of request.parts({ limits: { fieldSize: maxPart + 1 } })) {
       const name = part.fieldname;
       if (parts.has(name) || (name === options.objectPart && staged)) {
         throw new InvalidRequest(`The multipart part "${name}" is given more than once.`);
@@ -49,9 +58,13 @@ export async function readMultipart(
           signal: abort.signal,
         });
       } else if (part.type === "file") {
-        parts.set(name, await bufferedText(part.file, name));
+        parts.set(name, await readTextPart(request, part.file, name, limitOf(name)));
       } else {
-        parts.set(name, String(part.value));
+        const value = String(part.value);
+        const size = Buffer.byteLength(value);
+        if (part.valueTruncated || size > limitOf(name)) throw partTooLarge(request, name, limitOf(name));
+        request.textLimits.reserve(size);
+        parts.set(name, value);
       }
     }
   } catch (error) {
@@ -63,17 +76,31 @@ export async function readMultipart(
   return { parts, staged };
 }
 
-async function bufferedText(stream: AsyncIterable<Buffer>, name: string): Promise<string> {
+/** A text part, at most `limit` bytes, counted against the node's buffered text budget as it arrives. */
+export async function readTextPart(
+  request: FastifyRequest,
+  stream: AsyncIterable<Buffer>,
+  name: string,
+  limit: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     size += chunk.length;
-    if (size > MAX_BUFFERED_PART) {
-      throw new InvalidRequest(`The multipart part "${name}" is larger than ${MAX_BUFFERED_PART} bytes.`);
-    }
+    if (size > limit) throw partTooLarge(request, name, limit);
+    request.textLimits.reserve(chunk.length);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A system metadata part is InvalidSystemMetadata where the operation lists it; any other part InvalidRequest. */
+function partTooLarge(request: FastifyRequest, name: string, limit: number): Error {
+  const description = `The multipart part "${name}" is larger than this node accepts (${limit} bytes).`;
+  const method = request.routeOptions.config?.apiMethod ?? "";
+  return name === "sysmeta" && detailCodeFor(method, "InvalidSystemMetadata") !== UNLISTED_DETAIL_CODE
+    ? new InvalidSystemMetadata(description)
+    : new InvalidRequest(description);
 }
 
 /** A part that must be present. */

@@ -103,6 +103,7 @@ function sessionResolver(
   const signing = loadOrCreateSigningKey(config.dataDir);
   return createSessionResolver(config, {
     tokenKeys: [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)],
+    maxTokenLifetime: config.maxTokenLifetime,
     clientCas: loadCaBundle(config.clientCa),
     cn: cnContext
       ? localSubjectInfoSource(cnContext)

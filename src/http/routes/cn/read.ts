@@ -107,7 +107,12 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
   // listQueryEngines, getQueryEngineDescription, query (GET and POST, multipart as MetacatUI sends): the same
   // solr engine a Member Node serves, over the CN's index.
   const index = { db: ctx.db.kysely, dialect: ctx.db.dialect };
-  registerQueryRoutes(app, { prefix, index, methods: CN_QUERY_METHODS });
+  registerQueryRoutes(app, {
+    prefix,
+    index,
+    methods: CN_QUERY_METHODS,
+    maxFormBytes: ctx.config.maxDocumentBytes,
+  });
 
   // search: GET /search/{queryType}/{query}, "the rest of the URL goes to" the engine.
   const searchPrefix = `${prefix}/search/`;

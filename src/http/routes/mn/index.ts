@@ -17,7 +17,12 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerAuthorizationRoutes(app, scope);
   registerReplicationRoutes(app, scope);
   const index = { db: scope.ctx.db.kysely, dialect: scope.ctx.db.dialect };
-  registerQueryRoutes(app, { prefix: scope.prefix, index, methods: MN_QUERY_METHODS });
+  registerQueryRoutes(app, {
+    prefix: scope.prefix,
+    index,
+    methods: MN_QUERY_METHODS,
+    maxFormBytes: scope.ctx.config.maxDocumentBytes,
+  });
   registerPackageRoutes(app, scope);
   registerViewRoutes(app, scope);
 }

@@ -12,6 +12,7 @@ import type { SearchIndexHandle } from "../../../search/search.ts";
 import { listQueryEngines, queryEngineDescription, runQuery, searchCaller } from "../../../search/service.ts";
 import { serializeQueryEngineList } from "../../../types/index.ts";
 import { sendXml } from "../../call.ts";
+import { readTextPart } from "../../multipart.ts";
 import { parseQueryString, type Query } from "../../params.ts";
 
 export interface QueryRouteOptions {
@@ -20,6 +21,8 @@ export interface QueryRouteOptions {
   index: SearchIndexHandle;
   /** Catalogue names of the three methods (detail codes). */
   methods: { list: string; describe: string; query: string };
+  /** Most bytes of parameters a POSTed query form may carry, all fields together (config maxDocumentBytes). */
+  maxFormBytes: number;
 }
 
 export const MN_QUERY_METHODS = {
@@ -32,11 +35,11 @@ export const MN_QUERY_METHODS = {
 const MAX_FORM_FIELDS = 1000;
 
 export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOptions): void {
-  const { prefix, index, methods } = options;
+  const { prefix, index, methods, maxFormBytes } = options;
   app.register(async (scoped) => {
     scoped.addContentTypeParser(
       "application/x-www-form-urlencoded",
-      { parseAs: "string", bodyLimit: 16 * 1024 * 1024 },
+      { parseAs: "string", bodyLimit: maxFormBytes },
       (_request, body, done) => done(null, parseQueryString(String(body))),
     );
     scoped.get(`${prefix}/query`, { config: { apiMethod: methods.list } }, async (_request, reply) =>
@@ -66,11 +69,22 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
       async (request, reply) => {
         const params = paramsOf(request);
         if (request.isMultipart()) {
+          let left = maxFormBytes;
           for await (const part of request.parts({
-            limits: { fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS },
+            limits: { fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS, fieldSize: maxFormBytes + 1 },
           })) {
-            if (part.type === "file") params.add(part.fieldname, (await part.toBuffer()).toString("utf8"));
-            else params.add(part.fieldname, String(part.value));
+            const value =
+              part.type === "file"
+                ? await readTextPart(request, part.file, part.fieldname, left)
+                : String(part.value);
+            left -= Buffer.byteLength(value);
+            if (left < 0 || (part.type === "field" && part.valueTruncated)) {
+              throw new InvalidRequest(
+                `The query form is larger than this node accepts (${maxFormBytes} bytes).`,
+              );
+            }
+            if (part.type === "field") request.textLimits.reserve(Buffer.byteLength(value));
+            params.add(part.fieldname, value);
           }
         } else if (request.body && typeof request.body === "object") {
           for (const [name, value] of Object.entries(request.body as Query)) {

@@ -9,7 +9,13 @@ import type { StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
-import { type MultipartBody, readMultipart, requirePart, sysmetaAlgorithm } from "../../multipart.ts";
+import {
+  type MultipartBody,
+  readMultipart,
+  requirePart,
+  SIMPLE_VALUE_BYTES,
+  sysmetaAlgorithm,
+} from "../../multipart.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 import { requiredId } from "./read.ts";
@@ -67,7 +73,8 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     `${prefix}/generate`,
     { config: { apiMethod: "MNStorage.generateIdentifier" } },
     async (request, reply) => {
-      const body = await readMultipart(request);
+      storage.requireSubmitter(ctx, callInfo(request), "generate identifiers for");
+      const body = await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
       const id = storage.generateIdentifier(ctx, callInfo(request), body.parts.get("scheme"));
       return sendXml(reply, serializeIdentifier(id));
     },
@@ -78,7 +85,7 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       `${prefix}/meta`,
       { config: { apiMethod: "MNStorage.updateSystemMetadata" } },
       async (request, reply) => {
-        const body = await readMultipart(request);
+        const body = await readMultipart(request, { partLimits: { pid: SIMPLE_VALUE_BYTES } });
         const pid = requireIdentifier(requirePart(body, "pid"), "pid");
         const sysmeta = parseSysmetaFor(pid, requirePart(body, "sysmeta"));
         await updateSystemMetadata(ctx, callInfo(request), pid, sysmeta);
@@ -104,7 +111,12 @@ function parseSysmetaFor(pid: string, xml: string): SystemMetadata {
 }
 
 function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise<MultipartBody> {
-  return readMultipart(request, { store: ctx.store, objectPart: "object", algorithmHint: sysmetaAlgorithm });
+  return readMultipart(request, {
+    store: ctx.store,
+    objectPart: "object",
+    algorithmHint: sysmetaAlgorithm,
+    partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES },
+  });
 }
 
 /**

@@ -1,0 +1,175 @@
+/**
+ * Request bodies cannot cost the node memory it does not mean to spend. Anonymous callers of operations that need
+ * a subject are refused before their body is read; text parts are capped per operation (a simple value a few KiB,
+ * a document maxDocumentBytes) and, over all requests, at maxBufferedTextBytes.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type StreamedAnswer, type StreamedPart, streamMultipart } from "../helpers/multipart-stream.ts";
+import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
+import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
+
+const MiB = 1024 * 1024;
+
+/** The exception name and detail code of a DataONE error document. */
+function exception(answer: StreamedAnswer): { name?: string; detailCode?: string } {
+  const name = /<error\b[^>]*\bname="(\w+)"/.exec(answer.text)?.[1];
+  const detailCode = /<error\b[^>]*\bdetailCode="(\w+)"/.exec(answer.text)?.[1];
+  return { ...(name ? { name } : {}), ...(detailCode ? { detailCode } : {}) };
+}
+
+function rssMiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? 0) / 1024;
+}
+
+/** Runs `work` while sampling the process's resident memory; returns the work's result and the peak, MiB. */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid));
+  }, 20);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, rssMiB(pid)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Four 16 MiB parts: 64 MiB a request. */
+const HUGE: StreamedPart[] = ["a", "b", "c", "d"].map((name) => ({ name, file: true, bytes: 16 * MiB }));
+
+describe("request bodies: a node in its own process", () => {
+  let dataDir: string;
+  let running: NodeProcess;
+  let baseUrl: string;
+  let pid: number;
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "d1node-bodies-"));
+    running = await spawnNode(["--data-dir", dataDir, "--admin-subject", ADMIN]);
+    baseUrl = running.baseUrl;
+    pid = running.child.pid as number;
+  });
+  after(async () => {
+    await running.kill();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses 8 concurrent anonymous 64 MiB writes before reading them, in bounded memory", async (t) => {
+    const before = rssMiB(pid);
+    const { result, peak } = await peakRss(pid, () =>
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2 === 0
+            ? streamMultipart(`${baseUrl}/v2/generate`, "POST", [
+                { name: "scheme", file: false, bytes: 4 },
+                ...HUGE,
+              ])
+            : streamMultipart(`${baseUrl}/v2/meta`, "PUT", [
+                { name: "pid", file: false, bytes: 10 },
+                ...HUGE,
+              ]),
+        ),
+      ),
+    );
+    for (const [i, answer] of result.entries()) {
+      assert.equal(answer.status, 401, answer.text);
+      assert.deepEqual(exception(answer), {
+        name: "NotAuthorized",
+        detailCode: i % 2 === 0 ? "2192" : "4867",
+      });
+      assert.ok(answer.sent < answer.total, `answered after ${answer.sent} of ${answer.total} bytes`);
+    }
+    t.diagnostic(
+      `node RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB at most during the requests`,
+    );
+    assert.ok(peak - before < 64, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`);
+  });
+
+  it("caps the fields of 8 concurrent anonymous query forms, in bounded memory", async (t) => {
+    const before = rssMiB(pid);
+    const { result, peak } = await peakRss(pid, () =>
+      Promise.all(
+        Array.from({ length: 8 }, () =>
+          streamMultipart(`${baseUrl}/v2/query/solr/`, "POST", [
+            { name: "q", file: false, bytes: 16 * MiB },
+            { name: "fq", file: true, bytes: 16 * MiB },
+          ]),
+        ),
+      ),
+    );
+    for (const answer of result) {
+      assert.equal(answer.status, 400, answer.text);
+      assert.deepEqual(exception(answer), { name: "InvalidRequest", detailCode: "2823" });
+      assert.match(answer.text, /larger than this node accepts/);
+    }
+    t.diagnostic(
+      `node RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB at most during the requests`,
+    );
+    assert.ok(peak - before < 64, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`);
+  });
+});
+
+describe("request bodies: an authenticated caller's over-limit parts", () => {
+  let node: TestNode;
+  let auth: Record<string, string>;
+  before(async () => {
+    node = await startTestNode("sqlite", { maxDocumentBytes: 64 * 1024, maxBufferedTextBytes: 256 * 1024 });
+    auth = { authorization: `Bearer ${await node.token(ADMIN)}` };
+  });
+  after(() => node.close());
+
+  it("refuses a system metadata document over maxDocumentBytes with InvalidSystemMetadata", async () => {
+    const answer = await streamMultipart(
+      `${node.baseUrl}/v2/meta`,
+      "PUT",
+      [
+        { name: "pid", file: false, bytes: 10 },
+        { name: "sysmeta", file: true, bytes: 2 * MiB },
+      ],
+      auth,
+    );
+    assert.equal(answer.status, 400, answer.text);
+    assert.deepEqual(exception(answer), { name: "InvalidSystemMetadata", detailCode: "4956" });
+    assert.match(answer.text, /"sysmeta" is larger than this node accepts \(65536 bytes\)/);
+  });
+
+  it("refuses a scheme of more than a few KiB with InvalidRequest", async () => {
+    for (const file of [true, false]) {
+      const answer = await streamMultipart(
+        `${node.baseUrl}/v2/generate`,
+        "POST",
+        [{ name: "scheme", file, bytes: 64 * 1024 }],
+        auth,
+      );
+      assert.equal(answer.status, 400, answer.text);
+      assert.deepEqual(exception(answer), { name: "InvalidRequest", detailCode: "2193" });
+    }
+  });
+
+  it("answers ServiceFailure past maxBufferedTextBytes, and frees the budget afterwards", async () => {
+    const parts = [
+      { name: "pid", file: false, bytes: 10 },
+      ...["sysmeta", "a", "b", "c", "d"].map((name, i) => ({ name, file: i < 3, bytes: 60 * 1024 })),
+    ];
+    const answer = await streamMultipart(`${node.baseUrl}/v2/meta`, "PUT", parts, auth);
+    assert.equal(answer.status, 500, answer.text);
+    assert.deepEqual(exception(answer), { name: "ServiceFailure", detailCode: "4868" });
+    assert.match(answer.text, /maxBufferedTextBytes/);
+    for (let i = 0; i < 3; i++) {
+      const again = await streamMultipart(
+        `${node.baseUrl}/v2/generate`,
+        "POST",
+        [{ name: "scheme", file: true, bytes: 4 }],
+        auth,
+      );
+      assert.equal(again.status, 400, again.text); // "aaaa" is no scheme: read, parsed, refused for what it says
+      assert.match(again.text, /not supported/);
+    }
+  });
+});
