@@ -227,6 +227,26 @@ forEachDialect((_name, open) => {
       },
     );
 
+    race("CN updateSystemMetadata adding the same SID to different objects: one wins", async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const sid = uniquePid("sid-g");
+        const pids = Array.from({ length: RACERS }, (_, i) => `${sid}-cn-${i}`);
+        await existing(pids);
+        const current = await db.objects.getMany(pids);
+        const outcomes = await Promise.all(
+          pids.map((pid) => {
+            const sysmeta = current.get(pid)?.sysmeta as SystemMetadata;
+            return outcome(cnCore.updateSystemMetadata(ctx, call, pid, { ...sysmeta, seriesId: sid }));
+          }),
+        );
+        const winner = oneWinner(outcomes, () => "InvalidSystemMetadata");
+        await assertSeries(sid, [pids[winner] as string], []);
+        for (const [i, pid] of pids.entries()) {
+          assert.equal((await db.objects.get(pid))?.sysmeta.seriesId, i === winner ? sid : undefined);
+        }
+      }
+    });
+
     race("continuing a series: concurrent updates of its head, one wins and becomes the head", async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const sid = uniquePid("sid-f");
