@@ -12,6 +12,7 @@ import type { Database } from "../../src/db/types.ts";
 import { D1Error } from "../../src/errors/exceptions.ts";
 import * as cnCore from "../../src/services/cn/core.ts";
 import type { CallInfo, NodeContext } from "../../src/services/context.ts";
+import { findByPidOrSid } from "../../src/services/mn/resolve.ts";
 import * as mnStorage from "../../src/services/mn/storage.ts";
 import { updateSystemMetadata } from "../../src/services/mn/sysmeta-update.ts";
 import type { StagedObject } from "../../src/store/types.ts";
@@ -101,6 +102,9 @@ forEachDialect((_name, open) => {
     async function assertSeries(sid: string, members: string[], losers: string[]): Promise<void> {
       assert.deepEqual(await db.objects.pidsOfSeries(sid), members);
       assert.equal(await db.objects.headOfSeries(sid), members.at(-1));
+      // getSystemMetadata(SID) answers with the head's system metadata.
+      const head = members.at(-1);
+      if (head !== undefined) assert.equal((await findByPidOrSid(ctx, sid)).sysmeta.identifier, head);
       for (const pid of losers) {
         assert.equal(await db.objects.get(pid), undefined, `${pid} has no row`);
         assert.equal(await db.objects.isIdentifierInUse(pid), false, `${pid} is not in use`);
