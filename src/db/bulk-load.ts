@@ -11,6 +11,7 @@ import { type Kysely, sql } from "kysely";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { accessRows, toRow } from "./rows.ts";
 import type { Tables } from "./schema.ts";
+import { REGISTER_LOADED_SERIES } from "./series.ts";
 import type { Database, StoredObject } from "./types.ts";
 
 export interface BulkLoadOptions {
@@ -67,10 +68,12 @@ export function sqliteBulkLoad(db: Kysely<Tables>, handle: BetterSqlite3.Databas
         for (const index of rebuild) handle.exec(`drop index "${index.name}"`);
         let insertObject: ((object: StoredObject) => void) | undefined;
         const rule = handle.prepare("insert into access_rules (pid, subject, permission) values (?, ?, ?)");
+        const identifier = handle.prepare("insert into identifiers (id, kind) values (?, 'pid')");
         let loaded = 0;
         for (const object of objects) {
           insertObject ??= objectInserter(handle, object);
           insertObject(object);
+          identifier.run(object.sysmeta.identifier);
           for (const r of accessRows(object)) rule.run(r.pid, r.subject, r.permission);
           if (++loaded % batchSize === 0) {
             onProgress?.(loaded);
@@ -78,6 +81,7 @@ export function sqliteBulkLoad(db: Kysely<Tables>, handle: BetterSqlite3.Databas
           }
         }
         for (const index of rebuild) handle.exec(index.sql);
+        handle.exec(REGISTER_LOADED_SERIES);
         handle.exec("commit");
         if (loaded % batchSize !== 0) onProgress?.(loaded);
         return loaded;
@@ -122,6 +126,11 @@ export function postgresBulkLoad(
       const write = async () => {
         await insertUnnest(tx, "objects", batch.map(toRow));
         await insertUnnest(tx, "access_rules", batch.flatMap(accessRows));
+        await insertUnnest(
+          tx,
+          "identifiers",
+          batch.map((object) => ({ id: object.sysmeta.identifier, kind: "pid" })),
+        );
         loaded += batch.length;
         batch = [];
         onProgress?.(loaded);
@@ -132,6 +141,7 @@ export function postgresBulkLoad(
       }
       if (batch.length > 0) await write();
       for (const index of indexes) await sql.raw(index.indexdef).execute(tx);
+      await sql.raw(REGISTER_LOADED_SERIES).execute(tx);
       await announce(tx);
       return loaded;
     });

@@ -21,3 +21,14 @@ export class StaleVersionError extends Error {
     this.name = "StaleVersionError";
   }
 }
+
+/** A seriesId that is another object's PID, or names a series this object does not continue. */
+export class SeriesConflictError extends Error {
+  constructor(
+    readonly sid: string,
+    readonly pid: string,
+  ) {
+    super(`seriesId ${sid} of ${pid} is a PID or the SID of another series`);
+    this.name = "SeriesConflictError";
+  }
+}

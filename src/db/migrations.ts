@@ -10,6 +10,7 @@ import { harvestMigration } from "./migrations/0006-harvest.ts";
 import { replicationMigration } from "./migrations/0007-replication.ts";
 import { propagationLogsMigration } from "./migrations/0008-propagation-logs.ts";
 import { searchSpeedMigration } from "./migrations/0009-search-speed.ts";
+import { identifiersMigration } from "./migrations/0010-identifiers.ts";
 import type { Tables } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -147,6 +148,7 @@ const MIGRATIONS: Migration[] = [
   replicationMigration,
   propagationLogsMigration,
   searchSpeedMigration,
+  identifiersMigration,
 ];
 
 export async function migrate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {

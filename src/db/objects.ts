@@ -3,11 +3,11 @@ import type { Kysely } from "kysely";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
 import { listObjects } from "./object-list.ts";
-import { compareCodePoints } from "./order.ts";
 import type { KeysetPager, Write } from "./pager.ts";
 import type { RowCache } from "./row-cache.ts";
 import { accessRows, fromRow, toRow } from "./rows.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
+import { claimPid, claimPids, joinSeries, leaveSeries, releasePid } from "./series.ts";
 import type { ObjectRepository, StoredObject } from "./types.ts";
 
 export { RowCache } from "./row-cache.ts";
@@ -77,29 +77,17 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     },
 
     async headOfSeries(sid) {
-      const members = await db
-        .selectFrom("objects")
-        .select(["pid", "obsoleted_by", "date_uploaded"])
-        .where("sid", "=", sid)
-        .execute();
-      const inSeries = new Set(members.map((m) => m.pid));
-      let head: (typeof members)[number] | undefined;
-      for (const m of members) {
-        if (m.obsoleted_by !== null && inSeries.has(m.obsoleted_by)) continue;
-        // Newest upload wins; equal dates fall to the greater PID, so the answer does not depend on row order.
-        const newer = head ? m.date_uploaded - head.date_uploaded || compareCodePoints(m.pid, head.pid) : 1;
-        if (newer > 0) head = m;
-      }
-      return head?.pid;
+      const row = await db
+        .selectFrom("identifiers")
+        .select("head")
+        .where("id", "=", sid)
+        .where("kind", "=", "sid")
+        .executeTakeFirst();
+      return row?.head ?? undefined;
     },
 
     async isIdentifierInUse(id) {
-      const row = await db
-        .selectFrom("objects")
-        .select("pid")
-        .where((eb) => eb.or([eb("pid", "=", id), eb("sid", "=", id)]))
-        .limit(1)
-        .executeTakeFirst();
+      const row = await db.selectFrom("identifiers").select("id").where("id", "=", id).executeTakeFirst();
       return row !== undefined;
     },
 
@@ -119,6 +107,8 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       try {
         await scope.write(async (tx, writes) => {
           await tx.insertInto("objects").values(row).execute();
+          await claimPid(tx, row.pid);
+          await joinSeries(tx, object.sysmeta, object.isReplica);
           await writeAccessRows(tx, object, false);
           // As stored (defaults filled in), so that list filters judge it as the database does.
           writes.push({ key: [row.date_modified, row.pid], after: fromRow(row) });
@@ -141,6 +131,11 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
               .values(rows.slice(i, i + 200))
               .execute();
           }
+          await claimPids(
+            tx,
+            rows.map((row) => row.pid),
+          );
+          for (const object of objects) await joinSeries(tx, object.sysmeta, object.isReplica);
           const access = objects.flatMap((object) => accessRows(object));
           for (let i = 0; i < access.length; i += 1000) {
             await tx
@@ -176,6 +171,10 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
           )
           .executeTakeFirst();
         if (Number(updated.numUpdatedRows) === 0) throw new StaleVersionError(pid);
+        if (current.sid !== row.sid) {
+          await leaveSeries(tx, current.sid);
+          await joinSeries(tx, sysmeta, before.isReplica);
+        }
         await writeAccessRows(tx, after, true);
         const key: ObjectKey = [Math.min(current.date_modified, row.date_modified), pid];
         writes.push({ key, before, after: fromRow(row) });
@@ -190,7 +189,10 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
           .where("pid", "=", pid)
           .returningAll()
           .executeTakeFirst();
-        if (removed) writes.push({ key: [removed.date_modified, pid], before: fromRow(removed) });
+        if (!removed) return;
+        await releasePid(tx, pid);
+        await leaveSeries(tx, removed.sid);
+        writes.push({ key: [removed.date_modified, pid], before: fromRow(removed) });
       });
     },
 

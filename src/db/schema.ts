@@ -173,6 +173,16 @@ export interface SearchRelationsTable {
   object: string;
 }
 
+/**
+ * Every identifier in use, PIDs and SIDs alike, under one primary key (migration 0010-identifiers): a PID is
+ * never a SID, and a SID names one series. `head` is a series' HEAD PID (null on a PID's row).
+ */
+export interface IdentifiersTable {
+  id: string;
+  kind: "pid" | "sid";
+  head: string | null;
+}
+
 /** The durable task queue (see src/tasks). Times in milliseconds since the epoch. */
 export interface TasksTable {
   id: Generated<number>;
@@ -222,6 +232,7 @@ export interface Tables {
   cn_sync_tasks: CnSyncTasksTable;
   cn_accounts: CnAccountsTable;
   objects: ObjectsTable;
+  identifiers: IdentifiersTable;
   access_rules: AccessRulesTable;
   events: EventsTable;
   blob_intents: BlobIntentsTable;

@@ -59,7 +59,7 @@ export interface ObjectRepository {
   get(pid: string): Promise<StoredObject | undefined>;
   /** Several objects in few queries (packages of many members); absent pids are missing from the map. */
   getMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
-  /** The HEAD PID of a series: the newest (by dateUploaded) member not obsoleted by another member. */
+  /** The HEAD PID of a series: kept with the SID as each write changes the series (see series.ts). */
   headOfSeries(sid: string): Promise<string | undefined>;
   /** Whether the string is used as a PID or as a SID by any object. */
   isIdentifierInUse(id: string): Promise<boolean>;

@@ -18,7 +18,11 @@ forEachDialect((_name, open) => {
       const base = 10_000_000;
       await db.objects.insert(storedObject("f-a", { formatId: "text/plain", seriesId: "f-sid" }, base));
       await db.objects.insert(
-        storedObject("f-b", { authoritativeMemberNode: "urn:node:OTHER", seriesId: "f-sid" }, base + 1),
+        storedObject(
+          "f-b",
+          { authoritativeMemberNode: "urn:node:OTHER", seriesId: "f-sid", obsoletes: "f-a" },
+          base + 1,
+        ),
       );
       const replica = storedObject("f-c", { rightsHolder: "CN=carol", accessPolicy: [] }, base + 2);
       await db.objects.insert({ ...replica, isReplica: true });

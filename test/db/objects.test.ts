@@ -1,6 +1,7 @@
 /** The objects repository on SQLite and PostgreSQL: round trips, replacement, removal, series. */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { SeriesConflictError } from "../../src/db/errors.ts";
 import { DuplicateKeyError } from "../../src/db/index.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
@@ -119,7 +120,13 @@ forEachDialect((_name, open) => {
       await db.objects.insert(storedObject("s-0", { seriesId: "sid-x", obsoletedBy: "s-1" }, 3));
       // Obsoleted by a PID outside the series: still a candidate.
       await db.objects.insert(storedObject("t-1", { seriesId: "sid-y", obsoletedBy: "elsewhere" }, 5));
-      await db.objects.insert(storedObject("t-2", { seriesId: "sid-y" }, 4));
+      // A second chain cannot take the SID: refused inside the write, nothing stored.
+      await assert.rejects(
+        db.objects.insert(storedObject("t-2", { seriesId: "sid-y" }, 4)),
+        SeriesConflictError,
+      );
+      assert.equal(await db.objects.get("t-2"), undefined);
+      assert.equal(await db.objects.isIdentifierInUse("t-2"), false);
       assert.equal(await db.objects.headOfSeries("sid-x"), "s-2");
       assert.equal(await db.objects.headOfSeries("sid-y"), "t-1");
       assert.equal(await db.objects.headOfSeries("sid-none"), undefined);

@@ -115,6 +115,9 @@ forEachDialect((name, open) => {
       assert.equal(page.total, count);
       assert.equal(page.items[0]?.identifier, "bulk-02000");
       assert.deepEqual((await db.objects.pidsOfSeries("bulk-sid-3")).length, 235);
+      // The load registers its PIDs and series (the newest head of each) as the write paths do.
+      assert.equal(await db.objects.headOfSeries("bulk-sid-3"), "bulk-02343");
+      assert.equal(await db.objects.isIdentifierInUse("bulk-01234"), true);
       // Loading into a non-empty database keeps its indexes; a duplicate PID fails the whole load.
       const more = [storedObject("bulk-new"), storedObject("bulk-00001")];
       await assert.rejects(bulkLoadObjects(db, more), DuplicateKeyError);

@@ -12,7 +12,7 @@ import { indexNewObject, indexSysmetaChange } from "../../search/hooks.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { checkDigests, ingest } from "../../services/mn/ingest.ts";
-import { nextRevision } from "../../services/mn/sysmeta-rules.ts";
+import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { announceSysmetaChange } from "../propagation/announce.ts";
@@ -181,8 +181,11 @@ async function createFromNode(
     }
   } catch (error) {
     // Another harvest of the same object got there first: nothing to add.
-    if (error instanceof DuplicateKeyError || (await ctx.db.objects.get(pid))) return "unchanged";
-    throw error;
+    if (await ctx.db.objects.get(pid)) return "unchanged";
+    if (error instanceof DuplicateKeyError) {
+      throw new InvalidSystemMetadata(`"${pid}" is in use as a seriesId on the Coordinating Node.`, { pid });
+    }
+    throw asSeriesRefusal(error);
   }
   if (reservation) await ctx.db.cn.releaseReservation(pid);
   await indexNewObject(ctx, pid); // search index
@@ -204,16 +207,20 @@ async function updateFromAuthoritative(
     await checkSeries(ctx, incoming);
   const now = new Date();
   let obsoleted: string | undefined;
-  const changed = await ctx.db.transaction(async (tx) => {
-    const current = await tx.objects.get(pid);
-    if (!current) return undefined;
-    const changes = authoritativeChanges(current.sysmeta, incoming);
-    if (!changes) return undefined;
-    const next = nextRevision(current.sysmeta, now, changes);
-    if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);
-    await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
-    return next;
-  });
+  const changed = await ctx.db
+    .transaction(async (tx) => {
+      const current = await tx.objects.get(pid);
+      if (!current) return undefined;
+      const changes = authoritativeChanges(current.sysmeta, incoming);
+      if (!changes) return undefined;
+      const next = nextRevision(current.sysmeta, now, changes);
+      if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);
+      await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+      return next;
+    })
+    .catch((error: unknown) => {
+      throw asSeriesRefusal(error); // a seriesId taken meanwhile (checked again in the write)
+    });
   if (!changed) return "unchanged";
   await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid); // replica holders learn of the change

@@ -5,7 +5,7 @@
  */
 
 import { isTrusted } from "../../auth/access.ts";
-import { StaleVersionError } from "../../db/errors.ts";
+import { DuplicateKeyError, StaleVersionError } from "../../db/errors.ts";
 import type { StoredObject } from "../../db/types.ts";
 import {
   IdentifierNotUnique,
@@ -23,7 +23,7 @@ import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "../mn/events.ts";
 import { checkDigests, ingest, removeObject } from "../mn/ingest.ts";
 import { findByPid, findByPidOrSid, notHeld } from "../mn/resolve.ts";
-import { checkIncoming, checkSeriesId, nextRevision } from "../mn/sysmeta-rules.ts";
+import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../mn/sysmeta-rules.ts";
 import { checkReservation, isIdentifierTaken } from "./reservations.ts";
 
 /** Content key of an object the CN knows by system metadata only. */
@@ -107,10 +107,10 @@ export async function registerSystemMetadata(
   try {
     await ctx.db.objects.insert({ sysmeta: stored, contentKey: NO_BYTES, digests, isReplica: false });
   } catch (error) {
-    if (await ctx.db.objects.isIdentifierInUse(pid)) {
+    if (error instanceof DuplicateKeyError) {
       throw new InvalidSystemMetadata(`The identifier "${pid}" is already registered.`, { pid });
     }
-    throw error;
+    throw asSeriesRefusal(error);
   }
   await ctx.db.cn.releaseReservation(pid);
   await indexNewObject(ctx, pid); // search index: system metadata and access, no bytes here
@@ -205,7 +205,7 @@ export async function updateSystemMetadata(
     );
   }
   await findByPid(ctx, pid);
-  await changeAtVersion(ctx, pid, undefined, (current) => {
+  const changing = changeAtVersion(ctx, pid, undefined, (current) => {
     const fixed = ["size", "submitter", "originMemberNode"] as const;
     for (const field of fixed) {
       if (incoming[field] !== undefined && incoming[field] !== current[field]) {
@@ -238,6 +238,10 @@ export async function updateSystemMetadata(
       archived: current.archived || incoming.archived === true,
       replicas: current.replicas,
     };
+  });
+  // A seriesId set here joins its series by the rules of create and update (enforced in the write).
+  await changing.catch((error: unknown) => {
+    throw asSeriesRefusal(error);
   });
   await indexSysmetaChange(ctx, pid); // search index
   await announceSysmetaChange(ctx, pid);

@@ -12,6 +12,7 @@ import { algorithmKey } from "../../store/index.ts";
 import type { Digests, StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { NodeContext } from "../context.ts";
+import { asSeriesRefusal } from "./sysmeta-rules.ts";
 
 /** "sysmeta checksum does not match the bytes -> InvalidSystemMetadata" (and the size likewise). */
 export function checkDigests(sysmeta: SystemMetadata, digests: Digests): void {
@@ -68,7 +69,7 @@ export async function ingest(
       if (error instanceof DuplicateKeyError) {
         throw new IdentifierNotUnique(`The identifier is already in use on this node.`);
       }
-      throw error;
+      throw asSeriesRefusal(error);
     }
   });
 }

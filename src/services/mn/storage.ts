@@ -1,7 +1,7 @@
 /** MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts. */
 import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
-import { StaleVersionError } from "../../db/errors.ts";
+import { SeriesConflictError, StaleVersionError } from "../../db/errors.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -122,7 +122,15 @@ export async function update(
   await ingest(ctx, staged, async (tx, contentKey) => {
     const current = await tx.objects.get(oldPid);
     if (!current || current.sysmeta.obsoletedBy !== undefined) throw concurrent();
-    await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
+    await tx.objects
+      .insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false })
+      .catch(async (error: unknown) => {
+        // The series moved on: a concurrent update of the same head took it ("no branching").
+        if (error instanceof SeriesConflictError && (await tx.objects.get(oldPid))?.sysmeta.obsoletedBy) {
+          throw concurrent();
+        }
+        throw error;
+      });
     // Conditional on the serialVersion just read: of two updates racing to obsolete the same object, exactly one
     // commits ("no branching"); the other rolls back whole, its new object included.
     const obsoleted = nextRevision(current.sysmeta, now, { obsoletedBy: newPid });

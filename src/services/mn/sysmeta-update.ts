@@ -14,7 +14,7 @@ import { indexSysmetaChange } from "../../search/hooks.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { notHeld } from "./resolve.ts";
-import { checkIncoming, checkSeriesId, nextRevision } from "./sysmeta-rules.ts";
+import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "./sysmeta-rules.ts";
 
 export async function updateSystemMetadata(
   ctx: NodeContext,
@@ -88,7 +88,7 @@ export async function updateSystemMetadata(
               "current one); read the system metadata again and reapply the change.",
             { pid },
           )
-        : error;
+        : asSeriesRefusal(error);
     });
     return true;
   });
