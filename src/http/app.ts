@@ -5,7 +5,7 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
-import { parseQueryString } from "./params.ts";
+import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { registerSessions } from "./plugins/sessions.ts";
@@ -29,6 +29,7 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
   });
   registerErrorHandling(app, ctx.config.nodeId);
   registerCors(app, ctx.config.corsOrigins);
+  app.addHook("onRequest", async (request) => refuseNulParams(request.query as Query));
   await app.register(multipart, {
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: 16 * 1024 * 1024 },
   });

@@ -4,7 +4,7 @@
  * exactly once, so the router never sees a decoded identifier.
  */
 import type { FastifyRequest } from "fastify";
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
 
 /** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"). */
 export function identifierAfter(request: FastifyRequest, prefix: string): string {
@@ -14,11 +14,26 @@ export function identifierAfter(request: FastifyRequest, prefix: string): string
   const encoded = rawPath.startsWith(prefix)
     ? rawPath.slice(prefix.length)
     : (request.params as { "*": string })["*"];
+  let decoded: string;
   try {
-    return decodeURIComponent(encoded);
+    decoded = decodeURIComponent(encoded);
   } catch {
     throw new InvalidRequest(
       `The identifier in the URL path is not valid percent-encoded UTF-8: "${encoded}".`,
     );
+  }
+  refuseImpossibleIdentifier(decoded);
+  return decoded;
+}
+
+/**
+ * An identifier holding U+0000 cannot exist (XML cannot carry the character, and PostgreSQL refuses it in
+ * text): NotFound, answered before any lookup.
+ */
+export function refuseImpossibleIdentifier(id: string): void {
+  if (id.includes("\u0000")) {
+    throw new NotFound(`No object, node or subject has an identifier containing a NUL character (%00).`, {
+      pid: id.replaceAll("\u0000", "\uFFFD"),
+    });
   }
 }

@@ -90,6 +90,12 @@ function toD1Error(error: FastifyError | Error): D1Error {
     return new InvalidRequest("The request body must be multipart/form-data.");
   }
   if (status >= 400 && status < 500) return new InvalidRequest(`The request is malformed: ${error.message}`);
+  // PostgreSQL refusing a character in text (U+0000: 22021, 22P05): the request carried it, not a node fault.
+  if (code === "22021" || code === "22P05") {
+    return new InvalidRequest(
+      "The request holds a character (such as U+0000) that no stored value can hold.",
+    );
+  }
   return new ServiceFailure("The node failed to complete the request; the failure is logged.");
 }
 
