@@ -8,6 +8,7 @@ import type { NodeContext } from "../services/context.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { FrameworkErrors } from "./plugins/framework-errors.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
@@ -21,13 +22,17 @@ export interface AppOptions {
 
 export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<FastifyInstance> {
   const logLevel = logger?.level;
+  const frameworkErrors = new FrameworkErrors(ctx.config.nodeId);
   const app = Fastify({
+    frameworkErrors: frameworkErrors.handler,
+    clientErrorHandler: frameworkErrors.clientError,
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     exposeHeadRoutes: false,
     routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
     logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),
   });
   registerErrorHandling(app, ctx.config.nodeId);
+  frameworkErrors.noteRoutes(app);
   registerCors(app, ctx.config.corsOrigins);
   app.addHook("onRequest", async (request) => refuseNulParams(request.query as Query));
   await app.register(multipart, {
