@@ -5,6 +5,7 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
+import { listPathRewriter } from "./list-paths.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
@@ -26,6 +27,7 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
   const app = Fastify({
     frameworkErrors: frameworkErrors.handler,
     clientErrorHandler: frameworkErrors.clientError,
+    rewriteUrl: listPathRewriter(ctx.config.basePath),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     exposeHeadRoutes: false,
     routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
