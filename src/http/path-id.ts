@@ -6,24 +6,28 @@
 import type { FastifyRequest } from "fastify";
 import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
 
-/** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"). */
+/** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"), an identifier. */
 export function identifierAfter(request: FastifyRequest, prefix: string): string {
+  const decoded = pathAfter(request, prefix);
+  refuseImpossibleIdentifier(decoded);
+  return decoded;
+}
+
+/** The decoded remainder of the raw path after `prefix`, whatever it holds (e.g. a query). */
+export function pathAfter(request: FastifyRequest, prefix: string): string {
   const raw = request.raw.url ?? "";
   const queryAt = raw.indexOf("?");
   const rawPath = queryAt === -1 ? raw : raw.slice(0, queryAt);
   const encoded = rawPath.startsWith(prefix)
     ? rawPath.slice(prefix.length)
     : (request.params as { "*": string })["*"];
-  let decoded: string;
   try {
-    decoded = decodeURIComponent(encoded);
+    return decodeURIComponent(encoded);
   } catch {
     throw new InvalidRequest(
       `The identifier in the URL path is not valid percent-encoded UTF-8: "${encoded}".`,
     );
   }
-  refuseImpossibleIdentifier(decoded);
-  return decoded;
 }
 
 /**

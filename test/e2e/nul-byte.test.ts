@@ -41,6 +41,7 @@ const cnCalls: [string, string, string, string][] = [
   ["getFormat", "GET", `/v2/formats/text%00csv`, "NotFound"],
   ["query", "GET", `/v2/query/solr/?q=id:${NUL_ID}`, "InvalidRequest"],
   ["search", "GET", `/v2/search/solr?q=id:${NUL_ID}`, "InvalidRequest"],
+  ["search (query in the path)", "GET", `/v2/search/solr/q=id:${NUL_ID}`, "InvalidRequest"],
   ["listObjects v1", "GET", `/v1/object?identifier=${NUL_ID}`, "InvalidRequest"],
 ];
 
