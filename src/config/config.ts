@@ -253,6 +253,11 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     );
   }
   if (config.role === "cn" && c.basePath === defaultConfig().basePath) config.basePath = "/cn";
+  // A Coordinating Node's default name and description say so (settings given explicitly are kept).
+  if (config.role === "cn" && c.nodeName === defaultConfig().nodeName)
+    config.nodeName = "d1node Coordinating Node";
+  if (config.role === "cn" && c.nodeDescription === defaultConfig().nodeDescription)
+    config.nodeDescription = "A DataONE Coordinating Node served by d1node";
   config.baseUrl = c.baseUrl
     ? text("baseUrl", c.baseUrl).replace(/\/+$/, "")
     : `${config.tlsCert ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}${config.basePath}`;

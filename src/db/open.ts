@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import { compiledRegexp } from "../search/lucene-regexp.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
@@ -196,6 +197,10 @@ function sqliteHandle(options: OpenOptions): SQLite.Database {
   database.pragma("foreign_keys = ON");
   database.pragma("cache_size = -65536");
   database.pragma("wal_autocheckpoint = 10000");
+  // Regular expression queries (`field:/re/`, src/search/lucene-regexp.ts): SQLite has no REGEXP of its own.
+  database.function("d1_regexp", { deterministic: true }, (value: unknown, source: unknown) =>
+    typeof value === "string" && typeof source === "string" && compiledRegexp(source).test(value) ? 1 : 0,
+  );
   return database;
 }
 

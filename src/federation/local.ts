@@ -1,7 +1,9 @@
 /**
  * A whole federation on one machine, in one process: a Coordinating Node and Member Nodes, each with its own
  * data folder (and database), every node trusting the others' signing keys, the MNs registered with the CN (as
- * themselves, through CNRegister.register) and approved. `d1node federation` and the federation tests use it.
+ * themselves, through CNRegister.register) and approved, and the administrator an account on the CN (so
+ * CNIdentity.getSubjectInfo knows the subject the printed token names). `d1node federation` and the federation
+ * tests use it.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -12,6 +14,7 @@ import { type RunningNode, startNode } from "../http/server.ts";
 import { approveNode } from "../services/cn/register.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { serializeNode } from "../types/index.ts";
+import { serializePerson } from "../types/subject-xml.ts";
 
 export interface FederationOptions {
   /** Parent folder: one sub-folder per node ("cn", "mn1", "mn2", ...). */
@@ -99,6 +102,10 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       mns.push(mn);
     }
     const { privateKey } = loadOrCreateSigningKey(cn.ctx.config.dataDir);
+    await registerAdministrator(
+      cn,
+      await mintToken(privateKey, { subject: FEDERATION_ADMIN, ttlSeconds: 600 }),
+    );
     return {
       cn,
       mns,
@@ -110,6 +117,37 @@ export async function startFederation(options: FederationOptions): Promise<Feder
   } catch (error) {
     await closeAll(started);
     throw error;
+  }
+}
+
+/**
+ * CNIdentity.registerAccount as the administrator itself, then verifyAccount (an administrator may verify). An
+ * account kept from an earlier run of the same federation is left as it is.
+ */
+async function registerAdministrator(cn: RunningNode, token: string): Promise<void> {
+  if (await cn.ctx.db.cn.account(FEDERATION_ADMIN)) return;
+  const headers = { authorization: `Bearer ${token}` };
+  const person = serializePerson({
+    subject: FEDERATION_ADMIN,
+    givenNames: ["Federation"],
+    familyName: "Administrator",
+    emails: [],
+    isMemberOf: [],
+    equivalentIdentities: [],
+  });
+  const body = new FormData();
+  body.append("person", new File([person], "person.xml", { type: "text/xml" }));
+  const registered = await fetch(`${cn.baseUrl}/v2/accounts`, { method: "POST", headers, body });
+  const verified = registered.ok
+    ? await fetch(`${cn.baseUrl}/v2/accounts/verification/${encodeURIComponent(FEDERATION_ADMIN)}`, {
+        method: "PUT",
+        headers,
+      })
+    : registered;
+  if (!verified.ok) {
+    throw new Error(
+      `registering the administrator's account with the CN failed: HTTP ${verified.status} ${await verified.text()}`,
+    );
   }
 }
 

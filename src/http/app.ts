@@ -5,9 +5,11 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
-import { parseQueryString } from "./params.ts";
+import { listPathRewriter } from "./list-paths.ts";
+import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { FrameworkErrors } from "./plugins/framework-errors.ts";
 import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
@@ -22,14 +24,20 @@ export interface AppOptions {
 
 export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<FastifyInstance> {
   const logLevel = logger?.level;
+  const frameworkErrors = new FrameworkErrors(ctx.config.nodeId);
   const app = Fastify({
+    frameworkErrors: frameworkErrors.handler,
+    clientErrorHandler: frameworkErrors.clientError,
+    rewriteUrl: listPathRewriter(ctx.config.basePath),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     exposeHeadRoutes: false,
     routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
     logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),
   });
   registerErrorHandling(app, ctx.config.nodeId);
+  frameworkErrors.noteRoutes(app);
   registerCors(app, ctx.config.corsOrigins);
+  app.addHook("onRequest", async (request) => refuseNulParams(request.query as Query));
   await app.register(multipart, {
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });

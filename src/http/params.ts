@@ -18,6 +18,24 @@ export function parseQueryString(text: string): Query {
   return out;
 }
 
+/**
+ * U+0000 cannot be carried by XML, so no identifier, format or subject holds it, and PostgreSQL refuses it in
+ * text: a parameter holding it is a bad request, refused before any lookup.
+ */
+export function refuseNul(name: string, value: string): void {
+  if (value.includes("\u0000")) {
+    throw new InvalidRequest(`Parameter ${name} contains a NUL character (%00), which no value can hold.`);
+  }
+}
+
+/** Every parameter of a query string checked with refuseNul. */
+export function refuseNulParams(query: Query): void {
+  for (const [name, value] of Object.entries(query)) {
+    refuseNul(name, name);
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) refuseNul(name, v);
+  }
+}
+
 export function stringParam(query: Query, name: string): string | undefined {
   const value = query[name];
   return Array.isArray(value) ? value[0] : value;

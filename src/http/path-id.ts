@@ -4,10 +4,17 @@
  * exactly once, so the router never sees a decoded identifier.
  */
 import type { FastifyRequest } from "fastify";
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
 
-/** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"). */
+/** The decoded remainder of the raw path after `prefix` (e.g. "/mn/v2/object/"), an identifier. */
 export function identifierAfter(request: FastifyRequest, prefix: string): string {
+  const decoded = pathAfter(request, prefix);
+  refuseImpossibleIdentifier(decoded);
+  return decoded;
+}
+
+/** The decoded remainder of the raw path after `prefix`, whatever it holds (e.g. a query). */
+export function pathAfter(request: FastifyRequest, prefix: string): string {
   const raw = request.raw.url ?? "";
   const queryAt = raw.indexOf("?");
   const rawPath = queryAt === -1 ? raw : raw.slice(0, queryAt);
@@ -20,5 +27,17 @@ export function identifierAfter(request: FastifyRequest, prefix: string): string
     throw new InvalidRequest(
       `The identifier in the URL path is not valid percent-encoded UTF-8: "${encoded}".`,
     );
+  }
+}
+
+/**
+ * An identifier holding U+0000 cannot exist (XML cannot carry the character, and PostgreSQL refuses it in
+ * text): NotFound, answered before any lookup.
+ */
+export function refuseImpossibleIdentifier(id: string): void {
+  if (id.includes("\u0000")) {
+    throw new NotFound(`No object, node or subject has an identifier containing a NUL character (%00).`, {
+      pid: id.replaceAll("\u0000", "\uFFFD"),
+    });
   }
 }

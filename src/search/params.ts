@@ -13,6 +13,9 @@ export class SolrParams {
   }
 
   add(name: string, value: string): void {
+    // U+0000 is in no indexed value, and PostgreSQL refuses it in text.
+    if (value.includes("\u0000") || name.includes("\u0000"))
+      throw new InvalidRequest(`Parameter ${name} contains a NUL character (%00), which no value can hold.`);
     this.entries.push([name, value]);
   }
 

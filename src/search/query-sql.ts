@@ -1,10 +1,11 @@
 /**
  * Lucene/Solr query syntax -> an SQL condition over the search tables (search_docs as `d`). Parsing is done by
  * the `lucene` package; this module only maps its tree. Clause semantics follow Solr's standard parser:
- * `+x` required, `-x` prohibited, other clauses of an OR / implicit chain optional (at least one must match
- * when nothing is required), `AND` / `NOT` as written; a purely negative group matches everything else.
+ * `+x` required, `-x` prohibited, other clauses of an OR chain optional (at least one must match when nothing
+ * is required), `AND` / `NOT` as written, clauses without an operator joined by the default operator (AND); a purely negative group matches everything else.
  * Text fields match tokens (a phrase needs all its words, not their order); string fields match whole
- * values, case-sensitively; `*` and `?` are wildcards; numbers and dates compare numerically, with date math.
+ * values, case-sensitively; `*` and `?` are wildcards; numbers and dates compare numerically, with date math;
+ * `/.../` is a regular expression matched against whole values (string fields) or tokens (text fields).
  */
 
 import { sql } from "kysely";
@@ -15,6 +16,7 @@ import {
   type Condition,
   columnLike,
   columnMatch,
+  columnRegex,
   exists,
   FALSE,
   hasNumber,
@@ -27,8 +29,10 @@ import {
 } from "./conditions.ts";
 import { readQueryDate } from "./dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
-import { escapeRangeSlashes, prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
-import { hasTerms, MANY, markOf, type Pattern, termLike, termOf, termRange } from "./terms.ts";
+import { luceneRegexpSource } from "./lucene-regexp.ts";
+import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
+import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
+import { hasTerms, MANY, markOf, type Pattern, termLike, termOf, termRange, termRegex } from "./terms.ts";
 
 export { and, type Condition, FALSE, negate, or, type SqlDialect, TRUE } from "./conditions.ts";
 
@@ -38,7 +42,7 @@ export interface TranslateOptions {
   dialect: SqlDialect;
   /** Field of terms without one (Solr's df). */
   defaultField?: string;
-  /** Operator between clauses without one (Solr's q.op). */
+  /** Operator between clauses without one (Solr's q.op; AND as DataONE's indexes say, search.ts). */
   defaultOperator?: "OR" | "AND";
   now?: number;
 }
@@ -47,13 +51,14 @@ export interface TranslateOptions {
 export function translateQuery(query: string, options: TranslateOptions): Condition {
   const text = query.trim();
   if (text === "" || text === "*:*" || text === "*") return TRUE;
+  const prepared = prepareQuery(text);
   let tree: AST;
   try {
-    tree = lucene.parse(escapeRangeSlashes(text));
+    tree = lucene.parse(prepared.text);
   } catch (error) {
     throw new InvalidRequest(`The query "${query}" is not valid query syntax: ${(error as Error).message}`);
   }
-  const t = new Translator(options);
+  const t = new Translator(options, prepared.regexes);
   return t.node(tree, options.defaultField ?? "text").sql;
 }
 
@@ -70,7 +75,7 @@ export function fieldsOf(query: string): Set<string> {
     }
   };
   try {
-    walk(lucene.parse(query));
+    walk(lucene.parse(prepareQuery(query).text));
   } catch {
     // Reported by translateQuery.
   }
@@ -83,7 +88,10 @@ interface Clause {
 }
 
 class Translator {
-  constructor(private readonly options: TranslateOptions) {}
+  constructor(
+    private readonly options: TranslateOptions,
+    private readonly regexes: ReadonlyMap<string, string>,
+  ) {}
 
   node(node: Node, field: string): Clause {
     if ("term" in node) return this.term(node, field);
@@ -133,7 +141,7 @@ class Translator {
 
   /** Solr clause logic: AND binds its neighbours; OR / implicit clauses are optional unless marked. */
   private combine(items: { op: string; clause: Clause }[]): Condition {
-    const defaultOp = this.options.defaultOperator ?? "OR";
+    const defaultOp = this.options.defaultOperator ?? "AND";
     // Groups of clauses joined by AND; the groups are joined by OR (optional) semantics.
     const groups: Clause[][] = [];
     for (const { op, clause } of items) {
@@ -173,10 +181,23 @@ class Translator {
     const modifier = node.prefix ?? prefixOf(rawField);
     const name = rawField.replace(/^[+-]/, "");
     if (name === "*" && node.term === "*") return { sql: TRUE, modifier };
-    if (node.regex)
-      throw new InvalidRequest(`Regular expressions are not supported (in ${name}:/${node.term}/).`);
     const spec = this.spec(name);
+    const regex = isRegexPlaceholder(node.term) ? this.regexes.get(node.term) : undefined;
+    if (regex !== undefined) return { sql: this.regex(spec, regex), modifier };
     return { sql: this.match(spec, node.term, node.quoted), modifier };
+  }
+
+  /** `field:/re/`: Lucene matches the expression against whole indexed terms, lower-cased ones for text. */
+  private regex(spec: FieldSpec, body: string): Condition {
+    const { dialect } = this.options;
+    if (spec.type === "text") return termRegex(dialect, spec.name, luceneRegexpSource(body.toLowerCase()));
+    if (spec.type !== "string")
+      throw new InvalidRequest(
+        `A regular expression matches string and text fields; ${spec.name} is a ${spec.type} field.`,
+      );
+    const source = luceneRegexpSource(body);
+    if (spec.name === "formatId") return columnRegex(dialect, sql`d.format_id`, source);
+    return member(dialect, sql`v.field = ${spec.name} and ${columnRegex(dialect, sql`v.value`, source)}`);
   }
 
   private spec(name: string): FieldSpec {

@@ -1,4 +1,4 @@
-/** The text of query terms: wildcards, escapes, +/- prefixes, and slashes inside ranges (before parsing). */
+/** The text of query terms: wildcards, escapes and +/- prefixes (slashes: query-slashes.ts). */
 import { MANY, ONE, type Pattern } from "./terms.ts";
 
 /** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
@@ -19,18 +19,6 @@ export function wildcard(raw: string): Pattern | undefined {
   }
   if (literal) out.push(literal);
   return wild ? out : undefined;
-}
-
-/**
- * Date math rounding inside ranges (`[* TO NOW/DAY]`) is valid Solr syntax that the parser's grammar reads as
- * the start of a regular expression; inside range brackets such slashes are escaped before parsing.
- */
-export function escapeRangeSlashes(query: string): string {
-  return query.replace(
-    /([[{])([^\]}"]*)([\]}])/g,
-    (_all, open: string, body: string, close: string) =>
-      `${open}${body.replace(/(^|[^\\])\//g, "$1\\/")}${close}`,
-  );
 }
 
 /** Backslash escapes removed ("\:" is ":"). */

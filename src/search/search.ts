@@ -135,6 +135,13 @@ function filterContext(index: SearchIndexHandle, params: SolrParams) {
   return (query: string) => translateQuery(query, translateOptions(index, params));
 }
 
+/**
+ * Clauses without an operator are joined by AND, as DataONE's indexes answer them: the Coordinating Nodes' search
+ * schema and Metacat's (the Member Nodes') both say `<solrQueryParser defaultOperator="AND"/>`. So d1_cli's
+ * `id:X dateModified:[* TO *]` finds X alone. A request's q.op overrides it.
+ */
+export const DEFAULT_OPERATOR = "AND";
+
 function translateOptions(index: SearchIndexHandle, params: SolrParams) {
   const op = params.get("q.op")?.toUpperCase();
   if (op !== undefined && op !== "AND" && op !== "OR")
@@ -142,7 +149,7 @@ function translateOptions(index: SearchIndexHandle, params: SolrParams) {
   return {
     dialect: index.dialect,
     defaultField: params.get("df") ?? "text",
-    ...(op ? { defaultOperator: op as "AND" | "OR" } : {}),
+    defaultOperator: (op ?? DEFAULT_OPERATOR) as "AND" | "OR",
   };
 }
 

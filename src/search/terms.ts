@@ -60,6 +60,19 @@ export function termLike(dialect: SqlDialect, field: string, pattern: Pattern): 
     where term glob ${mark + glob} and term <> ${mark}))`;
 }
 
+/** Documents with a token of `field` matching a regular expression source (matched on the token alone). */
+export function termRegex(dialect: SqlDialect, field: string, source: string): Condition {
+  const mark = markOf(field);
+  const from = mark.length + 1;
+  if (dialect === "postgres") {
+    return sql`exists (select 1 from unnest(d.terms) t
+      where t like ${`${mark.replace(/_/g, "\\_")}%`} escape '\\' and t <> ${mark} and substr(t, ${from}) ~ ${source})`;
+  }
+  return sql`d.term_id in (select rowid from search_terms where search_terms match (
+    select coalesce(group_concat('"' || term || '"', ' OR '), '"none__"') from search_terms_vocab
+    where term glob ${`${mark}*`} and term <> ${mark} and d1_regexp(substr(term, ${from}), ${source}) = 1))`;
+}
+
 /** Documents with a token of `field` in a range (bounds lower-cased by the caller; byte-wise order). */
 export function termRange(
   dialect: SqlDialect,

@@ -14,12 +14,20 @@ const NAMES: Record<string, HashKey> = {
 };
 
 /**
- * The hash behind a DataONE algorithm name ("MD5", "SHA-1", "SHA-256", "SHA-384", "SHA-512"; case-insensitive,
- * also "SHA1", "SHA256", ...), or undefined when unsupported.
+ * The hash behind a DataONE algorithm name ("MD5", "SHA-1", "SHA-256", "SHA-384", "SHA-512"; in any case, with
+ * or without the hyphen: "sha1", "SHA256", "Sha-512"), or undefined when unsupported.
  */
 export function algorithmKey(name: string): HashKey | undefined {
-  const compact = name.trim().toLowerCase().replace(/-/g, "");
+  const spelled = /^\s*(md5|sha-?(?:1|256|384|512))\s*$/i.exec(name);
+  if (!spelled) return undefined;
+  const compact = (spelled[1] as string).toLowerCase().replace("-", "");
   return Object.hasOwn(NAMES, compact) ? NAMES[compact] : undefined;
+}
+
+/** The name in DataONE's checksum algorithm list for a spelling algorithmKey knows ("sha1" -> "SHA-1"). */
+export function canonicalAlgorithm(name: string): string | undefined {
+  const key = algorithmKey(name);
+  return key ? DATAONE_NAME[key] : undefined;
 }
 
 /** The DataONE spelling of a hash, as recorded in `Digests.extra.algorithm`. */

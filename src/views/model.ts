@@ -27,6 +27,8 @@ export interface MetadataModel {
   /** The standard's name as shown to people ("Ecological Metadata Language 2.1.1"). */
   standard: string;
   title?: string;
+  /** When the document says the data were published (EML pubDate, ISO publication date, FGDC pubdate), as written. */
+  published?: string;
   creators: string[];
   abstract: string[];
   keywords: string[];

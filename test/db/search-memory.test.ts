@@ -73,6 +73,10 @@ const QUERIES: Record<string, string | string[]>[] = [
   { q: "(keywords:ice OR site:Alpha) -keywords:water", fq: "NOT site:Beta", rows: "30", ...FACETS },
   { q: "*:*", fq: 'keywords:"carbon flux" OR keywords:zebra', rows: "10", sort: "size desc" },
   { q: 'rightsHolder:"CN=owner" AND keywords:ice', rows: "10" },
+  // Regular expressions, slashes inside terms, clauses joined by the default operator (AND).
+  { q: "keywords:/[sS]oil|ice/ -formatId:*ecoinformatics.org/eml*", rows: "30", ...FACETS },
+  { q: "title:/wat.*/ keywords:/.*er/", fq: "id:/m-0[0-4].*/", rows: "30", sort: "id asc" },
+  { q: "formatId:/eml:..ecoinformatics\\.org\\/eml-2\\.1\\.1/ OR site:Beta", rows: "40", sort: "id asc" },
 ];
 const CALLERS: [string, SearchCaller][] = [
   ["public", { subjects: new Set(["public"]) }],

@@ -27,6 +27,16 @@ for (const dialect of testDialects()) {
     after(() => fed?.close());
     const mn = (i: number) => fed.mns[i] as RunningNode;
 
+    it("the administrator the token names has a verified account on the CN (getSubjectInfo)", async () => {
+      const token = await fed.token(fed.adminSubject);
+      const response = await fetch(`${fed.cn.baseUrl}/v2/accounts/${encodeURIComponent(fed.adminSubject)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = await okXml(response);
+      assert.ok(body.includes(`<subject>${fed.adminSubject}</subject>`), body);
+      assert.match(body, /<verified>true<\/verified>/);
+    });
+
     it("lists the CN and three approved MNs, each with its own URL", async () => {
       const nodes = await clientFor(mn(0).ctx, fed.cn.baseUrl).listNodes();
       const ids = nodes.map((n) => n.identifier).sort();

@@ -45,8 +45,9 @@ export function sendError(
   reply: FastifyReply,
   error: D1Error,
   nodeId: string,
+  apiMethod?: string,
 ): void {
-  const method = request.routeOptions.config?.apiMethod ?? "";
+  const method = apiMethod ?? request.routeOptions.config?.apiMethod ?? "";
   const detailCode = error.detailCode ?? detailCodeFor(method, error.exception);
   if (request.method === "HEAD") {
     reply
@@ -89,7 +90,22 @@ function toD1Error(error: FastifyError | Error): D1Error {
   if (code === "FST_INVALID_MULTIPART_CONTENT_TYPE" || code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
     return new InvalidRequest("The request body must be multipart/form-data.");
   }
+  // The multipart parser's own complaints about the request it was given.
+  if (error.message === "Multipart: Boundary not found") {
+    return new InvalidRequest(
+      'The Content-Type multipart/form-data has no boundary parameter (e.g. "multipart/form-data; boundary=x"), so its parts cannot be read.',
+    );
+  }
+  if (/^(Unexpected end of (multipart data|form)|Malformed part header)/.test(error.message)) {
+    return new InvalidRequest(`The multipart/form-data body is malformed: ${error.message}.`);
+  }
   if (status >= 400 && status < 500) return new InvalidRequest(`The request is malformed: ${error.message}`);
+  // PostgreSQL refusing a character in text (U+0000: 22021, 22P05): the request carried it, not a node fault.
+  if (code === "22021" || code === "22P05") {
+    return new InvalidRequest(
+      "The request holds a character (such as U+0000) that no stored value can hold.",
+    );
+  }
   return new ServiceFailure("The node failed to complete the request; the failure is logged.");
 }
 

@@ -17,6 +17,7 @@ import {
 import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
 import { scheduleReplication } from "../../federation/replication/outcomes.ts";
 import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
+import { algorithmKey } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -215,7 +216,7 @@ export async function updateSystemMetadata(
       }
     }
     if (
-      incoming.checksum.algorithm !== current.checksum.algorithm ||
+      algorithmKey(incoming.checksum.algorithm) !== algorithmKey(current.checksum.algorithm) ||
       incoming.checksum.value.toLowerCase() !== current.checksum.value.toLowerCase()
     ) {
       throw new InvalidRequest("The checksum cannot change.", { pid });

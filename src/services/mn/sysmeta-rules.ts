@@ -6,11 +6,15 @@
 import { SeriesConflictError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { type D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
-import { algorithmKey } from "../../store/index.ts";
+import { canonicalAlgorithm } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { NodeContext } from "../context.ts";
 
-/** Checks that do not need the database: format, checksum algorithm, identifier agreement. */
+/**
+ * Checks that do not need the database: format, checksum algorithm, identifier agreement. The checksum
+ * algorithm is rewritten (in `sysmeta`) to its name in DataONE's checksum algorithm list ("sha1" -> "SHA-1"),
+ * the name getChecksum and listChecksumAlgorithms give; an unknown one is InvalidSystemMetadata.
+ */
 export function checkIncoming(ctx: NodeContext, pid: string, sysmeta: SystemMetadata): void {
   const fail = (description: string) => new InvalidSystemMetadata(description, { pid });
   if (sysmeta.identifier !== pid) {
@@ -19,11 +23,13 @@ export function checkIncoming(ctx: NodeContext, pid: string, sysmeta: SystemMeta
   if (!ctx.formats.get(sysmeta.formatId)) {
     throw fail(`formatId "${sysmeta.formatId}" is not a registered object format.`);
   }
-  if (!algorithmKey(sysmeta.checksum.algorithm)) {
+  const algorithm = canonicalAlgorithm(sysmeta.checksum.algorithm);
+  if (!algorithm) {
     throw fail(
       `Checksum algorithm "${sysmeta.checksum.algorithm}" is not supported; use MD5, SHA-1, SHA-256, SHA-384 or SHA-512.`,
     );
   }
+  sysmeta.checksum = { ...sysmeta.checksum, algorithm };
   if (sysmeta.obsoletedBy !== undefined) {
     throw fail("obsoletedBy must not be set on a new object; the node sets it when a newer version arrives.");
   }

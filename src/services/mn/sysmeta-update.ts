@@ -11,6 +11,7 @@ import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { notifyCoordinatingNode } from "../../federation/harvest/requests.ts";
 import { indexSysmetaChange } from "../../search/hooks.ts";
+import { algorithmKey } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { notHeld } from "./resolve.ts";
@@ -104,7 +105,7 @@ function checkImmutable(old: SystemMetadata, incoming: SystemMetadata): void {
     ["size", same(old.size, incoming.size)],
     [
       "checksum",
-      same(old.checksum.algorithm.toUpperCase(), incoming.checksum.algorithm.toUpperCase()) &&
+      same(algorithmKey(old.checksum.algorithm), algorithmKey(incoming.checksum.algorithm)) &&
         same(old.checksum.value.toLowerCase(), incoming.checksum.value.toLowerCase()),
     ],
     ["submitter", incoming.submitter === undefined || same(old.submitter, incoming.submitter)],

@@ -7,6 +7,7 @@ export function extractDublinCore(root: XmlElement, standard: string): MetadataM
   const model = emptyModel("dublin-core", standard);
   const all = (name: string) => descendants(root, name).map(text).filter(Boolean);
   model.title = all("title")[0];
+  model.published = all("issued")[0] ?? all("date")[0];
   model.creators = all("creator");
   model.abstract = [...all("description"), ...all("abstract")];
   model.keywords = all("subject");

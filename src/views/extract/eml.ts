@@ -16,6 +16,7 @@ export function extractEml(root: XmlElement, standard: string): MetadataModel {
   const model = emptyModel("eml", standard);
   const dataset = children(root, "dataset")[0];
   model.title = firstText(dataset, "title");
+  model.published = firstText(dataset, "pubDate") ?? firstText(root, "pubDate");
   model.creators = path(dataset, "creator").map(partyName).filter(Boolean);
   model.abstract = paragraphs(children(dataset, "abstract")[0]);
   model.keywords = texts(dataset, "keywordSet/keyword");

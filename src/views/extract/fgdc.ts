@@ -7,6 +7,7 @@ export function extractFgdc(root: XmlElement, standard: string): MetadataModel {
   const model = emptyModel("fgdc", standard);
   const idinfo = children(root, "idinfo")[0];
   model.title = firstText(idinfo, "citation/citeinfo/title");
+  model.published = firstText(idinfo, "citation/citeinfo/pubdate");
   model.creators = texts(idinfo, "citation/citeinfo/origin");
   model.abstract = texts(idinfo, "descript/abstract");
   model.keywords = texts(idinfo, "keywords/theme/themekey");

@@ -9,6 +9,13 @@ export function extractIso19139(root: XmlElement, standard: string): MetadataMod
   const identification = descendants(root, "identificationInfo")[0]?.children[0];
   const citation = descendants(identification, "CI_Citation")[0];
   model.title = firstText(citation, "title/CharacterString") ?? firstText(citation, "title/Anchor");
+  // CI_Citation/date/CI_Date with dateType "publication": its gco:Date or gco:DateTime.
+  const publication = descendants(citation, "CI_Date").find((d) =>
+    descendants(d, "CI_DateTypeCode").some(
+      (code) => code.attributes.get("codeListValue") === "publication" || text(code) === "publication",
+    ),
+  );
+  model.published = firstText(publication, "date/Date") ?? firstText(publication, "date/DateTime");
   model.creators = unique(
     descendants(identification, "CI_ResponsibleParty").map(
       (p) =>

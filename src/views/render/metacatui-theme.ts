@@ -18,10 +18,11 @@ export function renderMetacatUiFragment(model: ViewModel, links: ViewLinks): str
     html`<div class="control-group"><label class="control-label">${label}</label><div class="controls controls-well">${value}</div></div>`;
   const rows = (label: string, values: string[]) =>
     values.length ? row(label, html`${values.map((v) => html`<p>${v}</p>`)}`) : "";
+  // The year is the document's publication date's (as MetacatUI's citations), the upload's when it has none.
   const citation = [
     m.creators.join(", "),
     m.title,
-    sysmeta.dateUploaded?.getUTCFullYear().toString(),
+    /^\s*(\d{4})/.exec(m.published ?? "")?.[1] ?? sysmeta.dateUploaded?.getUTCFullYear().toString(),
     sysmeta.identifier,
   ]
     .filter(Boolean)
@@ -38,7 +39,7 @@ ${(["North", "South", "East", "West"] as const).map((d) =>
       .flatMap((p) => p.members)
       .find((x) => x.id === e.id || x.fileName === e.name || x.id === e.name);
     const id = member?.id ?? e.id ?? e.name;
-    return html`<div class="row-fluid entitydetails" data-id="${id}"><h4>Data entity: <span class="object-name">${id}</span></h4>
+    return html`<div class="row-fluid entitydetails" data-id="${id}"><h4>Data entity:${NBSP}<span class="object-name">${id}</span></h4>
 ${row("Name", e.name)}${e.description ? row("Description", e.description) : ""}${row("Download", entityLink(e, model, links))}</div>`;
   });
   return html`<div id="Metadata" class="container">

@@ -16,7 +16,7 @@ import {
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart } from "../../multipart.ts";
 import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, pathAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "../mn/core.ts";
 import { objectHeaders } from "../mn/object-headers.ts";
@@ -117,7 +117,7 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
   // search: GET /search/{queryType}/{query}, "the rest of the URL goes to" the engine.
   const searchPrefix = `${prefix}/search/`;
   app.get(`${searchPrefix}*`, { config: { apiMethod: "CNRead.search" } }, async (request, reply) => {
-    const rest = identifierAfter(request, searchPrefix);
+    const rest = pathAfter(request, searchPrefix);
     const slash = rest.indexOf("/");
     const queryType = slash < 0 ? rest : rest.slice(0, slash);
     const query = slash < 0 ? "" : rest.slice(slash + 1);

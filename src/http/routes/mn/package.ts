@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import { getPackage } from "../../../services/mn/package.ts";
 import { callInfo } from "../../call.ts";
+import { refuseImpossibleIdentifier } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 
 export function registerPackageRoutes(app: FastifyInstance, scope: RouteScope): void {
@@ -32,6 +33,7 @@ function packagePath(request: FastifyRequest, prefix: string): { packageType: st
   let packageType = decode(segments.shift() ?? "");
   if (!packageType.includes("/") && segments.length > 1) packageType += `/${decode(segments.shift() ?? "")}`;
   const pid = decode(segments.join("/"));
+  refuseImpossibleIdentifier(pid);
   if (packageType === "" || pid === "") {
     throw new InvalidRequest(
       "The path must be /packages/{packageType}/{pid}, e.g. /packages/application%2Fbagit-097/{pid}.",

@@ -13,7 +13,7 @@ import {
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { booleanParam, dateParam, dateRange, integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, refuseImpossibleIdentifier } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "./core.ts";
 import { objectHeaders } from "./object-headers.ts";
@@ -112,6 +112,7 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
 
 export function requiredId(id: string | undefined): string {
   if (id === undefined || id === "") throw new InvalidRequest("The identifier is missing from the request.");
+  refuseImpossibleIdentifier(id);
   return id;
 }
 
