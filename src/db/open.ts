@@ -16,6 +16,7 @@ import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
+import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import type { Database, StoredObject } from "./types.ts";
@@ -25,6 +26,10 @@ export interface OpenOptions {
   url?: string;
   /** SQLite file, used when no URL is given. */
   sqlitePath?: string;
+  /** PostgreSQL: seconds to wait for a connection (default 10). */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL: seconds one statement may run (default 30). */
+  statementTimeoutSeconds?: number;
   /** Hears failed background writes of the event log. */
   onEventLogError?: EventLogOptions["onError"];
 }
@@ -35,7 +40,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const db = new Kysely<Tables>({
     dialect: handle
       ? new SqliteDialect({ database: preparedOnce(handle) })
-      : await postgres(options.url as string),
+      : new PostgresDialect({ pool: await postgresPool(options.url as string, postgresLimits(options)) }),
   });
   try {
     await migrate(db, dialect);
@@ -158,21 +163,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
-/** The PostgreSQL driver is loaded only when used (measured: ~12 MB of memory a SQLite node does without). */
-async function postgres(url: string) {
-  const { default: pg } = await import("pg");
-  /** BIGINT (oid 20) as JS numbers on this pool only: sizes and millisecond dates stay below 2^53. */
-  const types = {
-    getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === 20
-        ? (value: string) => Number(value)
-        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+function postgresLimits(options: OpenOptions): PostgresLimits {
+  return {
+    connectTimeoutMs: (options.connectTimeoutSeconds ?? 10) * 1000,
+    statementTimeoutMs: (options.statementTimeoutSeconds ?? 30) * 1000,
   };
-  const pool = new pg.Pool({ connectionString: url, max: 10, types });
-  // An idle pooled connection that the server ends (restart, administrator command) is dropped from the pool;
-  // without a listener its error would end the process. Queries in flight still fail and report their error.
-  pool.on("error", () => undefined);
-  return new PostgresDialect({ pool });
 }
 
 /**
