@@ -10,7 +10,7 @@ import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } fro
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
-import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
+import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
 import { indexChangeLog } from "./index-changes.ts";
 import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
@@ -135,13 +135,24 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
     events,
-    transaction: (work) =>
-      writeTransaction((tx, writes) =>
-        work({
-          objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
-          blobIntents: blobIntents(tx),
-        }),
-      ),
+    async transaction(work) {
+      let logged: TransactionEvents | undefined;
+      let committed = false;
+      try {
+        const result = await writeTransaction((tx, writes) => {
+          logged = events.inTransaction(tx);
+          return work({
+            objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
+            blobIntents: blobIntents(tx),
+            events: logged,
+          });
+        });
+        committed = true;
+        return result;
+      } finally {
+        logged?.end(committed);
+      }
+    },
     close() {
       closing ??= events
         .close()
