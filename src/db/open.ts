@@ -26,9 +26,9 @@ export interface OpenOptions {
   url?: string;
   /** SQLite file, used when no URL is given. */
   sqlitePath?: string;
-  /** PostgreSQL: seconds to wait for a connection (default 10). */
+  /** PostgreSQL: seconds to wait for a connection (default 10 when either limit is set; none when neither is). */
   connectTimeoutSeconds?: number;
-  /** PostgreSQL: seconds one statement may run (default 30). */
+  /** PostgreSQL: seconds one statement may run (default 30 when either limit is set; none when neither is). */
   statementTimeoutSeconds?: number;
   /** Hears failed background writes of the event log. */
   onEventLogError?: EventLogOptions["onError"];
@@ -43,7 +43,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       : new PostgresDialect({ pool: await postgresPool(options.url as string, postgresLimits(options)) }),
   });
   try {
-    await migrate(db, dialect);
+    await migrateWithoutLimits(db, dialect, options);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -174,11 +174,32 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
-function postgresLimits(options: OpenOptions): PostgresLimits {
+/** The serving limits, when given (a command such as a bulk load runs long statements and sets none). */
+function postgresLimits(options: OpenOptions): PostgresLimits | undefined {
+  if (options.connectTimeoutSeconds === undefined && options.statementTimeoutSeconds === undefined) {
+    return undefined;
+  }
   return {
     connectTimeoutMs: (options.connectTimeoutSeconds ?? 10) * 1000,
     statementTimeoutMs: (options.statementTimeoutSeconds ?? 30) * 1000,
   };
+}
+
+/** Migrations may build indexes over large tables: on PostgreSQL they run on a connection without the limits. */
+async function migrateWithoutLimits(
+  db: Kysely<Tables>,
+  dialect: Dialect,
+  options: OpenOptions,
+): Promise<void> {
+  if (dialect === "sqlite" || !postgresLimits(options)) return migrate(db, dialect);
+  const unlimited = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: await postgresPool(options.url as string, undefined) }),
+  });
+  try {
+    await migrate(unlimited, dialect);
+  } finally {
+    await unlimited.destroy();
+  }
 }
 
 /**

@@ -20,7 +20,7 @@ export interface PostgresLimits {
 const CLIENT_GRACE_MS = 1000;
 
 /** The PostgreSQL driver is loaded only when used (measured: ~12 MB of memory a SQLite node does without). */
-export async function postgresPool(url: string, limits: PostgresLimits): Promise<PostgresPool> {
+export async function postgresPool(url: string, limits: PostgresLimits | undefined): Promise<PostgresPool> {
   const { default: pgModule } = await import("pg");
   /** BIGINT (oid 20) as JS numbers on this pool only: sizes and millisecond dates stay below 2^53. */
   const types = {
@@ -33,9 +33,13 @@ export async function postgresPool(url: string, limits: PostgresLimits): Promise
     connectionString: url,
     max: 10,
     types,
-    connectionTimeoutMillis: limits.connectTimeoutMs,
-    statement_timeout: limits.statementTimeoutMs,
-    query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
+    ...(limits
+      ? {
+          connectionTimeoutMillis: limits.connectTimeoutMs,
+          statement_timeout: limits.statementTimeoutMs,
+          query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
+        }
+      : {}),
   });
   // An idle pooled connection that the server ends (restart, administrator command) is dropped from the pool;
   // without a listener its error would end the process. Queries in flight still fail and report their error.

@@ -11,20 +11,15 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 /** Bytes of an unread body discarded after an early answer before the connection is closed instead. */
 export const MAX_DRAIN = 256 * 1024 * 1024;
 
-interface Watched {
-  idleMs: number;
-  /** The client stopped sending: the answer closes the connection. */
-  stalled: boolean;
-}
-
-const watched = new WeakMap<IncomingMessage, Watched>();
+/** Bodies being watched; `stalled`: the client stopped sending, so the answer closes the connection. */
+const watched = new WeakMap<IncomingMessage, { stalled: boolean }>();
 
 /**
  * Calls `onIdle` once when the connection of `raw` receives no byte for `idleMs` before the body is complete.
  * Returns a function that stops watching.
  */
 export function watchIdleBody(raw: IncomingMessage, idleMs: number, onIdle: () => void): () => void {
-  const state = watched.get(raw) ?? { idleMs, stalled: false };
+  const state = watched.get(raw) ?? { stalled: false };
   watched.set(raw, state);
   const socket = raw.socket;
   let seen = socket.bytesRead;
@@ -51,14 +46,13 @@ export function watchIdleBody(raw: IncomingMessage, idleMs: number, onIdle: () =
 export function finishUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
   const raw = request.raw;
   if (raw.complete || raw.destroyed) return;
-  const state = watched.get(raw);
-  if (!state || state.stalled) {
+  if (watched.get(raw)?.stalled) {
     reply.header("connection", "close");
     return;
   }
   raw.unpipe();
   let drained = 0;
-  const stop = watchIdleBody(raw, state.idleMs, () => raw.socket.destroy());
+  const stop = watchIdleBody(raw, request.server.uploadIdleMs, () => raw.socket.destroy());
   raw.on("data", (chunk: Buffer) => {
     drained += chunk.length;
     if (drained > MAX_DRAIN) {
