@@ -78,7 +78,7 @@ describe("a full disk under the store", { skip: skip ?? false }, () => {
     );
   }
 
-  it("a 50 MB create is InsufficientResources at once (fetch), nothing stored", async () => {
+  it("a 50 MB create is InsufficientResources at once (fetch), nothing stored", async (t) => {
     const pid = uniquePid("full");
     const bytes = randomBytes(UPLOAD_BYTES);
     const started = Date.now();
@@ -89,6 +89,7 @@ describe("a full disk under the store", { skip: skip ?? false }, () => {
     assert.equal(error.detailCode, "1160");
     assert.match(error.body, /no space left/);
     assert.ok(elapsed < 15_000, `answered after ${elapsed} ms`);
+    t.diagnostic(`50 MB create into a full store answered after ${elapsed} ms`);
     await assertNothingStored(pid);
   });
 
