@@ -1,7 +1,8 @@
 /**
  * A PostgreSQL server that stops answering (its postmaster and backends frozen with SIGSTOP): ping answers
- * ServiceFailure within seconds, other operations answer ServiceFailure after the statement or connect timeout
- * instead of hanging, and once the server runs again the node serves again.
+ * ServiceFailure within seconds, create answers ServiceFailure after the statement or connect timeout instead of
+ * hanging, listObjects and search answer (from memory, or ServiceFailure) rather than hang, and once the server
+ * runs again the node serves again.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -63,7 +64,13 @@ describe("a frozen PostgreSQL server", { skip: bin ? false : "initdb is not inst
       await listed.response.arrayBuffer();
       assert.ok([200, 500].includes(listed.response.status), String(listed.response.status));
       assert.ok(listed.ms < 15_000, `listObjects answered after ${listed.ms} ms`);
-      t.diagnostic(`frozen: ping ${ping.ms} ms, create ${created.ms} ms, listObjects ${listed.ms} ms`);
+      const searched = await timed(call(admin, "GET", "/query/solr/?q=*:*&fq=formatId:x-frozen"));
+      await searched.response.arrayBuffer();
+      assert.ok([200, 500].includes(searched.response.status), String(searched.response.status));
+      assert.ok(searched.ms < 15_000, `search answered after ${searched.ms} ms`);
+      t.diagnostic(
+        `frozen: ping ${ping.ms} ms, create ${created.ms} ms, listObjects ${listed.ms} ms, search ${searched.ms} ms`,
+      );
     } finally {
       server.signalAll("SIGCONT");
     }
