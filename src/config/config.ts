@@ -108,6 +108,12 @@ export interface Config {
   replicaAuditInterval: number;
   /** Coordinating Node: a completed replica verified less than this many seconds ago is not audited again. */
   replicaAuditAge: number;
+  /** Seconds an upload (a multipart body) may send nothing before it is ended (InvalidRequest, connection closed). */
+  uploadIdleTimeout: number;
+  /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
+  databaseStatementTimeout: number;
+  /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
+  databaseConnectTimeout: number;
   logLevel: string;
 }
 
@@ -163,6 +169,9 @@ export function defaultConfig(): Config {
     replicationScanInterval: 600,
     replicaAuditInterval: 3600,
     replicaAuditAge: 30 * 86_400,
+    uploadIdleTimeout: 60,
+    databaseStatementTimeout: 30,
+    databaseConnectTimeout: 10,
     logLevel: "info",
   };
 }
@@ -245,6 +254,9 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     replicationScanInterval: integer("replicationScanInterval", c.replicationScanInterval, 0, 30 * 86_400),
     replicaAuditInterval: integer("replicaAuditInterval", c.replicaAuditInterval, 0, 30 * 86_400),
     replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
+    uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
+    databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
+    databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {

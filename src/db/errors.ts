@@ -32,3 +32,18 @@ export class SeriesConflictError extends Error {
     this.name = "SeriesConflictError";
   }
 }
+
+/** pg's own timeout errors (they carry no code): a statement, a connection, a wait for a pooled connection. */
+export function isClientTimeout(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return (
+    message === "Query read timeout" ||
+    message === "timeout exceeded when trying to connect" ||
+    message.startsWith("Connection terminated due to connection timeout")
+  );
+}
+
+/** The database did not answer in time: a client-side timeout, or PostgreSQL's statement_timeout (57014). */
+export function isDatabaseTimeout(error: unknown): boolean {
+  return isClientTimeout(error) || (error as { code?: unknown }).code === "57014";
+}

@@ -1,6 +1,8 @@
 /**
  * The event log. append() queues in memory; a timer writes the queue in one transaction every 50 ms (measured:
- * one synchronous insert per request costs 15-25 % of small-get throughput, a batched row about 2.5 us).
+ * one synchronous insert per request costs 15-25 % of small-get throughput, a batched row about 2.5 us). That
+ * suits reads; the entries of writes (create, update, delete) go into the write's own transaction instead
+ * (inTransaction), so that no acknowledged write lacks its entry after a crash.
  * Lists page by (date_logged, id) keys like the object list; new entries usually sort after every remembered
  * key, so paging through the log stays cheap while requests keep adding to it.
  */
@@ -9,7 +11,7 @@ import { eventConditions, eventIncludes } from "./filters.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import type { EventsTable, Tables } from "./schema.ts";
-import type { EventLog, HarvestedLogEntry, LogEntry, NewLogEntry } from "./types.ts";
+import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, NewLogEntry } from "./types.ts";
 
 const FLUSH_MS = 50;
 const RETRY_MS = 1000;
@@ -30,6 +32,12 @@ export interface BatchedEventLog extends EventLog {
   addedElsewhere(): void;
   /** false: other processes' entries may go unheard (remember no list); true: they are heard again. */
   trust(heard: boolean): void;
+  /** Entries written by `tx` itself; end() once it committed or failed, so that the lists hear of them. */
+  inTransaction(tx: Kysely<Tables>): TransactionEvents;
+}
+
+export interface TransactionEvents extends EventWriter {
+  end(committed: boolean): void;
 }
 
 /** Marks the lists that depend on the objects table. */
@@ -153,6 +161,25 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     },
     trust(heard) {
       pager.trust(heard);
+    },
+    inTransaction(tx) {
+      const added: NewRow[] = [];
+      let ended = false;
+      pager.begin();
+      return {
+        async add(entry) {
+          const row = newRow(entry);
+          await tx.insertInto("events").values(row).execute();
+          if (added.length === 0) await options.announce?.(tx);
+          added.push(row);
+        },
+        end(committed) {
+          if (ended) return;
+          ended = true;
+          if (!committed && added.length > 0) pager.end("unknown");
+          else pager.end(added.map((row) => ({ key: [row.date_logged, 0], after: row })));
+        },
+      };
     },
     async close() {
       closed = true;

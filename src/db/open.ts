@@ -11,12 +11,13 @@ import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } fro
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
-import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
+import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
 import { indexChangeLog } from "./index-changes.ts";
 import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
+import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import type { Database, StoredObject } from "./types.ts";
@@ -26,6 +27,10 @@ export interface OpenOptions {
   url?: string;
   /** SQLite file, used when no URL is given. */
   sqlitePath?: string;
+  /** PostgreSQL: seconds to wait for a connection (default 10 when either limit is set; none when neither is). */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL: seconds one statement may run (default 30 when either limit is set; none when neither is). */
+  statementTimeoutSeconds?: number;
   /** Hears failed background writes of the event log. */
   onEventLogError?: EventLogOptions["onError"];
 }
@@ -36,10 +41,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const db = new Kysely<Tables>({
     dialect: handle
       ? new SqliteDialect({ database: preparedOnce(handle) })
-      : await postgres(options.url as string),
+      : new PostgresDialect({ pool: await postgresPool(options.url as string, postgresLimits(options)) }),
   });
   try {
-    await migrate(db, dialect);
+    await migrateWithoutLimits(db, dialect, options);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -131,13 +136,24 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
     events,
-    transaction: (work) =>
-      writeTransaction((tx, writes) =>
-        work({
-          objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
-          blobIntents: blobIntents(tx),
-        }),
-      ),
+    async transaction(work) {
+      let logged: TransactionEvents | undefined;
+      let committed = false;
+      try {
+        const result = await writeTransaction((tx, writes) => {
+          logged = events.inTransaction(tx);
+          return work({
+            objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
+            blobIntents: blobIntents(tx),
+            events: logged,
+          });
+        });
+        committed = true;
+        return result;
+      } finally {
+        logged?.end(committed);
+      }
+    },
     close() {
       closing ??= events
         .close()
@@ -159,21 +175,32 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
-/** The PostgreSQL driver is loaded only when used (measured: ~12 MB of memory a SQLite node does without). */
-async function postgres(url: string) {
-  const { default: pg } = await import("pg");
-  /** BIGINT (oid 20) as JS numbers on this pool only: sizes and millisecond dates stay below 2^53. */
-  const types = {
-    getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === 20
-        ? (value: string) => Number(value)
-        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+/** The serving limits, when given (a command such as a bulk load runs long statements and sets none). */
+function postgresLimits(options: OpenOptions): PostgresLimits | undefined {
+  if (options.connectTimeoutSeconds === undefined && options.statementTimeoutSeconds === undefined) {
+    return undefined;
+  }
+  return {
+    connectTimeoutMs: (options.connectTimeoutSeconds ?? 10) * 1000,
+    statementTimeoutMs: (options.statementTimeoutSeconds ?? 30) * 1000,
   };
-  const pool = new pg.Pool({ connectionString: url, max: 10, types });
-  // An idle pooled connection that the server ends (restart, administrator command) is dropped from the pool;
-  // without a listener its error would end the process. Queries in flight still fail and report their error.
-  pool.on("error", () => undefined);
-  return new PostgresDialect({ pool });
+}
+
+/** Migrations may build indexes over large tables: on PostgreSQL they run on a connection without the limits. */
+async function migrateWithoutLimits(
+  db: Kysely<Tables>,
+  dialect: Dialect,
+  options: OpenOptions,
+): Promise<void> {
+  if (dialect === "sqlite" || !postgresLimits(options)) return migrate(db, dialect);
+  const unlimited = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: await postgresPool(options.url as string, undefined) }),
+  });
+  try {
+    await migrate(unlimited, dialect);
+  } finally {
+    await unlimited.destroy();
+  }
 }
 
 /**

@@ -114,6 +114,16 @@ export interface Repositories {
   blobIntents: BlobIntents;
 }
 
+/** Log entries written in the transaction of the change they record: a crash keeps both or neither. */
+export interface EventWriter {
+  add(entry: NewLogEntry): Promise<void>;
+}
+
+/** The repositories of one transaction, with its event log entries. */
+export interface TransactionRepositories extends Repositories {
+  events: EventWriter;
+}
+
 export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   /** The query builder, for modules owning their own tables (the search index). */
@@ -123,6 +133,6 @@ export interface Database extends Repositories {
   /** The Coordinating Node's tables (empty on a Member Node). */
   cn: CnRepository;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
-  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -34,6 +34,7 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
     routerOptions: { maxParamLength: 10_000, querystringParser: parseQueryString },
     logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),
   });
+  app.decorate("uploadIdleMs", ctx.config.uploadIdleTimeout * 1000);
   registerErrorHandling(app, ctx.config.nodeId);
   frameworkErrors.noteRoutes(app);
   registerCors(app, ctx.config.corsOrigins);

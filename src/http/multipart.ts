@@ -4,12 +4,21 @@
  * order; the object part is streamed into the store (hashed in the same pass), everything else is small and
  * buffered with a limit: each part at most what the operation needs (a document: config maxDocumentBytes; a simple
  * value: SIMPLE_VALUE_BYTES), all requests together at most config maxBufferedTextBytes (see
- * plugins/request-bodies.ts). A client that disconnects mid-upload leaves no temp file: staging is aborted.
+ * plugins/request-bodies.ts). A client that disconnects mid-upload leaves no temp file: staging is aborted; so does
+ * one that sends nothing for the upload idle timeout (InvalidRequest, then the connection is closed).
  */
 import type { FastifyRequest } from "fastify";
 import { detailCodeFor, UNLISTED_DETAIL_CODE } from "../errors/catalogue.ts";
 import { InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
+import { watchIdleBody } from "./body-drain.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Milliseconds a multipart body may send nothing before it is ended (setting uploadIdleTimeout). */
+    uploadIdleMs: number;
+  }
+}
 
 /** Upper bound for a simple value part (an identifier, a scheme, a subject, a status). */
 export const SIMPLE_VALUE_BYTES = 8 * 1024;
@@ -38,6 +47,7 @@ export async function readMultipart(
   if (!request.isMultipart()) throw new InvalidRequest("The request body must be multipart/form-data.");
   const parts = new Map<string, string>();
   let staged: StagedObject | undefined;
+  let current: { destroy(error?: Error): void } | undefined;
   const abort = new AbortController();
   const onClose = () => {
     if (!request.raw.complete) abort.abort(new Error("client disconnected"));
@@ -45,7 +55,20 @@ export async function readMultipart(
   request.raw.once("close", onClose);
   const maxPart = options.maxPart ?? request.textLimits.document;
   const limitOf = (name: string) => Math.min(options.partLimits?.[name] ?? maxPart, maxPart);
-  try {
+  const idleMs = request.server.uploadIdleMs;
+  let stalled: (error: Error) => void = () => undefined;
+  const stall = new Promise<never>((_, reject) => {
+    stalled = reject;
+  });
+  const stopWatching = watchIdleBody(request.raw, idleMs, () => {
+    const error = new InvalidRequest(
+      `The request body sent nothing for ${idleMs / 1000} s; the upload was ended and nothing was stored.`,
+    );
+    abort.abort(error);
+    current?.destroy(error);
+    stalled(error);
+  });
+  const read = (async () => {
     for await (const part of request.parts({ limits: { fieldSize: maxPart + 1 } })) {
       const name = part.fieldname;
       if (parts.has(name) || (name === options.objectPart && staged)) {
@@ -53,11 +76,13 @@ export async function readMultipart(
       }
       if (part.type === "file" && name === options.objectPart && options.store) {
         const algorithm = options.algorithmHint?.(parts);
+        current = part.file;
         staged = await options.store.stage(part.file, {
           ...(algorithm ? { algorithm } : {}),
           signal: abort.signal,
         });
       } else if (part.type === "file") {
+        current = part.file;
         parts.set(name, await readTextPart(request, part.file, name, limitOf(name)));
       } else {
         const value = String(part.value);
@@ -66,14 +91,26 @@ export async function readMultipart(
         request.textLimits.reserve(size);
         parts.set(name, value);
       }
+      current = undefined;
     }
+  })();
+  try {
+    await Promise.race([read, stall]);
   } catch (error) {
+    // A stalled read ends once its staging has removed its temp file (it was aborted), or never (waiting between
+    // parts): it is given a moment, not more.
+    await Promise.race([read.catch(() => undefined), delay(1000)]);
     await staged?.discard();
     throw error;
   } finally {
+    stopWatching();
     request.raw.off("close", onClose);
   }
   return { parts, staged };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** A text part, at most `limit` bytes, counted against the node's buffered text budget as it arrives. */

@@ -29,7 +29,11 @@ export interface OpenedContext {
 export async function openNodeContext(config: Config, log: NodeLog): Promise<OpenedContext> {
   const db = await openDatabase(
     config.databaseUrl
-      ? { url: config.databaseUrl }
+      ? {
+          url: config.databaseUrl,
+          connectTimeoutSeconds: config.databaseConnectTimeout,
+          statementTimeoutSeconds: config.databaseStatementTimeout,
+        }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
   const store = await createFsStore(path.join(config.dataDir, "store"));

@@ -8,6 +8,7 @@ import { request } from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type Caller, call, create, enc, errorOf, form } from "../helpers/client.ts";
+import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
@@ -117,7 +118,9 @@ describe("bad input and faults", () => {
       req.write(Buffer.alloc(4 * 1024 * 1024, 7), () => setTimeout(() => req.destroy(), 200));
       req.on("close", () => resolve());
     });
-    await new Promise((r) => setTimeout(r, 500));
+    // The node hears of the disconnect once it has read what the client sent before it: on a busy machine that
+    // takes a moment.
+    await pollUntil(storeFiles, (files) => files.length === before.length, 10_000);
     await assertNothingStored(pid, before);
   });
 

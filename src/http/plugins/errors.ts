@@ -5,6 +5,7 @@
  * answered as ServiceFailure.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseTimeout } from "../../db/index.ts";
 import { detailCodeFor } from "../../errors/catalogue.ts";
 import {
   D1Error,
@@ -14,7 +15,9 @@ import {
   NotImplemented,
   ServiceFailure,
 } from "../../errors/exceptions.ts";
+import { isOutOfSpace } from "../../errors/out-of-space.ts";
 import { serializeError } from "../../types/index.ts";
+import { finishUnreadBody } from "../body-drain.ts";
 import { headerSafe } from "../headers.ts";
 
 declare module "fastify" {
@@ -27,7 +30,9 @@ declare module "fastify" {
 export function registerErrorHandling(app: FastifyInstance, nodeId: string): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const d1 = toD1Error(error);
-    if (d1.exception === "ServiceFailure" && !(error instanceof D1Error)) {
+    if (isDatabaseTimeout(error)) request.log.warn(`database did not answer in time: ${error.message}`);
+    else if (isOutOfSpace(error)) request.log.warn(`no space left to store an upload: ${error.message}`);
+    else if (d1.exception === "ServiceFailure" && !(error instanceof D1Error)) {
       request.log.error({ err: error }, "unexpected error");
     }
     sendError(request, reply, d1, nodeId);
@@ -48,6 +53,7 @@ export function sendError(
   apiMethod?: string,
 ): void {
   const method = apiMethod ?? request.routeOptions.config?.apiMethod ?? "";
+  finishUnreadBody(request, reply);
   const detailCode = error.detailCode ?? detailCodeFor(method, error.exception);
   if (request.method === "HEAD") {
     reply
@@ -82,6 +88,13 @@ export function sendError(
 /** Framework and parser errors become the DataONE exception that fits them. */
 function toD1Error(error: FastifyError | Error): D1Error {
   if (error instanceof D1Error) return error;
+  // "InsufficientResources (413): load, storage, or size prevents the request" (API text, Errors).
+  if (isOutOfSpace(error)) {
+    return new InsufficientResources("The node has no space left to store the object; nothing was stored.");
+  }
+  if (isDatabaseTimeout(error)) {
+    return new ServiceFailure("The node's database did not answer in time; Try again later.");
+  }
   const code = (error as FastifyError).code ?? "";
   const status = (error as FastifyError).statusCode ?? 500;
   if (code === "FST_REQ_FILE_TOO_LARGE" || status === 413) {

@@ -5,8 +5,9 @@
  * - the text parts a request buffers (system metadata, policies, simple values) count against one node-wide
  *   budget (config maxBufferedTextBytes), held until the response is sent; over it the request fails with
  *   ServiceFailure (every operation lists it) instead of the node growing without bound;
- * - when the answer goes out before the whole body arrived, the rest is read and dropped (nothing is kept) for
- *   LINGER_MS, then the connection is closed. Closing at once would reset it under the client's feet, and it
+ * - when the answer to an anonymous caller goes out before the whole body arrived, the rest is read and dropped
+ *   (nothing is kept) for LINGER_MS, then the connection is closed (an authenticated caller's body is drained
+ *   further: see body-drain.ts). Closing at once would reset it under the client's feet, and it
  *   could lose the answer it has not yet read.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -106,7 +107,7 @@ export function registerRequestBodies(app: FastifyInstance, limits: BodyLimits):
 
   app.addHook("onResponse", async (request) => {
     const raw = request.raw;
-    if (raw.complete || !hasBody(request)) return;
+    if (raw.complete || !hasBody(request) || request.session?.authenticated) return;
     raw.resume();
     const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
     timer.unref();

@@ -21,7 +21,7 @@ import { algorithmKey } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "../mn/events.ts";
+import { logEntry, logEvent } from "../mn/events.ts";
 import { checkDigests, ingest, removeObject } from "../mn/ingest.ts";
 import { findByPid, findByPidOrSid, notHeld } from "../mn/resolve.ts";
 import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../mn/sysmeta-rules.ts";
@@ -85,12 +85,12 @@ export async function create(
   await checkNew(ctx, call, pid, sysmeta);
   checkDigests(sysmeta, staged.digests);
   const stored = accepted(ctx, sysmeta, call.session.subject, new Date());
-  await ingest(ctx, staged, (tx, contentKey) =>
-    tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
-  );
+  await ingest(ctx, staged, async (tx, contentKey) => {
+    await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
+    await tx.events.add(logEntry(ctx, call, pid, "create"));
+  });
   await ctx.db.cn.releaseReservation(pid);
   await indexNewObject(ctx, pid); // search index
-  logEvent(ctx, call, pid, "create");
   return pid;
 }
 

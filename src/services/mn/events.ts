@@ -1,7 +1,9 @@
 /**
  * "Access events are recorded as log entries and read through getLogRecords" (API text, Events 2).
- * Entries are queued and written in batches, off the request path.
+ * Entries of reads are queued and written in batches, off the request path; those of writes go into the write's
+ * own transaction (`tx.events.add(logEntry(...))`), so that no acknowledged write lacks its entry after a crash.
  */
+import type { NewLogEntry } from "../../db/types.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 
 export type EventName =
@@ -14,7 +16,16 @@ export type EventName =
   | "replication_failed";
 
 export function logEvent(ctx: NodeContext, call: CallInfo, identifier: string, event: EventName): void {
-  ctx.db.events.append({
+  ctx.db.events.append(logEntry(ctx, call, identifier, event));
+}
+
+export function logEntry(
+  ctx: NodeContext,
+  call: CallInfo,
+  identifier: string,
+  event: EventName,
+): NewLogEntry {
+  return {
     identifier,
     event,
     ipAddress: call.ipAddress,
@@ -22,5 +33,5 @@ export function logEvent(ctx: NodeContext, call: CallInfo, identifier: string, e
     subject: call.session.subject,
     dateLogged: new Date(),
     nodeIdentifier: ctx.config.nodeId,
-  });
+  };
 }

@@ -6,7 +6,7 @@
  *   intent that no row references.
  */
 import { DuplicateKeyError } from "../../db/index.ts";
-import type { Repositories, StoredObject } from "../../db/types.ts";
+import type { NewLogEntry, StoredObject, TransactionRepositories } from "../../db/types.ts";
 import { IdentifierNotUnique, InvalidSystemMetadata } from "../../errors/exceptions.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { Digests, StagedObject } from "../../store/types.ts";
@@ -51,7 +51,7 @@ function digestFor(algorithm: string, digests: Digests): string | undefined {
 export async function ingest(
   ctx: NodeContext,
   staged: StagedObject,
-  write: (tx: Repositories, contentKey: string) => Promise<void>,
+  write: (tx: TransactionRepositories, contentKey: string) => Promise<void>,
 ): Promise<void> {
   const key = staged.key;
   await ctx.contentLocks.run(key, async () => {
@@ -74,13 +74,18 @@ export async function ingest(
   });
 }
 
-/** Remove an object's row, then its bytes when no other object shares them. */
-export async function removeObject(ctx: NodeContext, object: StoredObject): Promise<void> {
+/** Remove an object's row (recording `event` in the same transaction), then its bytes when no other object shares them. */
+export async function removeObject(
+  ctx: NodeContext,
+  object: StoredObject,
+  event?: NewLogEntry,
+): Promise<void> {
   const key = object.contentKey;
   await ctx.contentLocks.run(key, async () => {
     let orphaned = false;
     await ctx.db.transaction(async (tx) => {
       await tx.objects.remove(object.sysmeta.identifier);
+      if (event) await tx.events.add(event);
       orphaned = (await tx.objects.countByContentKey(key)) === 0;
       if (orphaned) await tx.blobIntents.add(key);
     });

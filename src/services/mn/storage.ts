@@ -13,7 +13,7 @@ import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/h
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
+import { logEntry } from "./events.ts";
 import { checkDigests, ingest, removeObject } from "./ingest.ts";
 import { findByPidOrSid } from "./resolve.ts";
 import { checkIncoming, checkSeriesId, laterThan, nextRevision, withNodeFields } from "./sysmeta-rules.ts";
@@ -52,12 +52,12 @@ export async function create(
   await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
   const stored = withNodeFields(ctx, sysmeta, call.session.subject, new Date());
-  await ingest(ctx, staged, (tx, contentKey) =>
-    tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false }),
-  );
+  await ingest(ctx, staged, async (tx, contentKey) => {
+    await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
+    await tx.events.add(logEntry(ctx, call, pid, "create"));
+  });
   await indexNewObject(ctx, pid); // search index
   await notifyCoordinatingNode(ctx, pid); // the CN synchronizes it (task queue)
-  logEvent(ctx, call, pid, "create");
   return pid;
 }
 
@@ -137,12 +137,12 @@ export async function update(
     await tx.objects.replaceSysmeta(obsoleted, current.sysmeta.serialVersion).catch((error: unknown) => {
       throw error instanceof StaleVersionError ? concurrent() : error;
     });
+    await tx.events.add(logEntry(ctx, call, newPid, "update"));
   });
   await indexNewObject(ctx, newPid); // search index
   await indexSysmetaChange(ctx, oldPid); // search index
   await notifyCoordinatingNode(ctx, newPid); // the CN synchronizes both (task queue)
   await notifyCoordinatingNode(ctx, oldPid);
-  logEvent(ctx, call, newPid, "update");
   return newPid;
 }
 
@@ -191,9 +191,8 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
     );
   }
   const object = await findByPidOrSid(ctx, id);
-  await removeObject(ctx, object);
+  await removeObject(ctx, object, logEntry(ctx, call, object.sysmeta.identifier, "delete"));
   await indexRemoval(ctx, object.sysmeta.identifier); // search index
-  logEvent(ctx, call, object.sysmeta.identifier, "delete");
   return object.sysmeta.identifier;
 }
 

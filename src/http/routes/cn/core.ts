@@ -1,4 +1,5 @@
 /** CNCore routes. */
+
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { InvalidRequest, NotFound } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/cn/core.ts";
@@ -6,6 +7,7 @@ import { getLogRecords } from "../../../services/cn/log.ts";
 import { approvedNodes, cnCapabilities } from "../../../services/cn/nodes.ts";
 import * as reservations from "../../../services/cn/reservations.ts";
 import { requireIdentifier } from "../../../services/identifiers.ts";
+import { checkHealth } from "../../../services/ping.ts";
 import { algorithmKey, DATAONE_NAME } from "../../../store/index.ts";
 import {
   parseSystemMetadata,
@@ -33,7 +35,7 @@ export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefi
   app.get(prefix, capabilities, sendCapabilities);
 
   app.get(`${prefix}/monitor/ping`, { config: { apiMethod: "CNCore.ping" } }, async (_request, reply) => {
-    await ctx.db.objects.isIdentifierInUse("");
+    await checkHealth(ctx);
     const now = new Date();
     return reply
       .header("Date", now.toUTCString())

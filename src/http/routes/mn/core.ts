@@ -1,8 +1,10 @@
 /** MNCore routes: getCapabilities, ping, getLogRecords. */
+
 import type { FastifyInstance } from "fastify";
 import type { LogFilter } from "../../../db/types.ts";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/mn/core.ts";
+import { checkHealth } from "../../../services/ping.ts";
 import { serializeLog, serializeNode } from "../../../types/index.ts";
 import { callInfo, sendXml } from "../../call.ts";
 import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
@@ -23,7 +25,7 @@ export function registerCoreRoutes(app: FastifyInstance, { ctx, version, prefix 
   // MNCore.ping: "Success is HTTP 200 with the current UTC time in the HTTP Date header (required) ... Expires
   // and Cache-Control headers are recommended."
   app.get(`${prefix}/monitor/ping`, { config: { apiMethod: "MNCore.ping" } }, async (_request, reply) => {
-    await ctx.db.objects.isIdentifierInUse("");
+    await checkHealth(ctx);
     const now = new Date();
     return reply
       .header("Date", now.toUTCString())
