@@ -15,8 +15,10 @@ stop() {
   exit 1
 }
 
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
-  stop "Node $(node --version) is too old: d1node needs Node 20 or newer"
+# package.json `engines`: Node 20.18.1 or newer.
+node -e 'const [a, b, c] = process.versions.node.split(".").map(Number);
+  process.exit(a > 20 || (a === 20 && (b > 18 || (b === 18 && c >= 1))) ? 0 : 1)' ||
+  stop "Node $(node --version) is too old: d1node needs Node 20.18.1 or newer"
 
 KIT=../shared/interop
 CHROMIUM=${D1NODE_CHROMIUM:-/usr/bin/chromium}
@@ -39,7 +41,8 @@ missing=() packages=()
 command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-utils); }
 [[ -x $CHROMIUM ]] || { missing+=("Chromium ($CHROMIUM)") && packages+=(chromium); }
 if ((${#missing[@]})); then
-  can_apt || stop "missing $(IFS=,; echo "${missing[*]}" | sed 's/,/, /g'); install with: sudo apt-get install -y ${packages[*]}"
+  names=$(printf ', %s' "${missing[@]}")
+  can_apt || stop "missing ${names:2}; install with: sudo apt-get install -y ${packages[*]}"
   apt_install "${packages[@]}"
   command -v xmllint >/dev/null || stop "xmllint is not on PATH after installing libxml2-utils"
   [[ -x $CHROMIUM ]] || stop "no Chromium at $CHROMIUM after installing chromium (D1NODE_CHROMIUM names another)"
@@ -74,6 +77,7 @@ if [[ ${D1NODE_TEST_PG:-} != skip ]]; then
       done
     fi
     pg_answers ||
-      stop "PostgreSQL does not answer at ${PG_URL}: start it (pg_ctlcluster <version> main start), or set D1NODE_TEST_PG_URL, or D1NODE_TEST_PG=skip"
+      stop "PostgreSQL does not answer at ${PG_URL}: start it (pg_ctlcluster <version> main start)," \
+        "or set D1NODE_TEST_PG_URL, or D1NODE_TEST_PG=skip"
   fi
 fi
