@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { runInteropCheck } from "../helpers/interop.ts";
+import { INTEROP_SKIP, runInteropCheck } from "../helpers/interop.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { CN_NODE, createTestPki, type TestPki, USERS } from "../helpers/pki.ts";
 
-describe("mn_check.py over TLS with a client certificate", () => {
+describe("mn_check.py over TLS with a client certificate", { skip: INTEROP_SKIP }, () => {
   let pki: TestPki;
   let node: TestNode;
   before(async () => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { call, create, form } from "../helpers/client.ts";
-import { runPythonScript } from "../helpers/interop.ts";
+import { INTEROP_SKIP, runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { sysmetaXml } from "../helpers/sysmeta.ts";
 
@@ -22,7 +22,7 @@ print(json.dumps({
 }))
 `;
 
-describe("CNRead query and search with the official Python client", () => {
+describe("CNRead query and search with the official Python client", { skip: INTEROP_SKIP }, () => {
   let node: TestNode;
   before(async () => {
     node = await startTestNode("sqlite", { role: "cn", nodeId: "urn:node:TESTCN" });

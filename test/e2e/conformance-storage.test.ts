@@ -17,7 +17,7 @@ const data = (s: string) => Buffer.from(`IPCC Data Distribution Centre Results \
 const owned = { rightsHolder: RIGHTS_HOLDER };
 
 const STRINGS = fileURLToPath(
-  new URL("../../../shared/schemas/third_party_testdata/test_unicode_strings.utf8.txt", import.meta.url),
+  new URL("../fixtures/third-party/test_unicode_strings.utf8.txt", import.meta.url),
 );
 
 /**

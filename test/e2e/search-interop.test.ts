@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { create } from "../helpers/client.ts";
-import { runPythonScript } from "../helpers/interop.ts";
+import { INTEROP_SKIP, runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 
 const SCRIPT = `
@@ -24,7 +24,7 @@ print(json.dumps({
 }))
 `;
 
-describe("MNQuery with the official Python client", () => {
+describe("MNQuery with the official Python client", { skip: INTEROP_SKIP }, () => {
   let node: TestNode;
   before(async () => {
     node = await startTestNode("sqlite");

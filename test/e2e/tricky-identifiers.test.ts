@@ -10,10 +10,7 @@ import { type Caller, call, create, enc } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 
 const LIST = fileURLToPath(
-  new URL(
-    "../../../shared/schemas/third_party_testdata/tricky_identifiers_unicode.utf8.txt",
-    import.meta.url,
-  ),
+  new URL("../fixtures/third-party/tricky_identifiers_unicode.utf8.txt", import.meta.url),
 );
 
 /** The distinct identifiers of the list (some appear under several labels). */

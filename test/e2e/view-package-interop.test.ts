@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { type Caller, create } from "../helpers/client.ts";
-import { runPythonScript } from "../helpers/interop.ts";
+import { INTEROP_SKIP, runPythonScript } from "../helpers/interop.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
@@ -18,7 +18,7 @@ bag = client.getPackage(sys.argv[3]).content
 print(json.dumps({"options": [str(o) for o in views.option], "page": page, "bag": base64.b64encode(bag).decode()}))
 `;
 
-describe("MNView and MNPackage with the DataONE Python client", () => {
+describe("MNView and MNPackage with the DataONE Python client", { skip: INTEROP_SKIP }, () => {
   let node: TestNode;
   let admin: Caller;
   const metadata = uniquePid("meta");

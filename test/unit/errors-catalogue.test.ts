@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { DETAIL_CODES, detailCodeFor, UNLISTED_DETAIL_CODE } from "../../src/errors/catalogue.ts";
 import { isExceptionName } from "../../src/errors/exceptions.ts";
 
-// The API reference lives in a sibling folder of the repository (MN document, CN document).
-const SPEC_DIR = fileURLToPath(new URL("../../../shared/spec/", import.meta.url));
-const SPEC_FILES = ["000_5c03a9a2db105c68.txt", "001_da66f49d54a4be99.txt"];
+// The API text the node implements (spec/): the MN document (with the shared conventions), the CN document.
+const SPEC_DIR = fileURLToPath(new URL("../../spec/", import.meta.url));
+const SPEC_FILES = ["member-node-api.txt", "coordinating-node-api.txt"];
 
 type Codes = Map<string, string>;
 

@@ -3,19 +3,18 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { SystemMetadata } from "../../../src/types/sysmeta.ts";
 
-/** The shared schema samples sit beside the project: ../shared/schemas relative to the repository root. */
-export const SHARED_SCHEMAS = fileURLToPath(new URL("../../../../shared/schemas/", import.meta.url));
+/** Hand-written DataONE documents, valid and (in invalid/) not, for the XSDs in schemas/. */
+export const SCHEMA_SAMPLES = fileURLToPath(new URL("../../fixtures/schema-samples/", import.meta.url));
+/** DataONE's own test data (from d1_python): tricky identifiers, unicode strings. */
+export const THIRD_PARTY = fileURLToPath(new URL("../../fixtures/third-party/", import.meta.url));
 
 export function sample(name: string): string {
-  return readFileSync(`${SHARED_SCHEMAS}samples/${name}`, "utf8");
+  return readFileSync(`${SCHEMA_SAMPLES}${name}`, "utf8");
 }
 
 /** Rows of tricky_identifiers_unicode.utf8.txt: description, identifier (unescaped), ... */
 export function trickyIdentifiers(): { description: string; identifier: string }[] {
-  const text = readFileSync(
-    `${SHARED_SCHEMAS}third_party_testdata/tricky_identifiers_unicode.utf8.txt`,
-    "utf8",
-  );
+  const text = readFileSync(`${THIRD_PARTY}tricky_identifiers_unicode.utf8.txt`, "utf8");
   return text
     .split("\n")
     .filter((line) => line !== "" && !line.startsWith("#"))
