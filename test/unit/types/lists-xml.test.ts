@@ -71,11 +71,11 @@ describe("ObjectList", () => {
     );
   });
 
-  it("serializes 1000 entries quickly", () => {
+  it("serializes a page of 1000 entries", () => {
     const items = Array.from({ length: 1000 }, (_, i) => info(i));
-    const started = performance.now();
-    for (let i = 0; i < 50; i++) serializeObjectList({ start: 0, total: 1000, items });
-    assert.ok(performance.now() - started < 1000);
+    const xml = serializeObjectList({ start: 0, total: 1000, items });
+    assert.match(xml, / count="1000" start="0" total="1000">/);
+    assert.equal(xml.match(/<objectInfo>/g)?.length, 1000);
   });
 });
 
