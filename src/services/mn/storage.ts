@@ -1,7 +1,7 @@
 /** MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts. */
 import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
-import { SeriesConflictError, StaleVersionError } from "../../db/errors.ts";
+import { StaleVersionError } from "../../db/errors.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -122,21 +122,16 @@ export async function update(
   await ingest(ctx, staged, async (tx, contentKey) => {
     const current = await tx.objects.get(oldPid);
     if (!current || current.sysmeta.obsoletedBy !== undefined) throw concurrent();
-    await tx.objects
-      .insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false })
-      .catch(async (error: unknown) => {
-        // The series moved on: a concurrent update of the same head took it ("no branching").
-        if (error instanceof SeriesConflictError && (await tx.objects.get(oldPid))?.sysmeta.obsoletedBy) {
-          throw concurrent();
-        }
-        throw error;
-      });
-    // Conditional on the serialVersion just read: of two updates racing to obsolete the same object, exactly one
-    // commits ("no branching"); the other rolls back whole, its new object included.
+    // The old object's row first, then the new one's identifiers: the order updateSystemMetadata takes them in
+    // (the object's row, then its SID's). In the opposite order, an update introducing SID S and an
+    // updateSystemMetadata adding S to the old object deadlock on PostgreSQL (each holding the row the other
+    // waits for). Conditional on the serialVersion just read: of two updates racing to obsolete the same object,
+    // exactly one commits ("no branching"); the other rolls back whole, its new object included.
     const obsoleted = nextRevision(current.sysmeta, now, { obsoletedBy: newPid });
     await tx.objects.replaceSysmeta(obsoleted, current.sysmeta.serialVersion).catch((error: unknown) => {
       throw error instanceof StaleVersionError ? concurrent() : error;
     });
+    await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
     await tx.events.add(logEntry(ctx, call, newPid, "update"));
   });
   await indexNewObject(ctx, newPid); // search index
