@@ -12,7 +12,7 @@ import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
-import { indexChangeLog } from "./index-changes.ts";
+import { IndexChangeLog } from "./index-changes.ts";
 import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
@@ -47,7 +47,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
   const cache = new RowCache(10_000);
   let feed: ChangeFeed | undefined;
-  const indexChanges = indexChangeLog(db);
+  const indexChanges = new IndexChangeLog();
   if (!handle) {
     indexChanges.trusted = false;
     indexChanges.announce = async (tx, pids) => feed?.announceIndex(tx, pids);
@@ -126,6 +126,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const database: Database = {
     dialect,
     kysely: db,
+    indexChanges,
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),

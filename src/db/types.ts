@@ -3,6 +3,7 @@ import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
+import type { IndexChangeLog } from "./index-changes.ts";
 import type { Tables } from "./schema.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
@@ -118,6 +119,8 @@ export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   /** The query builder, for modules owning their own tables (the search index). */
   readonly kysely: Kysely<Tables>;
+  /** What changed in the search index, in order (every index write notes its PIDs once committed). */
+  readonly indexChanges: IndexChangeLog;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** The Coordinating Node's tables (empty on a Member Node). */

@@ -77,7 +77,7 @@ export function sqlFacetSource(
     valueCounts: (fields) => valueCounts(index, where, fields),
     async queryCount(query) {
       const r = await sql<{ n: number | string }>`select count(*) as n from search_docs d
-        where ${and([where, translate(query)])}`.execute(index.db);
+        where ${and([where, translate(query)])}`.execute(index.db.kysely);
       return Number(r.rows[0]?.n ?? 0);
     },
   };
@@ -113,7 +113,7 @@ async function valueCounts(
     const result = await sql<{ field: string; value: string; n: number | string; num: number | null }>`
       select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
       where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
-      group by v.field, v.value`.execute(index.db);
+      group by v.field, v.value`.execute(index.db.kysely);
     rows.push(...result.rows);
   }
   const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
@@ -138,11 +138,11 @@ async function tokenCounts(index: SearchIndexHandle, where: Condition, field: st
   };
   if (index.dialect === "postgres") {
     const rows = await sql<{ t: string }>`select t from search_docs d, unnest(d.terms) as t
-      where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(index.db);
+      where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(index.db.kysely);
     for (const { t } of rows.rows) add(t);
   } else {
     const rows = await sql<{ terms: string }>`select terms from search_terms
-      where rowid in (select d.term_id from search_docs d where ${where})`.execute(index.db);
+      where rowid in (select d.term_id from search_docs d where ${where})`.execute(index.db.kysely);
     for (const { terms } of rows.rows) for (const term of terms.split(" ")) add(term);
   }
   return valueCountsOf([...counts].map(([value, n]) => ({ value, n, num: null })));
@@ -190,7 +190,7 @@ async function rangeCounts(
   }
   const rows = await sql<{ num: number }>`select v.num as num from search_values v
     where v.field = ${field} and v.num >= ${start} and v.num < ${end}
-      and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db);
+      and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db.kysely);
   const counts = new Array<number>(Math.max(0, bounds.length - 1)).fill(0);
   for (const { num } of rows.rows) {
     let lo = 0;

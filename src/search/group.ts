@@ -4,9 +4,10 @@
  * them. Documents without the field form the group with groupValue null.
  */
 import { type RawBuilder, sql } from "kysely";
+import { readStoredDocs } from "../db/search/index-store.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec } from "./fields.ts";
-import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import type { StoredDoc } from "./index-rows.ts";
 import type { SolrParams } from "./params.ts";
 import type { Condition } from "./query-sql.ts";
 import type { SearchIndexHandle } from "./search.ts";
@@ -33,7 +34,7 @@ export async function groupResults(
   const perGroup = params.int("group.limit", 1, 0, 1000);
   const matched = await sql<{ pid: string; g: string | null }>`select d.pid as pid,
       (select min(v.value) from search_values v where v.pid = d.pid and v.field = ${field}) as g
-    from search_docs d where ${where} order by ${order}`.execute(index.db);
+    from search_docs d where ${where} order by ${order}`.execute(index.db.kysely);
   const groups = new Map<string | null, string[]>();
   for (const { pid, g } of matched.rows) {
     const list = groups.get(g) ?? [];

@@ -4,11 +4,12 @@
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
  * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
+
+import { readScience, removeDocument, writeDocument, writeDocuments } from "../db/search/index-store.ts";
 import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
 import {
   packageFields,
   packageFieldsOfMany,
@@ -29,7 +30,7 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
   const { sysmeta } = object;
   const pid = sysmeta.identifier;
   const science = await extractScience(ctx, object);
-  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  await writeDocument(ctx.db, pid, await ownFields(ctx, object), science);
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
@@ -55,7 +56,7 @@ export async function indexStoredObjects(ctx: IndexContext, objects: StoredObjec
     for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
     entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
   }
-  if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
+  if (entries.length > 0) await writeDocuments(ctx.db, entries);
   for (const object of objects) {
     if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
   }
@@ -72,7 +73,7 @@ async function ownFields(ctx: IndexContext, object: StoredObject): Promise<Searc
 /** Rewrite the documents of `pids` (already indexed ones only), except `skip`. */
 async function refresh(ctx: IndexContext, pids: string[], skip?: string): Promise<void> {
   for (const pid of pids) {
-    if (pid === skip || (await readScience(ctx.db.kysely, pid)) === undefined) continue;
+    if (pid === skip || (await readScience(ctx.db, pid)) === undefined) continue;
     await reindexSysmeta(ctx, pid);
   }
 }
@@ -88,16 +89,16 @@ export async function indexObject(ctx: IndexContext, pid: string): Promise<void>
 export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<void> {
   const object = await ctx.db.objects.get(pid);
   if (!object) return unindex(ctx, pid);
-  const science = await readScience(ctx.db.kysely, pid);
+  const science = await readScience(ctx.db, pid);
   if (science === undefined || object.sysmeta.formatId !== formatOf(science)) {
     return indexStoredObject(ctx, object);
   }
-  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  await writeDocument(ctx.db, pid, await ownFields(ctx, object), science);
 }
 
 /** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
 export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
-  await removeDocument(ctx.db.kysely, pid);
+  await removeDocument(ctx.db, pid);
   const named = await ctx.db.kysely
     .selectFrom("search_relations")
     .select("subject")

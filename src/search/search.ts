@@ -5,20 +5,19 @@
  * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
  * query itself asks about `archived`.
  */
-import { type Kysely, sql } from "kysely";
-import type { Tables } from "../db/schema.ts";
+import { sql } from "kysely";
+import { readStoredDocs } from "../db/search/index-store.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
-import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import type { StoredDoc } from "./index-rows.ts";
 import { Bitset } from "./memory/bitset.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
-import { searchMemory } from "./memory/index.ts";
 import { topDocs } from "./memory/top-docs.ts";
 import type { SolrParams } from "./params.ts";
 import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
-import { ResultCache } from "./result-cache.ts";
+import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
 import { orderBy, sortKeys } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
@@ -26,10 +25,8 @@ import { type Stats, statsFor } from "./stats.ts";
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
 export type SearchCaller = { subjects: ReadonlySet<string> } | "all";
 
-export interface SearchIndexHandle {
-  db: Kysely<Tables>;
-  dialect: SqlDialect;
-}
+/** The index a search reads (search-index.ts). */
+export type SearchIndexHandle = SearchIndex;
 
 export interface SearchResponse {
   params: Record<string, string | string[]>;
@@ -47,8 +44,6 @@ export const MAX_ROWS = 50_000;
 
 const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
 
-const caches = new WeakMap<Kysely<Tables>, ResultCache<SearchResponse>>();
-
 /** What identifies a request to the caches: its parameters and the caller's subjects. */
 export function requestKey(params: SolrParams, caller: SearchCaller, ...more: string[]): string {
   return JSON.stringify([...more, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
@@ -61,17 +56,13 @@ export async function search(
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const began = performance.now();
-  let cache = caches.get(index.db);
-  if (!cache) {
-    cache = new ResultCache();
-    caches.set(index.db, cache);
-  }
+  const cache = index.cache;
   const key = requestKey(params, caller);
-  const generation = cache.generation(index.db);
-  const cached = cache.get(index.db, key);
+  const generation = cache.generation();
+  const cached = cache.get<SearchResponse>("result", key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
   const result = await searchUncached(index, params, caller);
-  cache.set(key, result, generation);
+  cache.set("result", key, result, generation);
   return result;
 }
 
@@ -92,7 +83,7 @@ export async function searchUncached(
   const keys = sortKeys(params.get("sort"));
   const translate = filterContext(index, params);
   const response: SearchResponse = { params: params.echo(), numFound: 0, start, docs: [], qtime: 0 };
-  const memory = params.bool("group") ? undefined : searchMemory(index.db);
+  const memory = params.bool("group") ? undefined : index.memory();
   let pids: string[] = [];
   let source: FacetSource;
   if (memory) {
@@ -106,13 +97,13 @@ export async function searchUncached(
   } else {
     const countRow = await sql<{
       n: number | string;
-    }>`select count(*) as n from search_docs d where ${where}`.execute(index.db);
+    }>`select count(*) as n from search_docs d where ${where}`.execute(index.db.kysely);
     response.numFound = Number(countRow.rows[0]?.n ?? 0);
     if (params.bool("group")) {
       response.grouped = await groupResults(index, params, where, orderBy(keys));
     } else if (rows > 0 && start < response.numFound) {
       const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
-        order by ${orderBy(keys)} limit ${rows} offset ${start}`.execute(index.db);
+        order by ${orderBy(keys)} limit ${rows} offset ${start}`.execute(index.db.kysely);
       pids = page.rows.map((r) => r.pid);
     }
     source = sqlFacetSource(index, where, translate);

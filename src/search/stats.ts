@@ -33,7 +33,7 @@ export async function statsFor(
     }>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
         count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
       from search_values v where v.field = ${field}
-        and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db);
+        and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db.kysely);
     const row = r.rows[0];
     const count = Number(row?.c ?? 0);
     const missing = numFound - Number(row?.docs ?? 0);

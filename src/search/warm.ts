@@ -55,7 +55,7 @@ export async function warmSearch(
 ): Promise<void> {
   try {
     // Whether there are `minimum` documents, reading no further (a count of a large table is a full scan).
-    const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(index.db);
+    const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(index.db.kysely);
     if (row.rows.length === 0) return;
     await searchUncached(index, searchPageParams(), { subjects: new Set(["public"]) });
   } catch (error) {

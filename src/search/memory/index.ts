@@ -4,9 +4,9 @@
  * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes).
  */
 import type { Kysely } from "kysely";
-import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
+import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { Tables } from "../../db/schema.ts";
-import { isPostgres } from "../index-store.ts";
+import { isPostgres } from "../../db/search/index-store.ts";
 import type { SqlDialect } from "../query-sql.ts";
 import { ChangedValues } from "./changed-values.ts";
 import { ClauseCache } from "./clauses.ts";
@@ -50,18 +50,4 @@ export class SearchMemory {
     await column.upTo(this.log);
     return column;
   }
-}
-
-const memories = new WeakMap<Kysely<Tables>, SearchMemory>();
-
-/** The memory of the index in `db`, or undefined while its change log cannot be trusted. */
-export function searchMemory(db: Kysely<Tables>): SearchMemory | undefined {
-  const log = indexChangeLog(db);
-  if (!log.trusted) return undefined;
-  let memory = memories.get(db);
-  if (!memory) {
-    memory = new SearchMemory(db, log);
-    memories.set(db, memory);
-  }
-  return memory;
 }
