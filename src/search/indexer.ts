@@ -6,17 +6,17 @@
  */
 
 import { readScience, removeDocument, writeDocument, writeDocuments } from "../db/search/index-store.ts";
+import {
+  packageFields,
+  packageFieldsOfMany,
+  replaceRelations,
+  subjectsOfMap,
+} from "../db/search/relations.ts";
 import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import {
-  packageFields,
-  packageFieldsOfMany,
-  RESOURCE_MAP_FORMATS,
-  readRelations,
-  replaceRelations,
-} from "./packages.ts";
+import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
@@ -38,7 +38,7 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
-    await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+    await refresh(ctx, await replaceRelations(ctx.db, pid, relations), pid);
   }
 }
 
@@ -46,7 +46,7 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
 export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
   const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
   const packages = await packageFieldsOfMany(
-    ctx.db.kysely,
+    ctx.db,
     plain.map((object) => object.sysmeta.identifier),
   );
   const entries = [];
@@ -65,7 +65,7 @@ export async function indexStoredObjects(ctx: IndexContext, objects: StoredObjec
 /** System-metadata and package fields of an object. */
 async function ownFields(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
   const fields = sysmetaFields(object.sysmeta, ctx.formats);
-  for (const [name, values] of await packageFields(ctx.db.kysely, object.sysmeta.identifier))
+  for (const [name, values] of await packageFields(ctx.db, object.sysmeta.identifier))
     fields.set(name, values);
   return fields;
 }
@@ -99,12 +99,8 @@ export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<vo
 /** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
 export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
   await removeDocument(ctx.db, pid);
-  const named = await ctx.db.kysely
-    .selectFrom("search_relations")
-    .select("subject")
-    .where("map_pid", "=", pid)
-    .execute();
-  if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, []));
+  const named = await subjectsOfMap(ctx.db, pid);
+  if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db, pid, []));
 }
 
 /** The formatId the science fields were extracted under (stored with them). */

@@ -4,13 +4,10 @@
  * answers (search-cache.ts). Opened with the node, carried on its context (`ctx.search`), closed with it.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
-import type { Database } from "../db/types.ts";
+import type { SearchDb } from "../db/search/index-store.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { SqlDialect } from "./query-sql.ts";
 import { SearchCache } from "./search-cache.ts";
-
-/** The database an index is read from and written to. */
-export type SearchDb = Pick<Database, "kysely" | "dialect" | "indexChanges">;
 
 export class SearchIndex {
   readonly db: SearchDb;
@@ -29,7 +26,7 @@ export class SearchIndex {
   /** The engine's memory, or undefined while the change log cannot be trusted. */
   memory(): SearchMemory | undefined {
     if (!this.changes.trusted) return undefined;
-    this.kept ??= new SearchMemory(this.db.kysely, this.changes);
+    this.kept ??= new SearchMemory(this.db);
     return this.kept;
   }
 
@@ -40,8 +37,6 @@ export class SearchIndex {
   }
 }
 
-export function openSearchIndex(
-  database: Pick<Database, "kysely" | "dialect" | "indexChanges">,
-): SearchIndex {
+export function openSearchIndex(database: SearchDb): SearchIndex {
   return new SearchIndex(database);
 }

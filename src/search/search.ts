@@ -5,8 +5,10 @@
  * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
  * query itself asks about `archived`.
  */
-import { sql } from "kysely";
+import { accessCondition, notArchived } from "../db/search/conditions.ts";
 import { readStoredDocs } from "../db/search/index-store.ts";
+import { orderBy } from "../db/search/order-by.ts";
+import { countMatching, pageOfPids } from "../db/search/result-queries.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
@@ -16,10 +18,10 @@ import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
 import { topDocs } from "./memory/top-docs.ts";
 import type { SolrParams } from "./params.ts";
-import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
+import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
 import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
-import { orderBy, sortKeys } from "./sort.ts";
+import { sortKeys } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
@@ -41,8 +43,6 @@ export interface SearchResponse {
 
 /** Largest page (rows) one request may ask for. */
 export const MAX_ROWS = 50_000;
-
-const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
 
 /** What identifies a request to the caches: its parameters and the caller's subjects. */
 export function requestKey(params: SolrParams, caller: SearchCaller, ...more: string[]): string {
@@ -95,16 +95,11 @@ export async function searchUncached(
       pids = (await topDocs(memory, matches, keys, start + rows)).slice(start);
     source = memoryFacetSource(memory, matches, response.numFound, translate);
   } else {
-    const countRow = await sql<{
-      n: number | string;
-    }>`select count(*) as n from search_docs d where ${where}`.execute(index.db.kysely);
-    response.numFound = Number(countRow.rows[0]?.n ?? 0);
+    response.numFound = await countMatching(index.db, where);
     if (params.bool("group")) {
       response.grouped = await groupResults(index, params, where, orderBy(keys));
     } else if (rows > 0 && start < response.numFound) {
-      const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
-        order by ${orderBy(keys)} limit ${rows} offset ${start}`.execute(index.db.kysely);
-      pids = page.rows.map((r) => r.pid);
+      pids = await pageOfPids(index.db, where, orderBy(keys), rows, start);
     }
     source = sqlFacetSource(index, where, translate);
   }
@@ -154,16 +149,8 @@ function filterParts(index: SearchIndexHandle, params: SolrParams, caller: Searc
   if (archivedParam.length > 0) {
     for (const q of archivedParam) parts.push(translateQuery(q, options));
   } else if (!asksArchived) {
-    parts.push(sql`d.archived = 0`);
+    parts.push(notArchived());
   }
   if (caller !== "all") parts.push(accessCondition(index.dialect, [...caller.subjects]));
   return parts;
-}
-
-function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
-  if (subjects.length === 0) return sql`d.is_public = 1`;
-  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
-  return dialect === "postgres"
-    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
-    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
 }

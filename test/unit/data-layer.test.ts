@@ -11,26 +11,11 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
-/** Files outside src/db/ that still import Kysely (to be moved into the data layer). */
+/** Files outside src/db/ that still import Kysely (the background tasks and federation; to be moved). */
 const NOT_YET_MOVED = new Set<string>([
   "federation/harvest/progress.ts",
   "federation/logs/progress.ts",
   "federation/replication/node-records.ts",
-  "search/conditions.ts",
-  "search/facets.ts",
-  "search/group.ts",
-  "search/memory/changed-values.ts",
-  "search/memory/clauses.ts",
-  "search/memory/columns.ts",
-  "search/memory/index.ts",
-  "search/packages.ts",
-  "search/query-sql.ts",
-  "search/reindex.ts",
-  "search/search.ts",
-  "search/sort.ts",
-  "search/stats.ts",
-  "search/terms.ts",
-  "search/warm.ts",
   "services/mn/replication.ts",
   "tasks/queue.ts",
 ]);

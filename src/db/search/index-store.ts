@@ -15,6 +15,8 @@ import { writeEntriesPostgres } from "./postgres-write.ts";
 
 /** What an index write needs: the database and its index change log. */
 export type IndexDb = Pick<Database, "kysely" | "indexChanges">;
+/** The database a search index is read from and written to. */
+export type SearchDb = Pick<Database, "kysely" | "dialect" | "indexChanges">;
 
 const BATCH = 400;
 /** search_values rows per INSERT. */
