@@ -18,6 +18,7 @@ import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, R
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
+import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import type { Database, StoredObject } from "./types.ts";
 
@@ -127,6 +128,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     dialect,
     kysely: db,
     indexChanges,
+    search: searchRepository({ kysely: db, dialect, indexChanges }),
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),

@@ -4,8 +4,6 @@
  * facet.range (start, end, gap with date math). Values are counted over the documents the query matched;
  * text fields count tokens, as Solr's text fields do.
  */
-import { forEachTerm, numbersOf, valueCountRows } from "../db/search/facet-queries.ts";
-import { countMatching } from "../db/search/result-queries.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
@@ -77,7 +75,7 @@ export function sqlFacetSource(
   return {
     valueCounts: (fields) => valueCounts(index, where, fields),
     async queryCount(query) {
-      return countMatching(index.db, and([where, translate(query)]));
+      return index.db.search.countMatching(and([where, translate(query)]));
     },
   };
 }
@@ -103,7 +101,7 @@ async function valueCounts(
   // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
   const numeric = fields.filter((f) => isNumeric(specOf(f).type));
   const other = fields.filter((f) => !isNumeric(specOf(f).type));
-  const rows = await valueCountRows(index.db, where, numeric, other);
+  const rows = await index.db.search.valueCountRows(where, numeric, other);
   const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
   for (const row of rows) {
     const list = lists.get(row.field) ?? [];
@@ -124,7 +122,7 @@ async function tokenCounts(index: SearchIndexHandle, where: Condition, field: st
       counts.set(token, (counts.get(token) ?? 0) + 1);
     }
   };
-  await forEachTerm(index.db, where, mark, add);
+  await index.db.search.forEachTerm(where, mark, add);
   return valueCountsOf([...counts].map(([value, n]) => ({ value, n, num: null })));
 }
 
@@ -168,7 +166,7 @@ async function rangeCounts(
     bounds.push(Math.min(at, end));
     if (bounds.length > MAX_BUCKETS) throw new InvalidRequest("facet.range asks for too many buckets.");
   }
-  const rows = await numbersOf(index.db, where, field, start, end);
+  const rows = await index.db.search.numbersOf(where, field, start, end);
   const counts = new Array<number>(Math.max(0, bounds.length - 1)).fill(0);
   for (const { num } of rows) {
     let lo = 0;

@@ -3,8 +3,6 @@
  * order); rows/start page the groups, group.limit (default 1) documents per group, group.ngroups=true counts
  * them. Documents without the field form the group with groupValue null.
  */
-import { readStoredDocs } from "../db/search/index-store.ts";
-import { groupsOf } from "../db/search/result-queries.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec } from "./fields.ts";
 import type { StoredDoc } from "./index-rows.ts";
@@ -32,7 +30,7 @@ export async function groupResults(
   const rows = params.int("rows", 10, 0, 50_000);
   const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
   const perGroup = params.int("group.limit", 1, 0, 1000);
-  const matched = await groupsOf(index.db, where, field, order);
+  const matched = await index.db.search.groupsOf(where, field, order);
   const groups = new Map<string | null, string[]>();
   for (const { pid, g } of matched) {
     const list = groups.get(g) ?? [];
@@ -40,10 +38,7 @@ export async function groupResults(
     groups.set(g, list);
   }
   const page = [...groups].slice(start, start + rows);
-  const stored = await readStoredDocs(
-    index.db,
-    page.flatMap(([, pids]) => pids.slice(0, perGroup)),
-  );
+  const stored = await index.db.search.readStoredDocs(page.flatMap(([, pids]) => pids.slice(0, perGroup)));
   const pick = selectFields(params.get("fl"));
   const result: Grouped = {
     [field]: {

@@ -10,7 +10,6 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
-import { countObjects, objectPids, objectVersions, staleAfter } from "../db/search/reindex-queries.ts";
 import type { StoredObject } from "../db/types.ts";
 import { guarded } from "./hooks.ts";
 import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
@@ -69,7 +68,7 @@ export async function reindexObjects(
 
 /** How many objects `reindexObjects` will read (for progress reports). */
 export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolean): Promise<number> {
-  return countObjects(ctx.db, missingOnly);
+  return ctx.db.search.countObjects(missingOnly);
 }
 
 /**
@@ -101,7 +100,7 @@ async function objectPage(
   size: number,
   missingOnly: boolean,
 ): Promise<string[]> {
-  return objectPids(ctx.db, after, size, missingOnly);
+  return ctx.db.search.objectPids(after, size, missingOnly);
 }
 
 /** Write one page's documents; resolves to how many objects failed. */
@@ -121,10 +120,7 @@ async function writePage(ctx: IndexContext, objects: StoredObject[]): Promise<nu
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */
 async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
   if (objects.length === 0) return 0;
-  const now = await objectVersions(
-    ctx.db,
-    objects.map((object) => object.sysmeta.identifier),
-  );
+  const now = await ctx.db.search.objectVersions(objects.map((object) => object.sysmeta.identifier));
   let failed = 0;
   for (const { sysmeta } of objects) {
     const pid = sysmeta.identifier;
@@ -137,8 +133,8 @@ async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promi
 /** Remove documents (and resource-map relations) whose object no longer exists. */
 async function removeStale(ctx: IndexContext, size: number, progress: ReindexProgress): Promise<void> {
   const pages = {
-    documents: (after: string) => staleAfter(ctx.db, "documents", after, size),
-    maps: (after: string) => staleAfter(ctx.db, "maps", after, size),
+    documents: (after: string) => ctx.db.search.staleAfter("documents", after, size),
+    maps: (after: string) => ctx.db.search.staleAfter("maps", after, size),
   };
   for (const [kind, page] of Object.entries(pages)) {
     let after = "";

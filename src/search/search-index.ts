@@ -4,19 +4,19 @@
  * answers (search-cache.ts). Opened with the node, carried on its context (`ctx.search`), closed with it.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
-import type { SearchDb } from "../db/search/index-store.ts";
+import type { SearchEngineDb } from "../db/search/index.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { SqlDialect } from "./query-sql.ts";
 import { SearchCache } from "./search-cache.ts";
 
 export class SearchIndex {
-  readonly db: SearchDb;
+  readonly db: SearchEngineDb;
   readonly dialect: SqlDialect;
   readonly changes: IndexChangeLog;
   readonly cache: SearchCache;
   private kept: SearchMemory | undefined;
 
-  constructor(database: SearchDb) {
+  constructor(database: SearchEngineDb) {
     this.db = database;
     this.dialect = database.dialect;
     this.changes = database.indexChanges;
@@ -37,6 +37,6 @@ export class SearchIndex {
   }
 }
 
-export function openSearchIndex(database: SearchDb): SearchIndex {
+export function openSearchIndex(database: SearchEngineDb): SearchIndex {
   return new SearchIndex(database);
 }

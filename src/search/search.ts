@@ -6,9 +6,7 @@
  * query itself asks about `archived`.
  */
 import { accessCondition, notArchived } from "../db/search/conditions.ts";
-import { readStoredDocs } from "../db/search/index-store.ts";
 import { orderBy } from "../db/search/order-by.ts";
-import { countMatching, pageOfPids } from "../db/search/result-queries.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
@@ -95,16 +93,16 @@ export async function searchUncached(
       pids = (await topDocs(memory, matches, keys, start + rows)).slice(start);
     source = memoryFacetSource(memory, matches, response.numFound, translate);
   } else {
-    response.numFound = await countMatching(index.db, where);
+    response.numFound = await index.db.search.countMatching(where);
     if (params.bool("group")) {
       response.grouped = await groupResults(index, params, where, orderBy(keys));
     } else if (rows > 0 && start < response.numFound) {
-      pids = await pageOfPids(index.db, where, orderBy(keys), rows, start);
+      pids = await index.db.search.pageOfPids(where, orderBy(keys), rows, start);
     }
     source = sqlFacetSource(index, where, translate);
   }
   if (pids.length > 0) {
-    const stored = await readStoredDocs(index.db, pids);
+    const stored = await index.db.search.readStoredDocs(pids);
     const pick = selectFields(params.get("fl"));
     response.docs = pids.flatMap((pid) => {
       const doc = stored.get(pid);

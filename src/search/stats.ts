@@ -1,5 +1,4 @@
 /** stats=true&stats.field=F: min, max, count, missing, sum, mean and stddev over the matched documents. */
-import { fieldStatsRow } from "../db/search/facet-queries.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate } from "./dates.ts";
 import { fieldSpec, isNumeric } from "./fields.ts";
@@ -23,7 +22,7 @@ export async function statsFor(
     const spec = fieldSpec(field);
     if (!spec) throw new InvalidRequest(`undefined field ${field}`);
     const numeric = isNumeric(spec.type);
-    const row = await fieldStatsRow(index.db, where, field, numeric);
+    const row = await index.db.search.fieldStatsRow(where, field, numeric);
     const count = Number(row?.c ?? 0);
     const missing = numFound - Number(row?.docs ?? 0);
     if (!row || count === 0) {

@@ -4,7 +4,6 @@
  * values, the page order) is read before the first visitor asks, not while they wait. Only for indexes large
  * enough for that to matter; a failure only means the first visitor waits.
  */
-import { holdsAtLeast } from "../db/search/result-queries.ts";
 import { SolrParams } from "./params.ts";
 import { type SearchIndexHandle, searchUncached } from "./search.ts";
 
@@ -54,7 +53,7 @@ export async function warmSearch(
   minimum = WARM_FROM,
 ): Promise<void> {
   try {
-    if (!(await holdsAtLeast(index.db, minimum))) return;
+    if (!(await index.db.search.holdsAtLeast(minimum))) return;
     await searchUncached(index, searchPageParams(), { subjects: new Set(["public"]) });
   } catch (error) {
     onError(error);

@@ -4,8 +4,8 @@
  * it was made at; a column rechecking at another change (or other documents) reads anew.
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { SearchDb } from "../../db/search/index-store.ts";
-import { type FieldValueRow, valuesOf } from "../../db/search/memory-reads.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
+import type { FieldValueRow } from "../../db/search/memory-reads.ts";
 
 export type ValueRow = FieldValueRow;
 
@@ -13,7 +13,7 @@ export class ChangedValues {
   private last: { key: string; rows: Promise<Map<string, ValueRow[]>> } | undefined;
 
   constructor(
-    private readonly db: SearchDb,
+    private readonly db: SearchEngineDb,
     private readonly log: IndexChangeLog,
     private readonly heldFields: () => string[],
   ) {}
@@ -33,7 +33,7 @@ export class ChangedValues {
 
   private async read(pids: string[], fields: string[]): Promise<Map<string, ValueRow[]>> {
     const out = new Map<string, ValueRow[]>();
-    for (const row of await valuesOf(this.db, pids, fields)) {
+    for (const row of await this.db.search.valuesOf(pids, fields)) {
       const list = out.get(row.field);
       if (list) list.push(row);
       else out.set(row.field, [row]);

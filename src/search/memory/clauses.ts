@@ -6,8 +6,7 @@
  * read anew when too many were.
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { SearchDb } from "../../db/search/index-store.ts";
-import { conditionKey, matchingAmong, matchingPids } from "../../db/search/memory-reads.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
@@ -27,7 +26,7 @@ class CachedClause extends Refreshing {
 
   protected async reread(): Promise<void> {
     const { db, docs } = this.source;
-    const pids = await matchingPids(db, this.condition);
+    const pids = await db.search.matchingPids(this.condition);
     const set = new Bitset(docs.size);
     for (const pid of pids) set.add(docs.numberOf(pid));
     this.set = set;
@@ -35,7 +34,7 @@ class CachedClause extends Refreshing {
 
   protected async recheck(changed: string[]): Promise<void> {
     const { db, docs } = this.source;
-    const matching = await matchingAmong(db, changed, this.condition);
+    const matching = await db.search.matchingAmong(changed, this.condition);
     // Applied at once, after every read: a query never sees the set half rechecked.
     for (const pid of changed) this.set.delete(docs.numberOf(pid));
     for (const pid of matching) this.set.add(docs.numberOf(pid));
@@ -46,14 +45,14 @@ export class ClauseCache {
   private readonly clauses = new Map<string, CachedClause>();
 
   constructor(
-    readonly db: SearchDb,
+    readonly db: SearchEngineDb,
     readonly log: IndexChangeLog,
     readonly docs: DocNumbers,
   ) {}
 
   /** The documents matching `condition` (over search_docs as `d`), up to date with every noted change. */
   async matching(condition: Condition): Promise<Bitset> {
-    const key = conditionKey(this.db, condition);
+    const key = this.db.search.conditionKey(condition);
     let clause = this.clauses.get(key);
     if (clause) this.clauses.delete(key);
     else clause = new CachedClause(this, condition);

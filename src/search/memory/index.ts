@@ -4,7 +4,7 @@
  * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes).
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { SearchDb } from "../../db/search/index-store.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
 import { ChangedValues } from "./changed-values.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
@@ -21,7 +21,7 @@ export class SearchMemory {
 
   private readonly log: IndexChangeLog;
 
-  constructor(private readonly db: SearchDb) {
+  constructor(private readonly db: SearchEngineDb) {
     this.log = db.indexChanges;
     this.clauses = new ClauseCache(db, this.log, this.docs);
     this.changedValues = new ChangedValues(db, this.log, () => [...this.columns.keys()]);
