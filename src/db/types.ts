@@ -3,7 +3,9 @@ import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
+import type { IndexChangeLog } from "./index-changes.ts";
 import type { Tables } from "./schema.ts";
+import type { SearchRepository } from "./search/index.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -128,6 +130,10 @@ export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   /** The query builder, for modules owning their own tables (the search index). */
   readonly kysely: Kysely<Tables>;
+  /** What changed in the search index, in order (every index write notes its PIDs once committed). */
+  readonly indexChanges: IndexChangeLog;
+  /** The search index's tables (src/db/search/): every read and write the search engine makes. */
+  search: SearchRepository;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** The Coordinating Node's tables (empty on a Member Node). */

@@ -8,6 +8,7 @@ import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
 import { indexMissing } from "../search/reindex.ts";
+import { openSearchIndex } from "../search/search-index.ts";
 import { createFsStore } from "../store/index.ts";
 import { taskStore } from "../tasks/queue.ts";
 import type { NodeContext } from "./context.ts";
@@ -40,6 +41,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   const ctx: NodeContext = {
     config,
     db,
+    search: openSearchIndex(db),
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
@@ -54,6 +56,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   return {
     ctx,
     async close() {
+      ctx.search.close();
       await db.events.flush();
       await db.close();
       await store.close();

@@ -6,6 +6,7 @@ import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
 import { taskHandlers } from "../../src/federation/handlers.ts";
+import { openSearchIndex } from "../../src/search/search-index.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
@@ -19,6 +20,7 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
   return {
     config: resolveConfig({ dataDir, nodeId: "urn:node:TESTCN", logLevel: "warn", ...settings }),
     db,
+    search: openSearchIndex(db),
     store: await createFsStore(path.join(dataDir, "store")),
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
