@@ -12,13 +12,17 @@ import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
+import { harvestProgressRepository } from "./harvest-progress.ts";
 import { indexChangeLog } from "./index-changes.ts";
+import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
+import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
+import { taskRepository } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
 export interface OpenOptions {
@@ -130,6 +134,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
+    tasks: taskRepository(db, dialect),
+    harvestProgress: harvestProgressRepository(db),
+    logProgress: logProgressRepository(db),
+    replicaNodes: replicaNodeRepository(db),
     events,
     transaction: (work) =>
       writeTransaction((tx, writes) =>

@@ -9,7 +9,6 @@ import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { createFsStore } from "../store/index.ts";
-import { taskStore } from "../tasks/queue.ts";
 import type { NodeContext } from "./context.ts";
 import { loadFormatRegistry } from "./formats.ts";
 import { createKeyedMutex } from "./keyed-mutex.ts";
@@ -39,7 +38,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
+    tasks: db.tasks,
     taskHandlers,
     log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
