@@ -15,7 +15,7 @@ import { type EventLogOptions, eventLog, type NewRow } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
 import { indexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
-import { type Dialect, migrate } from "./migrations.ts";
+import { type Dialect, migrate } from "./migrations/index.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
