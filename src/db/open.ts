@@ -12,15 +12,19 @@ import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
+import { harvestProgressRepository } from "./harvest-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
-import { type Dialect, migrate } from "./migrations.ts";
+import { logProgressRepository } from "./log-progress.ts";
+import { type Dialect, migrate } from "./migrations/index.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
+import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
+import { taskRepository } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
 export interface OpenOptions {
@@ -138,6 +142,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
+    tasks: taskRepository(db, dialect),
+    harvestProgress: harvestProgressRepository(db),
+    logProgress: logProgressRepository(db),
+    replicaNodes: replicaNodeRepository(db),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;

@@ -3,10 +3,9 @@
  */
 import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
-import type { Database } from "../db/types.ts";
+import type { Database, TaskStore } from "../db/types.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { ObjectStore } from "../store/types.ts";
-import type { TaskStore } from "../tasks/queue.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { KeyedMutex } from "./keyed-mutex.ts";

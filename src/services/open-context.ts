@@ -10,7 +10,6 @@ import { taskHandlers } from "../federation/handlers.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
 import { createFsStore } from "../store/index.ts";
-import { taskStore } from "../tasks/queue.ts";
 import type { NodeContext } from "./context.ts";
 import { loadFormatRegistry } from "./formats.ts";
 import { createKeyedMutex } from "./keyed-mutex.ts";
@@ -45,7 +44,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
+    tasks: db.tasks,
     taskHandlers,
     log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),

@@ -12,7 +12,6 @@ import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
 import { silentLog } from "../../src/services/logger.ts";
 import { createFsStore } from "../../src/store/index.ts";
-import { taskStore } from "../../src/tasks/queue.ts";
 
 export async function contextOver(db: Database, settings: ConfigInput = {}): Promise<NodeContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-ctx-"));
@@ -24,7 +23,7 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
     store: await createFsStore(path.join(dataDir, "store")),
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
+    tasks: db.tasks,
     taskHandlers,
     log: silentLog,
   };
