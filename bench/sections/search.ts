@@ -13,15 +13,15 @@
  * BENCH_SEARCH_DOCS sets the corpus size (default 100000).
  */
 import path from "node:path";
-import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/index.ts";
-import type { Tables } from "../../src/db/schema.ts";
+import { type IndexEntry, writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
+import type { Database } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { extractorFor } from "../../src/search/extract/index.ts";
-import { type IndexEntry, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
 import { solrJson } from "../../src/search/response.ts";
 import { searchUncached } from "../../src/search/search.ts";
+import { openSearchIndex } from "../../src/search/search-index.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
 import { searchPageParams } from "../../src/search/warm.ts";
@@ -91,7 +91,7 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
     began = performance.now();
     for (let i = 0; i < TIMED_INDEX; i++) {
       const entry = entryFor(DOCS + i, docs[i]);
-      await writeDocument(db, entry.pid, entry.sysmeta, entry.science);
+      await writeDocument(database, entry.pid, entry.sysmeta, entry.science);
     }
     const indexPerSecond = TIMED_INDEX / ((performance.now() - began) / 1000);
     record({
@@ -108,7 +108,7 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
     began = performance.now();
     for (let start = 0; start < DOCS; start += 500) {
       const batch = Array.from({ length: Math.min(500, DOCS - start) }, (_, i) => entryFor(start + i));
-      await writeDocuments(db, batch);
+      await writeDocuments(database, batch);
       if (start % 10_000 === 0) process.stderr.write(`\r  indexed ${start} / ${DOCS}`);
     }
     process.stderr.write("\n");
@@ -123,7 +123,7 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
     // PostgreSQL: as autovacuum leaves a live database (visibility map set, so index-only scans apply).
     if (dialect === "postgres") await sql`vacuum analyze`.execute(db);
     else await sql`analyze`.execute(db);
-    await timeQueries(db, dialect);
+    await timeQueries(database);
   } finally {
     await database.close();
     await store.dispose();
@@ -131,8 +131,10 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
   }
 }
 
-async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): Promise<void> {
-  const index = { db, dialect };
+async function timeQueries(database: Database): Promise<void> {
+  const db = database.kysely;
+  const dialect = database.dialect;
+  const index = openSearchIndex(database);
   const params = searchPageParams();
   const caller = { subjects: new Set(["public"]) };
   const engine = async () => {
@@ -167,7 +169,7 @@ async function timeQueries(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
   let written = 0;
   const afterWrite = async () => {
     const entry = entryFor(DOCS + TIMED_INDEX + written++);
-    await writeDocument(db, entry.pid, entry.sysmeta, entry.science);
+    await writeDocument(database, entry.pid, entry.sysmeta, entry.science);
   };
   const base = await percentiles(plain);
   const filtered = await percentiles(distinct, DISTINCT_QUERIES);

@@ -38,6 +38,8 @@ export interface CnRepository {
   /** false when no such node is registered. */
   approveNode(nodeId: string): Promise<boolean>;
   reservation(id: string): Promise<Reservation | undefined>;
+  /** Which of these identifiers are reserved or retired (one query; keep the list short). */
+  reservedAmong(ids: readonly string[]): Promise<Set<string>>;
   /** false when the identifier is already reserved (or retired). */
   reserve(id: string, subject: string): Promise<boolean>;
   releaseReservation(id: string): Promise<void>;
@@ -138,6 +140,11 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
     async reservation(id) {
       const row = await db.selectFrom("cn_reservations").selectAll().where("id", "=", id).executeTakeFirst();
       return row ? { id: row.id, subject: row.subject } : undefined;
+    },
+    async reservedAmong(ids) {
+      if (ids.length === 0) return new Set();
+      const rows = await db.selectFrom("cn_reservations").select("id").where("id", "in", ids).execute();
+      return new Set(rows.map((r) => r.id));
     },
     reserve(id, subject) {
       return inserted(

@@ -3,6 +3,7 @@
  * bring themselves up to date from it. Every index write notes the PIDs it rewrote once it has committed; on
  * PostgreSQL it also announces them to the other processes (the change feed's index channel), whose feeds note
  * them here. While a feed cannot hear, the log is not trusted and the engine answers from the database alone.
+ * One per open database (`Database.indexChanges`, made by `openDatabase`).
  */
 import type { Kysely } from "kysely";
 import type { Tables } from "./schema.ts";
@@ -59,16 +60,4 @@ export class IndexChangeLog {
     if (heard && !this.trusted) this.note(undefined);
     this.trusted = heard;
   }
-}
-
-const logs = new WeakMap<Kysely<Tables>, IndexChangeLog>();
-
-/** The change log of the index in `db` (one per open database). */
-export function indexChangeLog(db: Kysely<Tables>): IndexChangeLog {
-  let log = logs.get(db);
-  if (!log) {
-    log = new IndexChangeLog();
-    logs.set(db, log);
-  }
-  return log;
 }

@@ -1,5 +1,5 @@
 /** The objects repository: system metadata rows, their access rows, and lists in (dateSysMetadataModified, pid) order. */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
 import { listObjects } from "./object-list.ts";
@@ -203,6 +203,26 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
         .where("content_key", "=", key)
         .executeTakeFirst();
       return Number(row?.n ?? 0);
+    },
+
+    async replicaBytes(exceptPid) {
+      const { rows } = await sql<{ used: number | string | null }>`
+        select sum(size) as used from objects where is_replica = 1 and pid <> ${exceptPid}
+      `.execute(db);
+      return Number(rows[0]?.used ?? 0);
+    },
+
+    async pidsAfter(which, after, limit) {
+      const rows = await db
+        .selectFrom("objects")
+        .select("pid")
+        .$if(which === "withPolicy", (q) => q.where("replication_policy", "is not", null))
+        .$if(which === "withReplicas", (q) => q.where("replicas", "<>", "[]"))
+        .$if(after !== undefined, (q) => q.where("pid", ">", after as string))
+        .orderBy("pid")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.pid);
     },
 
     list: (filter, start, count) => listObjects(db, pager, filter, start, count),

@@ -12,14 +12,19 @@ import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
-import { indexChangeLog } from "./index-changes.ts";
-import { type Dialect, migrate } from "./migrations.ts";
+import { harvestProgressRepository } from "./harvest-progress.ts";
+import { IndexChangeLog } from "./index-changes.ts";
+import { logProgressRepository } from "./log-progress.ts";
+import { type Dialect, migrate } from "./migrations/index.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
+import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
+import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
+import { taskRepository } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
 export interface OpenOptions {
@@ -52,7 +57,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
   const cache = new RowCache(10_000);
   let feed: ChangeFeed | undefined;
-  const indexChanges = indexChangeLog(db);
+  const indexChanges = new IndexChangeLog();
   if (!handle) {
     indexChanges.trusted = false;
     indexChanges.announce = async (tx, pids) => feed?.announceIndex(tx, pids);
@@ -131,10 +136,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const database: Database = {
     dialect,
     kysely: db,
+    indexChanges,
+    search: searchRepository({ kysely: db, dialect, indexChanges }),
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
+    tasks: taskRepository(db, dialect),
+    harvestProgress: harvestProgressRepository(db),
+    logProgress: logProgressRepository(db),
+    replicaNodes: replicaNodeRepository(db),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;

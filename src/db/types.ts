@@ -3,7 +3,23 @@ import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
+import type { HarvestProgressStore } from "./harvest-progress.ts";
+import type { IndexChangeLog } from "./index-changes.ts";
+import type { LogProgressStore } from "./log-progress.ts";
+import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
+import type { SearchRepository } from "./search/index.ts";
+import type { TaskStore } from "./tasks.ts";
+
+export type {
+  HarvestProgress,
+  HarvestProgressStore,
+  ListParams,
+  OpenWindow,
+} from "./harvest-progress.ts";
+export type { LogProgress, LogProgressStore } from "./log-progress.ts";
+export type { NodeRecord, ReplicaNodeRecords } from "./replica-nodes.ts";
+export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -76,6 +92,17 @@ export interface ObjectRepository {
   remove(pid: string): Promise<void>;
   /** How many objects reference these bytes. */
   countByContentKey(key: string): Promise<number>;
+  /** Bytes of the objects held as replicas, leaving out `exceptPid`. */
+  replicaBytes(exceptPid: string): Promise<number>;
+  /**
+   * Up to `limit` PIDs after `after` in PID order: objects with a replication policy (`withPolicy`) or with a
+   * replica entry (`withReplicas`).
+   */
+  pidsAfter(
+    which: "withPolicy" | "withReplicas",
+    after: string | undefined,
+    limit: number,
+  ): Promise<string[]>;
   /** Ordered by (dateSysMetadataModified, identifier); keyset paging underneath, also for start/count. */
   list(filter: ObjectListFilter, start: number, count: number): Promise<Page<ObjectInfo>>;
 }
@@ -128,10 +155,22 @@ export interface Database extends Repositories {
   readonly dialect: "sqlite" | "postgres";
   /** The query builder, for modules owning their own tables (the search index). */
   readonly kysely: Kysely<Tables>;
+  /** What changed in the search index, in order (every index write notes its PIDs once committed). */
+  readonly indexChanges: IndexChangeLog;
+  /** The search index's tables (src/db/search/): every read and write the search engine makes. */
+  search: SearchRepository;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** The Coordinating Node's tables (empty on a Member Node). */
   cn: CnRepository;
+  /** The durable queue of background work (src/tasks/ runs it). */
+  tasks: TaskStore;
+  /** CN: how far each Member Node's objects were harvested. */
+  harvestProgress: HarvestProgressStore;
+  /** CN: how far each Member Node's event log was aggregated. */
+  logProgress: LogProgressStore;
+  /** CN: each Member Node's record as a replication target. */
+  replicaNodes: ReplicaNodeRecords;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

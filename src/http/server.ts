@@ -70,9 +70,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
             app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed"),
         });
   for (const job of startupJobs) await job(ctx);
-  const warming = warmSearch({ db: ctx.db.kysely, dialect: ctx.db.dialect }, (error) =>
-    app.log.warn({ err: error }, "search warm-up failed"),
-  );
+  const warming = warmSearch(ctx.search, (error) => app.log.warn({ err: error }, "search warm-up failed"));
   let closed = false;
   return {
     app,

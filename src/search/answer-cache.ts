@@ -1,12 +1,10 @@
 /**
- * Serialized answers (Solr JSON or XML), kept like the results they are made of (result-cache.ts): the same
+ * Serialized answers (Solr JSON or XML), kept like the results they are made of (search-cache.ts): the same
  * request from a caller with the same subjects gets the same bytes until the index changes, so a popular page
  * (MetacatUI's search page: a 4 MB answer over 100,000 documents) is not serialized again for every visitor.
  * Only QTime differs, so an answer is kept in two pieces around it.
  */
-import type { Kysely } from "kysely";
-import type { Tables } from "../db/schema.ts";
-import { ResultCache } from "./result-cache.ts";
+import type { SearchCache } from "./search-cache.ts";
 
 /** A QTime no answer has: where an answer is cut in two. */
 const MARK = -987_654_321;
@@ -17,39 +15,28 @@ interface Kept {
   after: string;
 }
 
-const caches = new WeakMap<Kysely<Tables>, ResultCache<Kept>>();
-
-function cacheOf(db: Kysely<Tables>): ResultCache<Kept> {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new ResultCache();
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
 /**
  * The answer under `key`, from the cache or made by `answer(qtime)` (which must write `qtime` as QTime once, and
  * say how many documents it lists); `began` is when the request started (QTime counts from it).
  */
 export async function cachedAnswer(
-  db: Kysely<Tables>,
+  cache: SearchCache,
   key: string,
   began: number,
   answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => string }>,
 ): Promise<string> {
-  const cache = cacheOf(db);
-  const generation = cache.generation(db);
-  const kept = cache.get(db, key);
+  const generation = cache.generation();
+  const hit = cache.get<Kept>("answer", key);
   const qtime = () => String(Math.round(performance.now() - began));
-  if (kept) return `${kept.before}${qtime()}${kept.after}`;
+  if (hit) return `${hit.before}${qtime()}${hit.after}`;
   const made = await answer();
   const marked = made.write(MARK);
   const at = marked.indexOf(String(MARK));
   if (at >= 0) {
     const before = marked.slice(0, at);
     const after = marked.slice(at + String(MARK).length);
-    cache.set(key, { docs: made.docs, before, after }, generation);
+    const kept: Kept = { docs: made.docs, before, after };
+    cache.set("answer", key, kept, generation);
     return `${before}${qtime()}${after}`;
   }
   return made.write(Math.round(performance.now() - began));

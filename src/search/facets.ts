@@ -4,7 +4,6 @@
  * facet.range (start, end, gap with date math). Values are counted over the documents the query matched;
  * text fields count tokens, as Solr's text fields do.
  */
-import { sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
@@ -76,9 +75,7 @@ export function sqlFacetSource(
   return {
     valueCounts: (fields) => valueCounts(index, where, fields),
     async queryCount(query) {
-      const r = await sql<{ n: number | string }>`select count(*) as n from search_docs d
-        where ${and([where, translate(query)])}`.execute(index.db);
-      return Number(r.rows[0]?.n ?? 0);
+      return index.db.search.countMatching(and([where, translate(query)]));
     },
   };
 }
@@ -104,18 +101,7 @@ async function valueCounts(
   // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
   const numeric = fields.filter((f) => isNumeric(specOf(f).type));
   const other = fields.filter((f) => !isNumeric(specOf(f).type));
-  const rows: { field: string; value: string; n: number | string; num: number | null }[] = [];
-  for (const [list, num] of [
-    [numeric, sql`min(v.num)`],
-    [other, sql`null`],
-  ] as const) {
-    if (list.length === 0) continue;
-    const result = await sql<{ field: string; value: string; n: number | string; num: number | null }>`
-      select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
-      where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
-      group by v.field, v.value`.execute(index.db);
-    rows.push(...result.rows);
-  }
+  const rows = await index.db.search.valueCountRows(where, numeric, other);
   const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
   for (const row of rows) {
     const list = lists.get(row.field) ?? [];
@@ -136,15 +122,7 @@ async function tokenCounts(index: SearchIndexHandle, where: Condition, field: st
       counts.set(token, (counts.get(token) ?? 0) + 1);
     }
   };
-  if (index.dialect === "postgres") {
-    const rows = await sql<{ t: string }>`select t from search_docs d, unnest(d.terms) as t
-      where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(index.db);
-    for (const { t } of rows.rows) add(t);
-  } else {
-    const rows = await sql<{ terms: string }>`select terms from search_terms
-      where rowid in (select d.term_id from search_docs d where ${where})`.execute(index.db);
-    for (const { terms } of rows.rows) for (const term of terms.split(" ")) add(term);
-  }
+  await index.db.search.forEachTerm(where, mark, add);
   return valueCountsOf([...counts].map(([value, n]) => ({ value, n, num: null })));
 }
 
@@ -188,11 +166,9 @@ async function rangeCounts(
     bounds.push(Math.min(at, end));
     if (bounds.length > MAX_BUCKETS) throw new InvalidRequest("facet.range asks for too many buckets.");
   }
-  const rows = await sql<{ num: number }>`select v.num as num from search_values v
-    where v.field = ${field} and v.num >= ${start} and v.num < ${end}
-      and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db);
+  const rows = await index.db.search.numbersOf(where, field, start, end);
   const counts = new Array<number>(Math.max(0, bounds.length - 1)).fill(0);
-  for (const { num } of rows.rows) {
+  for (const { num } of rows) {
     let lo = 0;
     let hi = counts.length - 1;
     while (lo < hi) {

@@ -3,10 +3,9 @@
  * order); rows/start page the groups, group.limit (default 1) documents per group, group.ngroups=true counts
  * them. Documents without the field form the group with groupValue null.
  */
-import { type RawBuilder, sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec } from "./fields.ts";
-import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import type { StoredDoc } from "./index-rows.ts";
 import type { SolrParams } from "./params.ts";
 import type { Condition } from "./query-sql.ts";
 import type { SearchIndexHandle } from "./search.ts";
@@ -23,7 +22,7 @@ export async function groupResults(
   index: SearchIndexHandle,
   params: SolrParams,
   where: Condition,
-  order: RawBuilder<unknown>,
+  order: Condition,
 ): Promise<Grouped> {
   const field = params.get("group.field")?.trim();
   if (!field) throw new InvalidRequest("group=true needs group.field.");
@@ -31,24 +30,19 @@ export async function groupResults(
   const rows = params.int("rows", 10, 0, 50_000);
   const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
   const perGroup = params.int("group.limit", 1, 0, 1000);
-  const matched = await sql<{ pid: string; g: string | null }>`select d.pid as pid,
-      (select min(v.value) from search_values v where v.pid = d.pid and v.field = ${field}) as g
-    from search_docs d where ${where} order by ${order}`.execute(index.db);
+  const matched = await index.db.search.groupsOf(where, field, order);
   const groups = new Map<string | null, string[]>();
-  for (const { pid, g } of matched.rows) {
+  for (const { pid, g } of matched) {
     const list = groups.get(g) ?? [];
     list.push(pid);
     groups.set(g, list);
   }
   const page = [...groups].slice(start, start + rows);
-  const stored = await readStoredDocs(
-    index.db,
-    page.flatMap(([, pids]) => pids.slice(0, perGroup)),
-  );
+  const stored = await index.db.search.readStoredDocs(page.flatMap(([, pids]) => pids.slice(0, perGroup)));
   const pick = selectFields(params.get("fl"));
   const result: Grouped = {
     [field]: {
-      matches: matched.rows.length,
+      matches: matched.length,
       ...(params.bool("group.ngroups") ? { ngroups: groups.size } : {}),
       groups: page.map(([value, pids]) => ({
         groupValue: value,

@@ -8,14 +8,7 @@ import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
-import { readScience, removeDocument, writeDocument, writeDocuments } from "./index-store.ts";
-import {
-  packageFields,
-  packageFieldsOfMany,
-  RESOURCE_MAP_FORMATS,
-  readRelations,
-  replaceRelations,
-} from "./packages.ts";
+import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
@@ -29,7 +22,7 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
   const { sysmeta } = object;
   const pid = sysmeta.identifier;
   const science = await extractScience(ctx, object);
-  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  await ctx.db.search.writeDocument(pid, await ownFields(ctx, object), science);
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
@@ -37,17 +30,14 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
-    await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, relations), pid);
+    await refresh(ctx, await ctx.db.search.replaceRelations(pid, relations), pid);
   }
 }
 
 /** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
 export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
   const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
-  const packages = await packageFieldsOfMany(
-    ctx.db.kysely,
-    plain.map((object) => object.sysmeta.identifier),
-  );
+  const packages = await ctx.db.search.packageFieldsOfMany(plain.map((object) => object.sysmeta.identifier));
   const entries = [];
   for (const object of plain) {
     const pid = object.sysmeta.identifier;
@@ -55,7 +45,7 @@ export async function indexStoredObjects(ctx: IndexContext, objects: StoredObjec
     for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
     entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
   }
-  if (entries.length > 0) await writeDocuments(ctx.db.kysely, entries);
+  if (entries.length > 0) await ctx.db.search.writeDocuments(entries);
   for (const object of objects) {
     if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
   }
@@ -64,7 +54,7 @@ export async function indexStoredObjects(ctx: IndexContext, objects: StoredObjec
 /** System-metadata and package fields of an object. */
 async function ownFields(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
   const fields = sysmetaFields(object.sysmeta, ctx.formats);
-  for (const [name, values] of await packageFields(ctx.db.kysely, object.sysmeta.identifier))
+  for (const [name, values] of await ctx.db.search.packageFields(object.sysmeta.identifier))
     fields.set(name, values);
   return fields;
 }
@@ -72,7 +62,7 @@ async function ownFields(ctx: IndexContext, object: StoredObject): Promise<Searc
 /** Rewrite the documents of `pids` (already indexed ones only), except `skip`. */
 async function refresh(ctx: IndexContext, pids: string[], skip?: string): Promise<void> {
   for (const pid of pids) {
-    if (pid === skip || (await readScience(ctx.db.kysely, pid)) === undefined) continue;
+    if (pid === skip || (await ctx.db.search.readScience(pid)) === undefined) continue;
     await reindexSysmeta(ctx, pid);
   }
 }
@@ -88,22 +78,18 @@ export async function indexObject(ctx: IndexContext, pid: string): Promise<void>
 export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<void> {
   const object = await ctx.db.objects.get(pid);
   if (!object) return unindex(ctx, pid);
-  const science = await readScience(ctx.db.kysely, pid);
+  const science = await ctx.db.search.readScience(pid);
   if (science === undefined || object.sysmeta.formatId !== formatOf(science)) {
     return indexStoredObject(ctx, object);
   }
-  await writeDocument(ctx.db.kysely, pid, await ownFields(ctx, object), science);
+  await ctx.db.search.writeDocument(pid, await ownFields(ctx, object), science);
 }
 
 /** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
 export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
-  await removeDocument(ctx.db.kysely, pid);
-  const named = await ctx.db.kysely
-    .selectFrom("search_relations")
-    .select("subject")
-    .where("map_pid", "=", pid)
-    .execute();
-  if (named.length > 0) await refresh(ctx, await replaceRelations(ctx.db.kysely, pid, []));
+  await ctx.db.search.removeDocument(pid);
+  const named = await ctx.db.search.subjectsOfMap(pid);
+  if (named.length > 0) await refresh(ctx, await ctx.db.search.replaceRelations(pid, []));
 }
 
 /** The formatId the science fields were extracted under (stored with them). */

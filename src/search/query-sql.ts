@@ -8,33 +8,34 @@
  * `/.../` is a regular expression matched against whole values (string fields) or tokens (text fields).
  */
 
-import { sql } from "kysely";
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
-import { InvalidRequest } from "../errors/exceptions.ts";
 import {
   and,
   type Condition,
-  columnLike,
   columnMatch,
-  columnRegex,
   exists,
   FALSE,
   hasNumber,
   hasValue,
-  member,
   negate,
+  numberRange,
   or,
   type SqlDialect,
   TRUE,
-} from "./conditions.ts";
+  valueLike,
+  valueRange,
+  valueRegex,
+} from "../db/search/conditions.ts";
+import { hasTerms, termLike, termRange, termRegex } from "../db/search/term-conditions.ts";
+import { InvalidRequest } from "../errors/exceptions.ts";
 import { readQueryDate } from "./dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
 import { luceneRegexpSource } from "./lucene-regexp.ts";
 import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
 import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
-import { hasTerms, MANY, markOf, type Pattern, termLike, termOf, termRange, termRegex } from "./terms.ts";
+import { MANY, markOf, type Pattern, termOf } from "./terms.ts";
 
-export { and, type Condition, FALSE, negate, or, type SqlDialect, TRUE } from "./conditions.ts";
+export { and, type Condition, FALSE, negate, or, type SqlDialect, TRUE } from "../db/search/conditions.ts";
 
 import { tokenize } from "./tokens.ts";
 
@@ -195,9 +196,7 @@ class Translator {
       throw new InvalidRequest(
         `A regular expression matches string and text fields; ${spec.name} is a ${spec.type} field.`,
       );
-    const source = luceneRegexpSource(body);
-    if (spec.name === "formatId") return columnRegex(dialect, sql`d.format_id`, source);
-    return member(dialect, sql`v.field = ${spec.name} and ${columnRegex(dialect, sql`v.value`, source)}`);
+    return valueRegex(dialect, spec.name, luceneRegexpSource(body));
   }
 
   private spec(name: string): FieldSpec {
@@ -242,40 +241,29 @@ class Translator {
     const spec = this.spec(rawField.replace(/^[+-]/, ""));
     const low = node.term_min === "*" ? undefined : unescapeTerm(node.term_min);
     const high = node.term_max === "*" ? undefined : unescapeTerm(node.term_max);
-    const lowOp = node.inclusive === "both" || node.inclusive === "left" ? sql.raw(">=") : sql.raw(">");
-    const highOp = node.inclusive === "both" || node.inclusive === "right" ? sql.raw("<=") : sql.raw("<");
-    const parts: Condition[] = [];
+    const inclusiveLow = node.inclusive === "both" || node.inclusive === "left";
+    const inclusiveHigh = node.inclusive === "both" || node.inclusive === "right";
+    const { dialect } = this.options;
     if (isNumeric(spec.type)) {
-      if (spec.name === "dateUploaded") {
-        if (low !== undefined) parts.push(sql`d.date_uploaded ${lowOp} ${this.number(spec, low)}`);
-        if (high !== undefined) parts.push(sql`d.date_uploaded ${highOp} ${this.number(spec, high)}`);
-        if (parts.length === 0) parts.push(sql`d.date_uploaded is not null`);
-        return { sql: and(parts), modifier };
-      }
-      if (low !== undefined) parts.push(sql`v.num ${lowOp} ${this.number(spec, low)}`);
-      if (high !== undefined) parts.push(sql`v.num ${highOp} ${this.number(spec, high)}`);
-      parts.push(sql`v.num is not null`);
-    } else if (spec.type === "text") {
-      const inclusiveLow = node.inclusive === "both" || node.inclusive === "left";
-      const inclusiveHigh = node.inclusive === "both" || node.inclusive === "right";
+      const from = low === undefined ? undefined : { value: this.number(spec, low), inclusive: inclusiveLow };
+      const to =
+        high === undefined ? undefined : { value: this.number(spec, high), inclusive: inclusiveHigh };
+      return { sql: numberRange(dialect, spec.name, from, to), modifier };
+    }
+    if (spec.type === "text") {
       return {
         sql: termRange(
-          this.options.dialect,
+          dialect,
           spec.name,
           low === undefined ? undefined : { value: low.toLowerCase(), inclusive: inclusiveLow },
           high === undefined ? undefined : { value: high.toLowerCase(), inclusive: inclusiveHigh },
         ),
         modifier,
       };
-    } else {
-      const fold = (s: string) => s;
-      if (low !== undefined) parts.push(sql`v.value ${lowOp} ${fold(low)}`);
-      if (high !== undefined) parts.push(sql`v.value ${highOp} ${fold(high)}`);
     }
-    return {
-      sql: member(this.options.dialect, sql`v.field = ${spec.name} and ${and(parts)}`),
-      modifier,
-    };
+    const from = low === undefined ? undefined : { value: low, inclusive: inclusiveLow };
+    const to = high === undefined ? undefined : { value: high, inclusive: inclusiveHigh };
+    return { sql: valueRange(dialect, spec.name, from, to), modifier };
   }
 
   private number(spec: FieldSpec, text: string): number {
@@ -291,9 +279,6 @@ class Translator {
   }
 
   private valueLike(field: string, pattern: Pattern): Condition {
-    return member(
-      this.options.dialect,
-      sql`v.field = ${field} and ${columnLike(this.options.dialect, sql`v.value`, pattern)}`,
-    );
+    return valueLike(this.options.dialect, field, pattern);
   }
 }

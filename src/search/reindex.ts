@@ -10,8 +10,6 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
-import { type ExpressionBuilder, sql } from "kysely";
-import type { Tables } from "../db/schema.ts";
 import type { StoredObject } from "../db/types.ts";
 import { guarded } from "./hooks.ts";
 import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
@@ -70,10 +68,7 @@ export async function reindexObjects(
 
 /** How many objects `reindexObjects` will read (for progress reports). */
 export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolean): Promise<number> {
-  let query = ctx.db.kysely.selectFrom("objects").select(({ fn }) => fn.countAll<number | string>().as("n"));
-  if (missingOnly) query = query.where(withoutDocument);
-  const row = await query.executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return ctx.db.search.countObjects(missingOnly);
 }
 
 /**
@@ -99,29 +94,13 @@ export async function indexMissing(ctx: IndexContext): Promise<number> {
   return written;
 }
 
-function withoutDocument({ not, exists, selectFrom }: ExpressionBuilder<Tables, "objects">) {
-  return not(
-    exists(
-      selectFrom("search_docs").select(sql`1`.as("one")).whereRef("search_docs.pid", "=", "objects.pid"),
-    ),
-  );
-}
-
-function objectGone(column: "search_docs.pid" | "search_relations.map_pid") {
-  return ({ not, exists, selectFrom }: ExpressionBuilder<Tables, "search_docs" | "search_relations">) =>
-    not(exists(selectFrom("objects").select(sql`1`.as("one")).whereRef("objects.pid", "=", column)));
-}
-
 async function objectPage(
   ctx: IndexContext,
   after: string | undefined,
   size: number,
   missingOnly: boolean,
 ): Promise<string[]> {
-  let query = ctx.db.kysely.selectFrom("objects").select("pid").orderBy("pid").limit(size);
-  if (after !== undefined) query = query.where("pid", ">", after);
-  if (missingOnly) query = query.where(withoutDocument);
-  return (await query.execute()).map((row) => row.pid);
+  return ctx.db.search.objectPids(after, size, missingOnly);
 }
 
 /** Write one page's documents; resolves to how many objects failed. */
@@ -141,16 +120,7 @@ async function writePage(ctx: IndexContext, objects: StoredObject[]): Promise<nu
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */
 async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
   if (objects.length === 0) return 0;
-  const rows = await ctx.db.kysely
-    .selectFrom("objects")
-    .select(["pid", "serial_version", "date_modified"])
-    .where(
-      "pid",
-      "in",
-      objects.map((object) => object.sysmeta.identifier),
-    )
-    .execute();
-  const now = new Map(rows.map((row) => [row.pid, `${row.serial_version}/${Number(row.date_modified)}`]));
+  const now = await ctx.db.search.objectVersions(objects.map((object) => object.sysmeta.identifier));
   let failed = 0;
   for (const { sysmeta } of objects) {
     const pid = sysmeta.identifier;
@@ -162,27 +132,9 @@ async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promi
 
 /** Remove documents (and resource-map relations) whose object no longer exists. */
 async function removeStale(ctx: IndexContext, size: number, progress: ReindexProgress): Promise<void> {
-  const kysely = ctx.db.kysely;
   const pages = {
-    documents: (after: string) =>
-      kysely
-        .selectFrom("search_docs")
-        .select("pid as id")
-        .where("pid", ">", after)
-        .where(objectGone("search_docs.pid"))
-        .orderBy("pid")
-        .limit(size)
-        .execute(),
-    maps: (after: string) =>
-      kysely
-        .selectFrom("search_relations")
-        .select("map_pid as id")
-        .distinct()
-        .where("map_pid", ">", after)
-        .where(objectGone("search_relations.map_pid"))
-        .orderBy("map_pid")
-        .limit(size)
-        .execute(),
+    documents: (after: string) => ctx.db.search.staleAfter("documents", after, size),
+    maps: (after: string) => ctx.db.search.staleAfter("maps", after, size),
   };
   for (const [kind, page] of Object.entries(pages)) {
     let after = "";

@@ -4,7 +4,7 @@
  * <lst>, <arr>, <str>, <long>, <date>, ... elements).
  */
 import { fieldSpec } from "./fields.ts";
-import type { StoredDoc } from "./index-store.ts";
+import type { StoredDoc } from "./index-rows.ts";
 import type { SearchResponse } from "./search.ts";
 
 export function solrJson(result: SearchResponse): Record<string, unknown> {

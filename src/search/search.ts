@@ -5,31 +5,28 @@
  * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
  * query itself asks about `archived`.
  */
-import { type Kysely, sql } from "kysely";
-import type { Tables } from "../db/schema.ts";
+import { accessCondition, notArchived } from "../db/search/conditions.ts";
+import { orderBy } from "../db/search/order-by.ts";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
-import { readStoredDocs, type StoredDoc } from "./index-store.ts";
+import type { StoredDoc } from "./index-rows.ts";
 import { Bitset } from "./memory/bitset.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
-import { searchMemory } from "./memory/index.ts";
 import { topDocs } from "./memory/top-docs.ts";
 import type { SolrParams } from "./params.ts";
-import { and, type Condition, fieldsOf, type SqlDialect, translateQuery } from "./query-sql.ts";
-import { ResultCache } from "./result-cache.ts";
+import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
+import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
-import { orderBy, sortKeys } from "./sort.ts";
+import { sortKeys } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
 export type SearchCaller = { subjects: ReadonlySet<string> } | "all";
 
-export interface SearchIndexHandle {
-  db: Kysely<Tables>;
-  dialect: SqlDialect;
-}
+/** The index a search reads (search-index.ts). */
+export type SearchIndexHandle = SearchIndex;
 
 export interface SearchResponse {
   params: Record<string, string | string[]>;
@@ -45,10 +42,6 @@ export interface SearchResponse {
 /** Largest page (rows) one request may ask for. */
 export const MAX_ROWS = 50_000;
 
-const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
-
-const caches = new WeakMap<Kysely<Tables>, ResultCache<SearchResponse>>();
-
 /** What identifies a request to the caches: its parameters and the caller's subjects. */
 export function requestKey(params: SolrParams, caller: SearchCaller, ...more: string[]): string {
   return JSON.stringify([...more, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
@@ -61,17 +54,13 @@ export async function search(
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const began = performance.now();
-  let cache = caches.get(index.db);
-  if (!cache) {
-    cache = new ResultCache();
-    caches.set(index.db, cache);
-  }
+  const cache = index.cache;
   const key = requestKey(params, caller);
-  const generation = cache.generation(index.db);
-  const cached = cache.get(index.db, key);
+  const generation = cache.generation();
+  const cached = cache.get<SearchResponse>("result", key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
   const result = await searchUncached(index, params, caller);
-  cache.set(key, result, generation);
+  cache.set("result", key, result, generation);
   return result;
 }
 
@@ -92,7 +81,7 @@ export async function searchUncached(
   const keys = sortKeys(params.get("sort"));
   const translate = filterContext(index, params);
   const response: SearchResponse = { params: params.echo(), numFound: 0, start, docs: [], qtime: 0 };
-  const memory = params.bool("group") ? undefined : searchMemory(index.db);
+  const memory = params.bool("group") ? undefined : index.memory();
   let pids: string[] = [];
   let source: FacetSource;
   if (memory) {
@@ -104,21 +93,16 @@ export async function searchUncached(
       pids = (await topDocs(memory, matches, keys, start + rows)).slice(start);
     source = memoryFacetSource(memory, matches, response.numFound, translate);
   } else {
-    const countRow = await sql<{
-      n: number | string;
-    }>`select count(*) as n from search_docs d where ${where}`.execute(index.db);
-    response.numFound = Number(countRow.rows[0]?.n ?? 0);
+    response.numFound = await index.db.search.countMatching(where);
     if (params.bool("group")) {
       response.grouped = await groupResults(index, params, where, orderBy(keys));
     } else if (rows > 0 && start < response.numFound) {
-      const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
-        order by ${orderBy(keys)} limit ${rows} offset ${start}`.execute(index.db);
-      pids = page.rows.map((r) => r.pid);
+      pids = await index.db.search.pageOfPids(where, orderBy(keys), rows, start);
     }
     source = sqlFacetSource(index, where, translate);
   }
   if (pids.length > 0) {
-    const stored = await readStoredDocs(index.db, pids);
+    const stored = await index.db.search.readStoredDocs(pids);
     const pick = selectFields(params.get("fl"));
     response.docs = pids.flatMap((pid) => {
       const doc = stored.get(pid);
@@ -163,16 +147,8 @@ function filterParts(index: SearchIndexHandle, params: SolrParams, caller: Searc
   if (archivedParam.length > 0) {
     for (const q of archivedParam) parts.push(translateQuery(q, options));
   } else if (!asksArchived) {
-    parts.push(sql`d.archived = 0`);
+    parts.push(notArchived());
   }
   if (caller !== "all") parts.push(accessCondition(index.dialect, [...caller.subjects]));
   return parts;
-}
-
-function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
-  if (subjects.length === 0) return sql`d.is_public = 1`;
-  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
-  return dialect === "postgres"
-    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
-    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
 }

@@ -44,7 +44,7 @@ export async function runQuery(
   }
   const began = performance.now();
   const key = requestKey(params, caller, wt);
-  const body = await cachedAnswer(index.db, key, began, async () => {
+  const body = await cachedAnswer(index.cache, key, began, async () => {
     const result = await searchUncached(index, params, caller);
     const write = (qtime: number) => {
       const timed = { ...result, qtime };

@@ -1,9 +1,9 @@
 /**
  * sort=field dir[,field dir...]: documents missing the field come last in either direction (same on both
  * databases); the identifier breaks ties so pages never overlap. `score` is accepted and ignored (the index does
- * not rank), so the default order is by identifier. A multi-valued field sorts by its least value.
+ * not rank), so the default order is by identifier. A multi-valued field sorts by its least value. The SQL order:
+ * src/db/search/order-by.ts.
  */
-import { type RawBuilder, sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec, isNumeric } from "./fields.ts";
 
@@ -33,22 +33,4 @@ export function sortKeys(sort: string | undefined): SortKey[] {
     });
   }
   return keys;
-}
-
-export function orderBy(keys: SortKey[]): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [];
-  for (const key of keys) {
-    const direction = sql.raw(key.descending ? "desc" : "asc");
-    let expr: RawBuilder<unknown>;
-    if (key.field === "id") expr = sql`d.pid`;
-    else if (key.field === "dateUploaded") expr = sql`d.date_uploaded`;
-    else if (key.numeric) {
-      expr = sql`(select min(v.num) from search_values v where v.pid = d.pid and v.field = ${key.field})`;
-    } else {
-      expr = sql`(select min(v.value) from search_values v where v.pid = d.pid and v.field = ${key.field})`;
-    }
-    parts.push(sql`case when ${expr} is null then 1 else 0 end`, sql`${expr} ${direction}`);
-  }
-  parts.push(sql`d.pid asc`);
-  return sql.join(parts, sql`, `);
 }

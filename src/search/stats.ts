@@ -1,5 +1,4 @@
 /** stats=true&stats.field=F: min, max, count, missing, sum, mean and stddev over the matched documents. */
-import { sql } from "kysely";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate } from "./dates.ts";
 import { fieldSpec, isNumeric } from "./fields.ts";
@@ -23,18 +22,7 @@ export async function statsFor(
     const spec = fieldSpec(field);
     if (!spec) throw new InvalidRequest(`undefined field ${field}`);
     const numeric = isNumeric(spec.type);
-    const r = await sql<{
-      mn: number | string | null;
-      mx: number | string | null;
-      c: number | string;
-      docs: number | string;
-      s: number | null;
-      ss: number | null;
-    }>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
-        count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
-      from search_values v where v.field = ${field}
-        and v.pid in (select d.pid from search_docs d where ${where})`.execute(index.db);
-    const row = r.rows[0];
+    const row = await index.db.search.fieldStatsRow(where, field, numeric);
     const count = Number(row?.c ?? 0);
     const missing = numFound - Number(row?.docs ?? 0);
     if (!row || count === 0) {

@@ -4,7 +4,6 @@
  * values, the page order) is read before the first visitor asks, not while they wait. Only for indexes large
  * enough for that to matter; a failure only means the first visitor waits.
  */
-import { sql } from "kysely";
 import { SolrParams } from "./params.ts";
 import { type SearchIndexHandle, searchUncached } from "./search.ts";
 
@@ -54,9 +53,7 @@ export async function warmSearch(
   minimum = WARM_FROM,
 ): Promise<void> {
   try {
-    // Whether there are `minimum` documents, reading no further (a count of a large table is a full scan).
-    const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(index.db);
-    if (row.rows.length === 0) return;
+    if (!(await index.db.search.holdsAtLeast(minimum))) return;
     await searchUncached(index, searchPageParams(), { subjects: new Set(["public"]) });
   } catch (error) {
     onError(error);

@@ -3,9 +3,9 @@
  */
 import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
-import type { Database } from "../db/types.ts";
+import type { Database, TaskStore } from "../db/types.ts";
+import type { SearchIndex } from "../search/search-index.ts";
 import type { ObjectStore } from "../store/types.ts";
-import type { TaskStore } from "../tasks/queue.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { KeyedMutex } from "./keyed-mutex.ts";
@@ -14,6 +14,8 @@ import type { NodeLog } from "./logger.ts";
 export interface NodeContext {
   config: Readonly<Config>;
   db: Database;
+  /** The search engine's state (memory, cached answers) over `db`'s index. */
+  search: SearchIndex;
   store: ObjectStore;
   formats: FormatRegistry;
   /** Serialises work on the same content key (commit vs. removal of shared bytes). */

@@ -8,8 +8,8 @@ import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
 import { indexMissing } from "../search/reindex.ts";
+import { openSearchIndex } from "../search/search-index.ts";
 import { createFsStore } from "../store/index.ts";
-import { taskStore } from "../tasks/queue.ts";
 import type { NodeContext } from "./context.ts";
 import { loadFormatRegistry } from "./formats.ts";
 import { createKeyedMutex } from "./keyed-mutex.ts";
@@ -40,10 +40,11 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   const ctx: NodeContext = {
     config,
     db,
+    search: openSearchIndex(db),
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
+    tasks: db.tasks,
     taskHandlers,
     log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
@@ -54,6 +55,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   return {
     ctx,
     async close() {
+      ctx.search.close();
       await db.events.flush();
       await db.close();
       await store.close();

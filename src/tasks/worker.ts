@@ -3,8 +3,9 @@
  * deletes it when done. A failure is retried with exponential backoff (2 s doubling, at most 10 minutes apart)
  * and kept as dead after `maxAttempts` runs or a PermanentTaskError.
  */
+
+import type { ClaimedTask, TaskStore } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
-import type { ClaimedTask, TaskStore } from "./queue.ts";
 
 export interface Task {
   id: number;

@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { harvestNodeLog, type LogSource } from "../../src/federation/logs/harvest-node.ts";
-import { readLogProgress } from "../../src/federation/logs/progress.ts";
 import { getLogRecords } from "../../src/services/cn/log.ts";
 import type { CallInfo, NodeContext } from "../../src/services/context.ts";
 import { serializeLog } from "../../src/types/index.ts";
@@ -101,7 +100,7 @@ forEachDialect((_name, open) => {
         log.items.map((e) => e.dateLogged.getTime()),
         entries.map((e) => e.dateLogged.getTime()),
       );
-      const progress = await readLogProgress(ctx, MN);
+      const progress = await ctx.db.logProgress.read(MN);
       assert.equal(progress?.harvestedTo.getTime(), at(8000).getTime());
       assert.equal(progress?.entries, 25);
     });

@@ -7,22 +7,16 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
-import {
-  nodeRecords,
-  recordCompletion,
-  recordFailure,
-} from "../../src/federation/replication/node-records.ts";
 import { changeAtVersion } from "../../src/services/cn/core.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import type { NodeContext } from "../../src/services/context.ts";
-import { taskStore } from "../../src/tasks/queue.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
 
 const config = resolveConfig({ role: "cn", nodeId: "urn:node:RACECN" });
 
 function contextOn(db: Database): NodeContext {
-  return { config, db, tasks: taskStore(db.kysely, db.dialect), taskHandlers: {} } as unknown as NodeContext;
+  return { config, db, tasks: db.tasks, taskHandlers: {} } as unknown as NodeContext;
 }
 
 forEachDialect((name, open) => {
@@ -56,15 +50,15 @@ forEachDialect((name, open) => {
 
     it("per-node records: failures in a row end with a completion; totals kept", async () => {
       const db = await open();
-      await recordFailure(db.kysely, "urn:node:X", "first");
-      await recordFailure(db.kysely, "urn:node:X", "second");
-      let record = (await nodeRecords(db.kysely)).get("urn:node:X");
+      await db.replicaNodes.recordFailure("urn:node:X", "first");
+      await db.replicaNodes.recordFailure("urn:node:X", "second");
+      let record = (await db.replicaNodes.all()).get("urn:node:X");
       assert.deepEqual(
         [record?.consecutiveFailures, record?.failures, record?.lastFailure],
         [2, 2, "second"],
       );
-      await recordCompletion(db.kysely, "urn:node:X");
-      record = (await nodeRecords(db.kysely)).get("urn:node:X");
+      await db.replicaNodes.recordCompletion("urn:node:X");
+      record = (await db.replicaNodes.all()).get("urn:node:X");
       assert.deepEqual([record?.consecutiveFailures, record?.failures, record?.completions], [0, 2, 1]);
     });
   });

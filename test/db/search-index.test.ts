@@ -4,12 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import {
+  readScience,
+  removeDocument,
+  writeDocument,
+  writeDocuments,
+} from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
-import { readScience, removeDocument, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { type SearchCaller, search } from "../../src/search/search.ts";
 import { forEachDialect } from "../helpers/databases.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 
 const OWNER = "CN=owner";
 /** Answers per dialect, compared query by query. */
@@ -74,10 +80,10 @@ forEachDialect((dialect, open) => {
   describe(`search index (${dialect})`, () => {
     let db: Database;
     const run = (params: Record<string, string>, caller: SearchCaller = { subjects: new Set(["public"]) }) =>
-      search({ db: db.kysely, dialect }, SolrParams.from(params), caller);
+      search(searchIndexOf(db), SolrParams.from(params), caller);
     before(async () => {
       db = await open();
-      await writeDocuments(db.kysely, corpus());
+      await writeDocuments(db, corpus());
     });
 
     for (const params of QUERIES) {
@@ -104,14 +110,14 @@ forEachDialect((dialect, open) => {
     });
 
     it("a sysmeta rewrite keeps the science fields; removal and rewrites are seen at once", async () => {
-      const before = await readScience(db.kysely, "doc-01");
+      const before = await readScience(db, "doc-01");
       const pub = await run({ q: "id:doc-01", fl: "id,title,isPublic" });
       assert.equal(pub.numFound, 1);
       const sysmeta = new DocumentBuilder()
         .add("id", "doc-01")
         .add("isPublic", false)
         .add("rightsHolder", OWNER).fields;
-      await writeDocument(db.kysely, "doc-01", sysmeta, before ?? new Map());
+      await writeDocument(db, "doc-01", sysmeta, before ?? new Map());
       assert.equal(
         (await run({ q: "id:doc-01", fl: "id,title,isPublic" })).numFound,
         0,
@@ -119,7 +125,7 @@ forEachDialect((dialect, open) => {
       );
       const owner = await run({ q: "id:doc-01", fl: "id,title" }, { subjects: new Set([OWNER]) });
       assert.deepEqual(owner.docs, [{ id: "doc-01", title: "Title water quality soil" }]);
-      await removeDocument(db.kysely, "doc-01");
+      await removeDocument(db, "doc-01");
       assert.equal((await run({ q: "id:doc-01" }, "all")).numFound, 0);
     });
   });

@@ -5,17 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { indexChangeLog } from "../../src/db/index-changes.ts";
+import { removeDocument, writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
-import { removeDocument, writeDocument, writeDocuments } from "../../src/search/index-store.ts";
-import { searchMemory } from "../../src/search/memory/index.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { warmSearch } from "../../src/search/warm.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 
 const OWNER = "CN=owner";
 const WORDS = ["soil", "Soil", "water", "Ärger", "carbon flux", "zebra", "_under", "%percent", "ice"];
@@ -85,27 +84,17 @@ const CALLERS: [string, SearchCaller][] = [
 ];
 
 /** The parts of an answer both paths must agree on. */
-async function answer(
-  db: Database,
-  dialect: "sqlite" | "postgres",
-  params: Record<string, string | string[]>,
-  caller: SearchCaller,
-) {
-  const result = await searchUncached({ db: db.kysely, dialect }, SolrParams.from(params), caller);
+async function answer(db: Database, params: Record<string, string | string[]>, caller: SearchCaller) {
+  const result = await searchUncached(searchIndexOf(db), SolrParams.from(params), caller);
   return { numFound: result.numFound, ids: result.docs.map((d) => d.id), facets: result.facets };
 }
 
 /** The same search with the memory set aside (as while the change log is not trusted): SQL alone. */
-async function sqlAnswer(
-  db: Database,
-  dialect: "sqlite" | "postgres",
-  params: Record<string, string | string[]>,
-  caller: SearchCaller,
-) {
-  const log = indexChangeLog(db.kysely);
+async function sqlAnswer(db: Database, params: Record<string, string | string[]>, caller: SearchCaller) {
+  const log = db.indexChanges;
   log.trusted = false;
   try {
-    return await answer(db, dialect, params, caller);
+    return await answer(db, params, caller);
   } finally {
     log.trusted = true;
   }
@@ -117,8 +106,8 @@ forEachDialect((dialect, open) => {
     const agree = async (label: string) => {
       for (const params of QUERIES) {
         for (const [who, caller] of CALLERS) {
-          const fromMemory = await answer(db, dialect, params, caller);
-          const fromSql = await sqlAnswer(db, dialect, params, caller);
+          const fromMemory = await answer(db, params, caller);
+          const fromSql = await sqlAnswer(db, params, caller);
           assert.deepEqual(fromMemory, fromSql, `${label}: ${who} ${JSON.stringify(params)}`);
         }
       }
@@ -127,13 +116,13 @@ forEachDialect((dialect, open) => {
     before(async () => {
       db = await open();
       await writeDocuments(
-        db.kysely,
+        db,
         Array.from({ length: 220 }, (_, n) => doc(n)),
       );
     });
 
     it("answers every query as SQL alone does", async () => {
-      const first = await answer(db, dialect, QUERIES[0] as Record<string, string>, "all");
+      const first = await answer(db, QUERIES[0] as Record<string, string>, "all");
       assert.ok(first.numFound > 100 && first.ids.length === 20);
       await agree("fresh");
     });
@@ -144,19 +133,19 @@ forEachDialect((dialect, open) => {
         const next = doc(n, 5);
         if (n % 2 === 0) next.sysmeta.set("isPublic", [n % 4 === 0]);
         if (n % 3 === 0) next.sysmeta.set("archived", [true]);
-        await writeDocument(db.kysely, next.pid, next.sysmeta, next.science);
+        await writeDocument(db, next.pid, next.sysmeta, next.science);
       }
-      for (let n = 1; n < 220; n += 17) await removeDocument(db.kysely, doc(n).pid);
-      await writeDocuments(db.kysely, [doc(502), doc(503, 2)]);
+      for (let n = 1; n < 220; n += 17) await removeDocument(db, doc(n).pid);
+      await writeDocuments(db, [doc(502), doc(503, 2)]);
       await agree("after changes");
-      const found = await answer(db, dialect, { q: "id:m-502 OR id:m-001" }, "all");
+      const found = await answer(db, { q: "id:m-502 OR id:m-001" }, "all");
       assert.deepEqual(found.ids, ["m-502"], "a new document is found, a removed one is not");
     });
 
     it("packs many rewritten documents anew and still agrees", async () => {
       await agree("before a large write");
       await writeDocuments(
-        db.kysely,
+        db,
         Array.from({ length: 1100 }, (_, i) => doc(1000 + i, i % 3)),
       );
       await agree("after 1,100 new documents");
@@ -166,14 +155,14 @@ forEachDialect((dialect, open) => {
       const writes = (async () => {
         for (let n = 0; n < 60; n++) {
           const next = doc((n * 7) % 220, n);
-          await writeDocument(db.kysely, next.pid, next.sysmeta, next.science);
+          await writeDocument(db, next.pid, next.sysmeta, next.science);
         }
       })();
       const searches = Promise.all(
         [0, 1, 2].map(async (lane) => {
           for (let i = 0; i < 20; i++) {
             const params = QUERIES[(i + lane * 5) % QUERIES.length] as Record<string, string | string[]>;
-            await answer(db, dialect, params, (CALLERS[lane] as [string, SearchCaller])[1]);
+            await answer(db, params, (CALLERS[lane] as [string, SearchCaller])[1]);
           }
         }),
       );
@@ -182,7 +171,7 @@ forEachDialect((dialect, open) => {
     });
 
     it("serves a repeated request's answer from the answer cache until the index changes", async () => {
-      const index = { db: db.kysely, dialect };
+      const index = searchIndexOf(db);
       const params = SolrParams.from({ q: "keywords:ice", rows: "5", sort: "id asc", wt: "json" });
       const body = async () => {
         const answer = await runQuery(index, "solr", params, "all");
@@ -203,7 +192,7 @@ forEachDialect((dialect, open) => {
       );
       const added = doc(900);
       added.science.set("keywords", ["ice"]);
-      await writeDocument(db.kysely, added.pid, added.sysmeta, added.science);
+      await writeDocument(db, added.pid, added.sysmeta, added.science);
       assert.equal(
         (await body()).response.numFound,
         first.response.numFound + 1,
@@ -215,17 +204,21 @@ forEachDialect((dialect, open) => {
 
     it("warms up on the search-page query only when the index is large enough", async () => {
       const fresh = await open();
-      await writeDocuments(fresh.kysely, [doc(1), doc(2), doc(3)]);
+      await writeDocuments(fresh, [doc(1), doc(2), doc(3)]);
       const fail = (error: unknown) => assert.fail(String(error));
-      await warmSearch({ db: fresh.kysely, dialect }, fail, 4);
-      assert.equal(searchMemory(fresh.kysely)?.holds("keywords"), false);
-      await warmSearch({ db: fresh.kysely, dialect }, fail, 3);
-      assert.equal(searchMemory(fresh.kysely)?.holds("keywords"), true, "the facet fields' values are held");
+      await warmSearch(searchIndexOf(fresh), fail, 4);
+      assert.equal(searchIndexOf(fresh).memory()?.holds("keywords"), false);
+      await warmSearch(searchIndexOf(fresh), fail, 3);
+      assert.equal(
+        searchIndexOf(fresh).memory()?.holds("keywords"),
+        true,
+        "the facet fields' values are held",
+      );
     });
 
     it("reads everything again when the log cannot list what changed", async () => {
-      await writeDocument(db.kysely, "m-002", doc(2, 7).sysmeta, doc(2, 7).science);
-      indexChangeLog(db.kysely).note(undefined);
+      await writeDocument(db, "m-002", doc(2, 7).sysmeta, doc(2, 7).science);
+      db.indexChanges.note(undefined);
       await agree("after an unlisted change");
     });
 
@@ -233,13 +226,13 @@ forEachDialect((dialect, open) => {
       it("hears another process's index writes through the change feed", async () => {
         const other = await open(db);
         const query = { q: "keywords:freshword", rows: "10" };
-        assert.equal((await answer(db, dialect, query, "all")).numFound, 0);
+        assert.equal((await answer(db, query, "all")).numFound, 0);
         const changed = doc(4, 1);
         changed.science.set("keywords", ["freshword"]);
-        await writeDocument(other.kysely, changed.pid, changed.sysmeta, changed.science);
+        await writeDocument(other, changed.pid, changed.sysmeta, changed.science);
         // "searchable ... within 1 s"
         await pollUntil(
-          async () => (await answer(db, dialect, query, "all")).numFound,
+          async () => (await answer(db, query, "all")).numFound,
           (n) => n === 1,
           1000,
         );

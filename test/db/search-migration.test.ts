@@ -6,14 +6,15 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { sql } from "kysely";
+import { type IndexEntry, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder, withCopyFields } from "../../src/search/document.ts";
 import { fieldSpec } from "../../src/search/fields.ts";
-import { type IndexEntry, writeDocuments } from "../../src/search/index-store.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { tokenize } from "../../src/search/tokens.ts";
 import { forEachDialect } from "../helpers/databases.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 
 const WORDS = ["Soil", "water", "Carbon", "flux", "Ärger", "zebra"];
 
@@ -55,7 +56,7 @@ async function answers(db: Database): Promise<unknown[]> {
     for (const [k, v] of Object.entries({ q, rows: "100", sort: "id asc", fl: "id" })) params.add(k, v);
     for (const f of ["title", "keywords", "contactOrganizationText"]) params.add("facet.field", f);
     params.add("facet", "true");
-    const r = await searchUncached({ db: db.kysely, dialect: db.dialect }, params, "all");
+    const r = await searchUncached(searchIndexOf(db), params, "all");
     out.push({ q, numFound: r.numFound, docs: r.docs, facets: r.facets?.facet_fields });
   }
   return out;
@@ -108,7 +109,7 @@ forEachDialect((_name, open) => {
   it("moves an existing index over and answers as before", async () => {
     const db = await open();
     const entries = corpus();
-    await writeDocuments(db.kysely, entries);
+    await writeDocuments(db, entries);
     const expected = await answers(db);
     assert.ok((expected[0] as { numFound: number }).numFound > 0);
     await downgrade(db, entries);

@@ -14,6 +14,7 @@ import { NO_BYTES } from "../../src/services/cn/core.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 
 const EML = "https://eml.ecoinformatics.org/eml-2.2.0";
 const ORE = "http://www.openarchives.org/ore/terms";
@@ -37,7 +38,7 @@ forEachDialect((dialect, open) => {
     const used: string[] = [];
     const ctx = () => ({ db, store: untouchableStore(used), formats });
     const find = async (q: string) => {
-      const result = await search({ db: db.kysely, dialect }, SolrParams.from({ q, fl: "*" }), "all");
+      const result = await search(searchIndexOf(db), SolrParams.from({ q, fl: "*" }), "all");
       return result.docs;
     };
     before(async () => {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { readStoredDocs } from "../../src/db/search/index-store.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
-import { readStoredDocs } from "../../src/search/index-store.ts";
 import { reindexObjects } from "../../src/search/reindex.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
@@ -53,7 +53,7 @@ forEachDialect((dialect, open) => {
       const ctx = readingStale((object) => original.get(object.sysmeta.identifier) ?? object);
       const progress = await reindexObjects(ctx, { batchSize: 2 });
       assert.deepEqual(progress, { seen: 5, written: 5, failed: 0, removed: 0 });
-      const docs = await readStoredDocs(db.kysely, pids);
+      const docs = await readStoredDocs(db, pids);
       assert.deepEqual(
         pids.map((pid) => docs.get(pid)?.fileName),
         ["rx-1.csv", "rx-2.csv", "renamed.csv", "rx-4.csv", "rx-5.csv"],
@@ -78,7 +78,7 @@ forEachDialect((dialect, open) => {
         },
       };
       await reindexObjects(ctx, { missingOnly: true });
-      assert.equal((await readStoredDocs(db.kysely, ["ry-gone"])).size, 0);
+      assert.equal((await readStoredDocs(db, ["ry-gone"])).size, 0);
     });
   });
 });

@@ -5,12 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
-import { writeDocument, writeDocuments } from "../../src/search/index-store.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { search } from "../../src/search/search.ts";
 import { forEachDialect } from "../helpers/databases.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 
 interface Version {
   keywords: string[];
@@ -32,8 +33,7 @@ function entry(pid: string, v: Version) {
 forEachDialect((dialect, open) => {
   describe(`index rewrites (${dialect})`, () => {
     let db: Database;
-    const run = (params: Record<string, string>) =>
-      search({ db: db.kysely, dialect }, SolrParams.from(params), "all");
+    const run = (params: Record<string, string>) => search(searchIndexOf(db), SolrParams.from(params), "all");
     const found = async (q: string) => (await run({ q, rows: "10", sort: "id asc" })).docs.map((d) => d.id);
     /** What the index holds for `pid`: stored fields and the keyword facet of that document alone. */
     const held = async (pid: string) => {
@@ -52,12 +52,12 @@ forEachDialect((dialect, open) => {
 
     it("a rewrite leaves nothing of the old document and keeps what did not change", async () => {
       await writeDocument(
-        db.kysely,
+        db,
         "r-1",
         ...fields("r-1", { keywords: ["alpha", "beta"], size: 10, title: "Old soil" }),
       );
       await writeDocument(
-        db.kysely,
+        db,
         "r-1",
         ...fields("r-1", { keywords: ["beta", "gamma"], size: 20, title: "New water" }),
       );
@@ -75,11 +75,11 @@ forEachDialect((dialect, open) => {
     });
 
     it("a batch replaces existing documents and adds new ones in one write", async () => {
-      await writeDocuments(db.kysely, [
+      await writeDocuments(db, [
         entry("r-2", { keywords: ["epsilon"], size: 1, title: "Two" }),
         entry("r-3", { keywords: ["delta"], size: 2, title: "Three" }),
       ]);
-      await writeDocuments(db.kysely, [
+      await writeDocuments(db, [
         entry("r-2", { keywords: ["zeta"], size: 3, title: "Two again" }),
         entry("r-4", { keywords: ["delta", "zeta"], size: 4, title: "Four" }),
       ]);
@@ -91,10 +91,10 @@ forEachDialect((dialect, open) => {
 
     it("a batch rewriting the newest document and adding another keeps both whole", async () => {
       await writeDocument(
-        db.kysely,
+        db,
         ...fieldsOf(entry("r-newest", { keywords: ["eta"], size: 7, title: "Newest" })),
       );
-      await writeDocuments(db.kysely, [
+      await writeDocuments(db, [
         entry("r-newest", { keywords: ["theta"], size: 8, title: "Newest again" }),
         entry("r-after", { keywords: ["iota"], size: 9, title: "After" }),
       ]);
@@ -114,8 +114,8 @@ forEachDialect((dialect, open) => {
         // Even rounds start from a new pid (both writers insert), odd rounds from an existing one.
         const pid = `race-${Math.floor(round / 2)}`;
         await Promise.all([
-          writeDocument(db.kysely, pid, ...fields(pid, a)),
-          writeDocument(db.kysely, pid, ...fields(pid, b)),
+          writeDocument(db, pid, ...fields(pid, a)),
+          writeDocument(db, pid, ...fields(pid, b)),
         ]);
         const now = await held(pid);
         const expected = [whole(pid, a), whole(pid, b)];

@@ -2,9 +2,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Database } from "../../src/db/types.ts";
+import type { Database, TaskStore } from "../../src/db/types.ts";
 import type { NodeContext } from "../../src/services/context.ts";
-import { type TaskStore, taskStore } from "../../src/tasks/queue.ts";
 import { PermanentTaskError, runDueTasks, startWorker, type TaskHandlers } from "../../src/tasks/worker.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 
@@ -18,7 +17,7 @@ forEachDialect((name, open) => {
     let queue: TaskStore;
     before(async () => {
       db = await open();
-      queue = taskStore(db.kysely, db.dialect);
+      queue = db.tasks;
     });
 
     it("keeps one waiting task per kind and key, with the earlier time and the latest payload", async () => {
@@ -157,7 +156,7 @@ forEachDialect((name, open) => {
     if (name === "postgres") {
       it("two worker processes on one database never run a task twice", async () => {
         const other = await open(db);
-        const otherQueue = taskStore(other.kysely, other.dialect);
+        const otherQueue = other.tasks;
         const runs = new Map<string, number>();
         const handler = async (_ctx: NodeContext, task: { key: string }) => {
           runs.set(task.key, (runs.get(task.key) ?? 0) + 1);

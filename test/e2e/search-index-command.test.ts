@@ -12,13 +12,14 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { openDatabase } from "../../src/db/open.ts";
+import { removeDocument, writeDocument } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { removeDocument, writeDocument } from "../../src/search/index-store.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { type Caller, call, create } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
@@ -69,7 +70,7 @@ for (const dialect of testDialects()) {
       onDatabase((db) =>
         work(async (q) => {
           const params = SolrParams.from({ q, fl: "*", sort: "id asc" });
-          return (await searchUncached({ db: db.kysely, dialect }, params, "all")).docs;
+          return (await searchUncached(searchIndexOf(db), params, "all")).docs;
         }),
       );
     const ids = (docs: Record<string, unknown>[]) => docs.map((doc) => doc.id);
@@ -85,7 +86,7 @@ for (const dialect of testDialects()) {
       const url = node.node.ctx.config.databaseUrl;
       locationFlags = ["--data-dir", node.dataDir, ...(url ? ["--database-url", url] : [])];
       // The damage: a document gone, one with wrong fields, one of an object that does not exist.
-      const db = node.node.ctx.db.kysely;
+      const db = node.node.ctx.db;
       await removeDocument(db, dataPid);
       await writeDocument(
         db,

@@ -10,7 +10,6 @@ import { after, before, describe, it } from "node:test";
 import { D1Error, InvalidRequest } from "../../src/errors/exceptions.ts";
 import { clientFor } from "../../src/federation/client.ts";
 import { type HarvestSource, harvestNode } from "../../src/federation/harvest/harvest.ts";
-import { progressStore } from "../../src/federation/harvest/progress.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { harvestTask } from "../../src/federation/harvest/tasks.ts";
 import { type RunningNode, startNode } from "../../src/http/server.ts";
@@ -177,7 +176,7 @@ for (const dialect of testDialects()) {
           exception: "ServiceFailure",
         },
       );
-      const progress = await progressStore(fed.cn.ctx.db.kysely).load("urn:node:LOCALMN3");
+      const progress = await fed.cn.ctx.db.harvestProgress.load("urn:node:LOCALMN3");
       assert.ok(progress?.window, "the open window is kept");
       // The node comes back at the same address; the harvest resumes.
       const back = await startNode(mn3.ctx.config, { logLevel: false });
@@ -222,7 +221,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(asked, ["count,fromDate,start,toDate", "count,fromDate,start", "fromDate"]);
       assert.equal(result.outcomes.created, 4);
       for (const pid of pids) assert.ok(await cnHas(pid));
-      const store = progressStore(fed.cn.ctx.db.kysely);
+      const store = fed.cn.ctx.db.harvestProgress;
       const saved = await store.load("urn:node:LOCALMN3");
       assert.equal(saved?.listParams, "fromDate");
       assert.ok(saved);
@@ -334,7 +333,7 @@ for (const dialect of testDialects()) {
       await fed.cn.close();
       const cn = await startNode(fed.cn.ctx.config, { logLevel: false, worker: false });
       restarted.push(cn);
-      const saved = await progressStore(cn.ctx.db.kysely).load("urn:node:LOCALMN3");
+      const saved = await cn.ctx.db.harvestProgress.load("urn:node:LOCALMN3");
       assert.ok(saved?.window?.cursorFrom, "the position was saved");
       let fetched = 0;
       const counting: HarvestSource = {

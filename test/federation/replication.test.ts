@@ -11,7 +11,6 @@ import { after, before, describe, it } from "node:test";
 import { clientFor } from "../../src/federation/client.ts";
 import { auditReplicas } from "../../src/federation/replication/audit.ts";
 import { PULL_REPLICA } from "../../src/federation/replication/kinds.ts";
-import { nodeRecords } from "../../src/federation/replication/node-records.ts";
 import { scheduleReplication } from "../../src/federation/replication/outcomes.ts";
 import { planReplication } from "../../src/federation/replication/plan.ts";
 import { scanForReplication } from "../../src/federation/replication/scan.ts";
@@ -175,7 +174,7 @@ for (const dialect of testDialects()) {
       );
       await settle(up);
       assert.deepEqual(await replicasOnCn(pid), { MN2: "failed", MN3: "completed" });
-      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(2));
+      const record = (await fed.cn.ctx.db.replicaNodes.all()).get(id(2));
       assert.match(record?.lastFailure ?? "", /not completed within 3600 s/);
     });
 
@@ -214,7 +213,7 @@ for (const dialect of testDialects()) {
       const after = await replicasOnCn(pid);
       assert.equal(after.MN3, "invalidated");
       assert.equal(Object.values(after).filter((s) => s === "completed").length, 1);
-      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(3));
+      const record = (await fed.cn.ctx.db.replicaNodes.all()).get(id(3));
       assert.match(record?.lastFailure ?? "", /no longer holds/);
     });
 
@@ -263,7 +262,7 @@ for (const dialect of testDialects()) {
       assert.equal(replicas.MN2, "failed");
       assert.ok(Object.values(replicas).every((s) => s === "failed"));
       for (const n of [2, 3, 4]) assert.equal(await mn(n).ctx.db.objects.get(pid), undefined);
-      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(2));
+      const record = (await fed.cn.ctx.db.replicaNodes.all()).get(id(2));
       assert.match(record?.lastFailure ?? "", /checksum/);
     });
 
@@ -293,7 +292,7 @@ for (const dialect of testDialects()) {
       const pid = await replicated("down", Buffer.from("down\n"), policy({ number: 2, preferred: [3, 2] }));
       const replicas = await replicasOnCn(pid);
       assert.deepEqual(replicas, { MN2: "completed", MN3: "failed", MN4: "completed" });
-      const record = (await nodeRecords(fed.cn.ctx.db.kysely)).get(id(3));
+      const record = (await fed.cn.ctx.db.replicaNodes.all()).get(id(3));
       assert.ok((record?.consecutiveFailures ?? 0) >= 1);
       assert.match(record?.lastFailure ?? "", /could not be reached/);
       // Planning again finds nothing to do (MN3's failure is recent; the others hold it).

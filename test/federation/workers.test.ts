@@ -8,7 +8,6 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openDatabase } from "../../src/db/open.ts";
 import { harvestNode } from "../../src/federation/harvest/harvest.ts";
-import { progressStore } from "../../src/federation/harvest/progress.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { HARVEST_TASK } from "../../src/federation/harvest/requests.ts";
 import type { RunningNode } from "../../src/http/server.ts";
@@ -175,11 +174,11 @@ ${b.output()}`,
     it("a harvest run whose lease was lost stops before its next page, the position kept", async () => {
       const node = await harvestableNode(fed.cn.ctx, mnId(1));
       assert.ok(node);
-      const before = await progressStore(fed.cn.ctx.db.kysely).load(mnId(1));
+      const before = await fed.cn.ctx.db.harvestProgress.load(mnId(1));
       await assert.rejects(harvestNode(fed.cn.ctx, node, { signal: AbortSignal.abort() }), {
         name: "AbortError",
       });
-      const after = await progressStore(fed.cn.ctx.db.kysely).load(mnId(1));
+      const after = await fed.cn.ctx.db.harvestProgress.load(mnId(1));
       assert.deepEqual(after?.harvestedTo, before?.harvestedTo);
     });
   });

@@ -6,12 +6,12 @@ import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
 import { taskHandlers } from "../../src/federation/handlers.ts";
+import { openSearchIndex } from "../../src/search/search-index.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
 import { silentLog } from "../../src/services/logger.ts";
 import { createFsStore } from "../../src/store/index.ts";
-import { taskStore } from "../../src/tasks/queue.ts";
 
 export async function contextOver(db: Database, settings: ConfigInput = {}): Promise<NodeContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-ctx-"));
@@ -19,10 +19,11 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
   return {
     config: resolveConfig({ dataDir, nodeId: "urn:node:TESTCN", logLevel: "warn", ...settings }),
     db,
+    search: openSearchIndex(db),
     store: await createFsStore(path.join(dataDir, "store")),
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
-    tasks: taskStore(db.kysely, db.dialect),
+    tasks: db.tasks,
     taskHandlers,
     log: silentLog,
   };

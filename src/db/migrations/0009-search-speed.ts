@@ -5,10 +5,42 @@
  * search_values) and a covering index of the filter columns. Existing documents are moved over from their
  * search_values rows.
  */
-import { type Kysely, sql } from "kysely";
-import { fieldSpec } from "../../search/fields.ts";
-import type { Migration } from "../migrations.ts";
-import type { Tables } from "../schema.ts";
+import { sql } from "kysely";
+import type { Migration, MigrationDb } from "./migration.ts";
+
+/**
+ * The index's text fields when this migration was written (src/search/fields.ts then): the fixed ones, and the
+ * dynamic fields by suffix ("*_tm", "*_txt", "*_t"). No fixed field of another type ends with these suffixes.
+ */
+const TEXT_FIELDS: ReadonlySet<string> = new Set([
+  "identifier",
+  "abstract",
+  "keywordsText",
+  "title",
+  "investigatorText",
+  "originText",
+  "originatorText",
+  "purpose",
+  "edition",
+  "placeKey",
+  "attributeDescription",
+  "attribute",
+  "contactOrganizationText",
+  "gcmdKeyword",
+  "projectText",
+  "fundingText",
+  "siteText",
+  "parameterText",
+  "serviceTitle",
+  "serviceDescription",
+  "text",
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `geohash_${n}`),
+]);
+const TEXT_SUFFIXES = ["_tm", "_txt", "_t"];
+
+const isTextField = (name: string) =>
+  TEXT_FIELDS.has(name) ||
+  TEXT_SUFFIXES.some((suffix) => name.length > suffix.length && name.endsWith(suffix));
 
 export const searchSpeedMigration: Migration = {
   name: "0009-search-speed",
@@ -59,7 +91,7 @@ export const searchSpeedMigration: Migration = {
 };
 
 /** The text fields that have rows in search_values (a skip over the (field, value, pid) key). */
-async function indexedTextFields(db: Kysely<Tables>): Promise<string[]> {
+async function indexedTextFields(db: MigrationDb): Promise<string[]> {
   const out: string[] = [];
   let after = "";
   for (;;) {
@@ -71,7 +103,7 @@ async function indexedTextFields(db: Kysely<Tables>): Promise<string[]> {
       .limit(1)
       .executeTakeFirst();
     if (!row) return out;
-    if (fieldSpec(row.field)?.type === "text") out.push(row.field);
+    if (isTextField(row.field)) out.push(row.field);
     after = row.field;
   }
 }

@@ -11,7 +11,6 @@ import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";
 import type { SourceNode } from "./object.ts";
 import { noOutcomes, type Outcomes, synchronizePage } from "./page.ts";
-import { progressStore } from "./progress.ts";
 import { recordHarvested } from "./registry.ts";
 import { harvestWindow, type Lister, type WindowResult } from "./window.ts";
 
@@ -55,7 +54,7 @@ export async function harvestNode(
     const result = await harvestWindow({
       nodeId,
       lister: source,
-      progress: progressStore(ctx.db.kysely),
+      progress: ctx.db.harvestProgress,
       processPage,
       lastHarvested: node.synchronization?.lastHarvested,
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),

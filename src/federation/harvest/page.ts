@@ -136,10 +136,7 @@ async function writeChunk(
   lanes: number,
   outcomes: Outcomes,
 ): Promise<void> {
-  const reserved = await reservedAmong(
-    ctx,
-    fetched.map((f) => f.item.identifier),
-  );
+  const reserved = await ctx.db.cn.reservedAmong(fetched.map((f) => f.item.identifier));
   const now = new Date();
   const plain: StoredObject[] = [];
   const rest: Fetched[] = [];
@@ -173,15 +170,4 @@ async function insertedTogether(ctx: NodeContext, objects: StoredObject[]): Prom
   } catch {
     return false;
   }
-}
-
-/** Which of these identifiers the CN has reserved or retired (few: one query). */
-async function reservedAmong(ctx: NodeContext, pids: string[]): Promise<Set<string>> {
-  if (pids.length === 0) return new Set();
-  const rows = await ctx.db.kysely
-    .selectFrom("cn_reservations")
-    .select("id")
-    .where("id", "in", pids)
-    .execute();
-  return new Set(rows.map((r) => r.id));
 }

@@ -2,8 +2,9 @@
  * The harvester's tasks as other modules enqueue them (no dependencies beyond the queue, so that request
  * handlers and the registry can schedule work without importing the harvester).
  */
+
+import type { TaskQueue } from "../../db/types.ts";
 import type { NodeContext } from "../../services/context.ts";
-import type { TaskQueue } from "../../tasks/queue.ts";
 import { nextRun } from "../../tasks/schedule.ts";
 import type { Node } from "../../types/node.ts";
 

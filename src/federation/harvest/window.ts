@@ -11,10 +11,16 @@
  * "The node MUST at least support the fromDate filter": a node rejecting toDate, or start and count, with
  * InvalidRequest or NotImplemented is asked again without them, and the choice is remembered.
  */
+
+import {
+  type HarvestProgress,
+  type HarvestProgressStore,
+  LIST_PARAMS,
+  type ListParams,
+} from "../../db/harvest-progress.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
 import type { ListWindow } from "../client.ts";
-import { type HarvestProgress, LIST_PARAMS, type ListParams, type ProgressStore } from "./progress.ts";
 
 export interface Lister {
   listObjects(window: ListWindow): Promise<Slice<ObjectInfo>>;
@@ -23,7 +29,7 @@ export interface Lister {
 export interface WindowOptions {
   nodeId: string;
   lister: Lister;
-  progress: ProgressStore;
+  progress: HarvestProgressStore;
   /** Synchronizes the objects of one page; throws when the page should be tried again later. */
   processPage(items: ObjectInfo[]): Promise<void>;
   /** Where a first harvest starts: the Node document's lastHarvested, if any. */

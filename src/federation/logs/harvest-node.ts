@@ -8,7 +8,6 @@
 
 import type { NodeContext } from "../../services/context.ts";
 import type { LogEntry, Slice } from "../../types/lists-xml.ts";
-import { readLogProgress, saveLogProgress } from "./progress.ts";
 import { reconcileNodeLog } from "./reconcile.ts";
 import { storeHarvested } from "./store.ts";
 
@@ -50,7 +49,7 @@ export async function harvestNodeLog(
   options: HarvestOptions = {},
 ): Promise<HarvestOutcome> {
   const { pageSize, maxPages, overlapMs } = { ...DEFAULTS, ...options };
-  const progress = await readLogProgress(ctx, nodeId);
+  const progress = await ctx.db.logProgress.read(nodeId);
   const windowStart = progress ? new Date(progress.harvestedTo.getTime() - overlapMs) : undefined;
   const forward = await readForward(ctx, nodeId, source, windowStart, { pageSize, maxPages });
   // Before the window: checked only once the node's newest entries are in (a first run reads everything).
@@ -94,7 +93,7 @@ async function readForward(
     const stored = await storeHarvested(ctx, nodeId, items);
     added += stored;
     const newest = new Date(Math.max(...items.map((e) => e.dateLogged.getTime())));
-    await saveLogProgress(ctx, nodeId, newest, stored);
+    await ctx.db.logProgress.save(nodeId, newest, stored);
     if (page.start + items.length >= page.total) return { added, pages, complete: true };
     // Logs list by dateLogged, so the next window starts at this page's newest date, past the entries of that
     // date already read. A node listing in another order is paged by position within the same window.

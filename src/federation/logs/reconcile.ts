@@ -10,7 +10,6 @@
 
 import type { NodeContext } from "../../services/context.ts";
 import type { LogSource } from "./harvest-node.ts";
-import { countStoredFrom } from "./progress.ts";
 import { storeHarvested } from "./store.ts";
 
 export interface ReconcileOutcome {
@@ -41,7 +40,7 @@ export async function reconcileNodeLog(
     const fromDate = new Date(from);
     const toDate = new Date(to);
     const { total } = await ask({ fromDate, toDate, start: 0, count: 0 });
-    if (total <= (await countStoredFrom(ctx, nodeId, fromDate, toDate))) continue;
+    if (total <= (await ctx.db.logProgress.countStored(nodeId, fromDate, toDate))) continue;
     if (total > pageSize && to - from > 1) {
       // Halving starts from the node's first entry, not from 1970 (fewer levels): logs list by dateLogged, and
       // should this node list otherwise, the range before the date found is still checked.

@@ -6,7 +6,6 @@
 import type { NodeContext } from "../../services/context.ts";
 import type { ReplicationStatus } from "../../types/sysmeta.ts";
 import { REPLICATE_PLAN } from "./kinds.ts";
-import { recordCompletion, recordFailure } from "./node-records.ts";
 
 /** Queue the planning of `pid`'s replicas (after synchronization, a policy change, a failure). */
 export async function scheduleReplication(ctx: NodeContext, pid: string): Promise<void> {
@@ -22,9 +21,9 @@ export async function replicationStatusReported(
   why = `the replica of "${pid}" was reported ${status}`,
 ): Promise<void> {
   if (ctx.config.role !== "cn") return;
-  if (status === "completed") await recordCompletion(ctx.db.kysely, nodeId);
+  if (status === "completed") await ctx.db.replicaNodes.recordCompletion(nodeId);
   if (status === "failed" || status === "invalidated") {
-    await recordFailure(ctx.db.kysely, nodeId, why);
+    await ctx.db.replicaNodes.recordFailure(nodeId, why);
     await scheduleReplication(ctx, pid);
   }
 }

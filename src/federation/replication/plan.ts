@@ -9,7 +9,6 @@ import { changeReplicaList } from "../../services/cn/replication.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { Replica } from "../../types/sysmeta.ts";
 import { REPLICATE_REQUEST } from "./kinds.ts";
-import { nodeRecords, recordFailure } from "./node-records.ts";
 import { chooseTargets, staleRequests, type TargetChoice } from "./targets.ts";
 
 /** The task key of one replicate request (node ids hold no spaces, so the pair is unambiguous). */
@@ -23,7 +22,7 @@ export interface Plan {
 
 export async function planReplication(ctx: NodeContext, pid: string): Promise<Plan> {
   const nodes = await approvedNodes(ctx);
-  const records = await nodeRecords(ctx.db.kysely);
+  const records = await ctx.db.replicaNodes.all();
   const timeoutMs = ctx.config.replicationRequestTimeout * 1000;
   let plan: Plan = { stale: [], targets: [] };
   await changeReplicaList(ctx, pid, (current) => {
@@ -52,8 +51,7 @@ export async function planReplication(ctx: NodeContext, pid: string): Promise<Pl
   });
   const timeout = ctx.config.replicationRequestTimeout;
   for (const nodeId of plan.stale) {
-    await recordFailure(
-      ctx.db.kysely,
+    await ctx.db.replicaNodes.recordFailure(
       nodeId,
       `the replica of "${pid}" was not completed within ${timeout} s`,
     );

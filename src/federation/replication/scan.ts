@@ -17,22 +17,14 @@ export async function forEachObject(
 ): Promise<void> {
   let after: string | undefined;
   for (;;) {
-    const rows = await ctx.db.kysely
-      .selectFrom("objects")
-      .select("pid")
-      .$if(which === "withPolicy", (q) => q.where("replication_policy", "is not", null))
-      .$if(which === "withReplicas", (q) => q.where("replicas", "<>", "[]"))
-      .$if(after !== undefined, (q) => q.where("pid", ">", after as string))
-      .orderBy("pid")
-      .limit(PAGE)
-      .execute();
-    if (rows.length === 0) return;
-    const objects = await ctx.db.objects.getMany(rows.map((r) => r.pid));
-    for (const row of rows) {
-      const object = objects.get(row.pid);
+    const pids = await ctx.db.objects.pidsAfter(which, after, PAGE);
+    if (pids.length === 0) return;
+    const objects = await ctx.db.objects.getMany(pids);
+    for (const pid of pids) {
+      const object = objects.get(pid);
       if (object) await visit(object);
     }
-    after = rows[rows.length - 1]?.pid;
+    after = pids[pids.length - 1];
   }
 }
 

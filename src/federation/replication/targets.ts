@@ -8,9 +8,10 @@
  * blockedMemberNode entry prevails". NodeReplicationPolicy: maxObjectSize, allowedNode (source nodes the target
  * takes replicas from), allowedObjectFormat.
  */
+
+import type { NodeRecord } from "../../db/types.ts";
 import type { Node } from "../../types/node.ts";
 import type { Replica, ReplicationPolicy, ReplicationStatus, SystemMetadata } from "../../types/sysmeta.ts";
-import type { NodeRecord } from "./node-records.ts";
 
 export type ApiVersion = "v1" | "v2";
 

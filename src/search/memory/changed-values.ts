@@ -3,27 +3,17 @@
  * same documents, and one query for all their fields replaces a query per column. A read belongs to the change
  * it was made at; a column rechecking at another change (or other documents) reads anew.
  */
-import { type Kysely, sql } from "kysely";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { Tables } from "../../db/schema.ts";
-import type { SqlDialect } from "../query-sql.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
+import type { FieldValueRow } from "../../db/search/memory-reads.ts";
 
-/** PIDs per query. */
-const BATCH = 500;
-
-export interface ValueRow {
-  pid: string;
-  field: string;
-  value: string;
-  num: number | string | null;
-}
+export type ValueRow = FieldValueRow;
 
 export class ChangedValues {
   private last: { key: string; rows: Promise<Map<string, ValueRow[]>> } | undefined;
 
   constructor(
-    private readonly db: Kysely<Tables>,
-    private readonly dialect: SqlDialect,
+    private readonly db: SearchEngineDb,
     private readonly log: IndexChangeLog,
     private readonly heldFields: () => string[],
   ) {}
@@ -43,19 +33,10 @@ export class ChangedValues {
 
   private async read(pids: string[], fields: string[]): Promise<Map<string, ValueRow[]>> {
     const out = new Map<string, ValueRow[]>();
-    // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
-    const table =
-      this.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
-    for (let i = 0; i < pids.length; i += BATCH) {
-      const rows = await sql<ValueRow>`select pid, field, value, num from ${table}
-        where pid in (${sql.join(pids.slice(i, i + BATCH))}) and field in (${sql.join(fields)})`.execute(
-        this.db,
-      );
-      for (const row of rows.rows) {
-        const list = out.get(row.field);
-        if (list) list.push(row);
-        else out.set(row.field, [row]);
-      }
+    for (const row of await this.db.search.valuesOf(pids, fields)) {
+      const list = out.get(row.field);
+      if (list) list.push(row);
+      else out.set(row.field, [row]);
     }
     return out;
   }

@@ -4,8 +4,7 @@
  * and documents rewritten since the packing are patched beside it until the patches are many, when the whole is
  * packed again. Read from search_values (non-text fields); kept current from the change log (refreshing.ts).
  */
-import { type Kysely, sql } from "kysely";
-import type { Tables } from "../../db/schema.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
 import { byteOrder } from "../byte-order.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
@@ -36,7 +35,7 @@ export class Column extends Refreshing {
   private orders = new Map<string, DocOrder>();
 
   constructor(
-    private readonly db: Kysely<Tables>,
+    private readonly db: SearchEngineDb,
     private readonly changedValues: ChangedValues,
     readonly docs: DocNumbers,
     readonly field: string,
@@ -171,10 +170,9 @@ export class Column extends Refreshing {
   }
 
   protected async reread(): Promise<void> {
-    const rows = await sql<ValueRow>`select pid, value, num from search_values
-      where field = ${this.field}`.execute(this.db);
+    const rows = await this.db.search.valuesOfField(this.field);
     const byDoc = new Map<number, number[]>();
-    for (const row of rows.rows) this.collect(byDoc, row);
+    for (const row of rows) this.collect(byDoc, row);
     this.patches.clear();
     this.patched = new Uint8Array(0);
     this.totals = new Int32Array(this.values.length);

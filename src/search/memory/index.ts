@@ -3,11 +3,8 @@
  * per-document values, each brought up to date from the index's change log before use. Used only while that
  * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes).
  */
-import type { Kysely } from "kysely";
-import { type IndexChangeLog, indexChangeLog } from "../../db/index-changes.ts";
-import type { Tables } from "../../db/schema.ts";
-import { isPostgres } from "../index-store.ts";
-import type { SqlDialect } from "../query-sql.ts";
+import type { IndexChangeLog } from "../../db/index-changes.ts";
+import type { SearchEngineDb } from "../../db/search/index.ts";
 import { ChangedValues } from "./changed-values.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
@@ -19,17 +16,15 @@ const MAX_COLUMNS = 64;
 export class SearchMemory {
   readonly docs = new DocNumbers();
   readonly clauses: ClauseCache;
-  private readonly dialect: SqlDialect;
   private readonly columns = new Map<string, Column>();
   private readonly changedValues: ChangedValues;
 
-  constructor(
-    private readonly db: Kysely<Tables>,
-    private readonly log: IndexChangeLog,
-  ) {
-    this.dialect = isPostgres(db) ? "postgres" : "sqlite";
-    this.clauses = new ClauseCache(db, this.dialect, log, this.docs);
-    this.changedValues = new ChangedValues(db, this.dialect, log, () => [...this.columns.keys()]);
+  private readonly log: IndexChangeLog;
+
+  constructor(private readonly db: SearchEngineDb) {
+    this.log = db.indexChanges;
+    this.clauses = new ClauseCache(db, this.log, this.docs);
+    this.changedValues = new ChangedValues(db, this.log, () => [...this.columns.keys()]);
   }
 
   /** Whether the values of `field` are held (a column read before, for a facet or a sort). */
@@ -50,18 +45,4 @@ export class SearchMemory {
     await column.upTo(this.log);
     return column;
   }
-}
-
-const memories = new WeakMap<Kysely<Tables>, SearchMemory>();
-
-/** The memory of the index in `db`, or undefined while its change log cannot be trusted. */
-export function searchMemory(db: Kysely<Tables>): SearchMemory | undefined {
-  const log = indexChangeLog(db);
-  if (!log.trusted) return undefined;
-  let memory = memories.get(db);
-  if (!memory) {
-    memory = new SearchMemory(db, log);
-    memories.set(db, memory);
-  }
-  return memory;
 }

@@ -6,7 +6,7 @@
 import { InvalidRequest, UnsupportedMetadataType } from "../../errors/exceptions.ts";
 import { withCopyFields } from "../../search/document.ts";
 import { extractorFor } from "../../search/extract/index.ts";
-import { storedDoc } from "../../search/index-store.ts";
+import { storedDoc } from "../../search/index-rows.ts";
 import { solrXml } from "../../search/response.ts";
 import { sysmetaFields } from "../../search/sysmeta-fields.ts";
 import type { SystemMetadata } from "../../types/index.ts";

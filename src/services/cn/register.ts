@@ -7,7 +7,6 @@ import { isTrusted } from "../../auth/access.ts";
 import type { Database } from "../../db/types.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import { scheduleHarvest } from "../../federation/harvest/requests.ts";
-import { taskStore } from "../../tasks/queue.ts";
 import { type Node, parseNode, serializeNode } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { approvedNode } from "./nodes.ts";
@@ -108,6 +107,6 @@ export async function approveNode(db: Database, nodeId: string): Promise<boolean
   if (!(await db.cn.approveNode(nodeId))) return false;
   // "The CN harvests every approved, synchronize=true, up MN": its first harvest, at its schedule's next time.
   const row = await db.cn.node(nodeId);
-  if (row) await scheduleHarvest(taskStore(db.kysely, db.dialect), parseNode(row.nodeXml));
+  if (row) await scheduleHarvest(db.tasks, parseNode(row.nodeXml));
   return true;
 }

@@ -34,8 +34,7 @@ export async function searchObjects(
     if (!ANSWER_SHAPING.test(name)) params.add(name, value);
   }
   params.add("fl", "id");
-  const index = { db: ctx.db.kysely, dialect: ctx.db.dialect };
-  const result = await search(index, params, searchCaller(call.session));
+  const result = await search(ctx.search, params, searchCaller(call.session));
   const pids = result.docs.map((doc) => String(doc.id));
   const objects = await ctx.db.objects.getMany(pids);
   const items = pids.flatMap((pid) => {

@@ -4,7 +4,6 @@
  * against the node's willingness and its nodeReplicationPolicy and answered at once; the bytes are pulled by a
  * background task (src/federation/replication/pull.ts), which reports the outcome to the CN.
  */
-import { sql } from "kysely";
 import { InsufficientResources, InvalidRequest, UnsupportedType } from "../../errors/exceptions.ts";
 import { PULL_REPLICA } from "../../federation/replication/kinds.ts";
 import type { PullPayload } from "../../federation/replication/pull.ts";
@@ -79,10 +78,7 @@ async function checkSpace(ctx: NodeContext, sysmeta: SystemMetadata): Promise<vo
     );
   }
   if (allocated === undefined) return;
-  const { rows } = await sql<{ used: number | string | null }>`
-    select sum(size) as used from objects where is_replica = 1 and pid <> ${pid}
-  `.execute(ctx.db.kysely);
-  const used = Number(rows[0]?.used ?? 0);
+  const used = await ctx.db.objects.replicaBytes(pid);
   if (used + sysmeta.size > allocated) {
     throw new InsufficientResources(
       `Replicas use ${used} of the ${allocated} bytes allocated to them; "${pid}" (${sysmeta.size} bytes) does not fit.`,

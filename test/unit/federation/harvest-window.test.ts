@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { HarvestProgress, HarvestProgressStore as ProgressStore } from "../../../src/db/types.ts";
 import { D1Error, InvalidRequest } from "../../../src/errors/exceptions.ts";
 import type { ListWindow } from "../../../src/federation/client.ts";
-import type { HarvestProgress, ProgressStore } from "../../../src/federation/harvest/progress.ts";
 import { harvestWindow } from "../../../src/federation/harvest/window.ts";
 import type { ObjectInfo } from "../../../src/types/index.ts";
 

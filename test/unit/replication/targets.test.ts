@@ -1,7 +1,7 @@
 /** Replication target selection over plain data: policy defaults, preferred and blocked nodes, node limits. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { NodeRecord } from "../../../src/federation/replication/node-records.ts";
+import type { NodeRecord } from "../../../src/db/types.ts";
 import {
   chooseTargets,
   countedReplicas,

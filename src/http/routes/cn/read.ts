@@ -106,10 +106,9 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
 
   // listQueryEngines, getQueryEngineDescription, query (GET and POST, multipart as MetacatUI sends): the same
   // solr engine a Member Node serves, over the CN's index.
-  const index = { db: ctx.db.kysely, dialect: ctx.db.dialect };
   registerQueryRoutes(app, {
     prefix,
-    index,
+    index: ctx.search,
     methods: CN_QUERY_METHODS,
     maxFormBytes: ctx.config.maxDocumentBytes,
   });

@@ -16,10 +16,9 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
   registerReplicationRoutes(app, scope);
-  const index = { db: scope.ctx.db.kysely, dialect: scope.ctx.db.dialect };
   registerQueryRoutes(app, {
     prefix: scope.prefix,
-    index,
+    index: scope.ctx.search,
     methods: MN_QUERY_METHODS,
     maxFormBytes: scope.ctx.config.maxDocumentBytes,
   });

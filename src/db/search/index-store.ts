@@ -4,24 +4,19 @@
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import { indexChangeLog } from "../db/index-changes.ts";
-import type { Tables } from "../db/schema.ts";
-import { formatSolrDate } from "./dates.ts";
-import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
-import { type FieldSpec, fieldSpec } from "./fields.ts";
+import type { FieldValue, SearchDocument } from "../../search/document.ts";
+import { type IndexEntry, indexRows, type StoredDoc } from "../../search/index-rows.ts";
+import type { Tables } from "../schema.ts";
+import type { Database } from "../types.ts";
+
+export type { IndexEntry } from "../../search/index-rows.ts";
+
 import { writeEntriesPostgres } from "./postgres-write.ts";
-import { documentTerms } from "./terms.ts";
-import { tokenize } from "./tokens.ts";
 
-/** A stored document as the response writers see it: field -> value or values, dates as Solr strings. */
-export type StoredDoc = Record<string, FieldValue | FieldValue[]>;
-
-interface ValueRow {
-  pid: string;
-  field: string;
-  value: string;
-  num: number | null;
-}
+/** What an index write needs: the database and its index change log. */
+export type IndexDb = Pick<Database, "kysely" | "indexChanges">;
+/** The database a search index is read from and written to. */
+export type SearchDb = Pick<Database, "kysely" | "dialect" | "indexChanges">;
 
 const BATCH = 400;
 /** search_values rows per INSERT. */
@@ -32,15 +27,9 @@ export function isPostgres(db: Kysely<Tables>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-export interface IndexEntry {
-  pid: string;
-  sysmeta: SearchDocument;
-  science: SearchDocument;
-}
-
 /** Replace the index entry of `pid` with these system-metadata and science-metadata fields. */
 export function writeDocument(
-  db: Kysely<Tables>,
+  db: IndexDb,
   pid: string,
   sysmeta: SearchDocument,
   science: SearchDocument,
@@ -49,9 +38,9 @@ export function writeDocument(
 }
 
 /** Replace several index entries in one transaction (bulk indexing). */
-export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]): Promise<void> {
-  const prepared = entries.map(prepare);
-  const postgres = isPostgres(db);
+export async function writeDocuments(db: IndexDb, entries: IndexEntry[]): Promise<void> {
+  const prepared = entries.map(indexRows);
+  const postgres = isPostgres(db.kysely);
   const pids = prepared.map((p) => p.row.pid);
   await rewrite(db, pids, async (tx) => {
     if (postgres) await writePostgres(tx, prepared);
@@ -61,13 +50,13 @@ export async function writeDocuments(db: Kysely<Tables>, entries: IndexEntry[]):
 
 /** `work` in a transaction that tells the other processes (on commit) and then this one which PIDs it rewrote. */
 async function rewrite(
-  db: Kysely<Tables>,
+  db: IndexDb,
   pids: readonly string[],
   work: (tx: Kysely<Tables>) => Promise<void>,
 ): Promise<void> {
-  const changes = indexChangeLog(db);
+  const changes = db.indexChanges;
   try {
-    await db.transaction().execute(async (tx) => {
+    await db.kysely.transaction().execute(async (tx) => {
       await work(tx);
       await changes.announce?.(tx, pids);
     });
@@ -77,7 +66,7 @@ async function rewrite(
   }
 }
 
-type Prepared = ReturnType<typeof prepare>;
+type Prepared = ReturnType<typeof indexRows>;
 
 /** PostgreSQL: see postgres-write.ts. */
 async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
@@ -130,40 +119,21 @@ async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<vo
   }
 }
 
-function prepare({ pid, sysmeta, science }: IndexEntry) {
-  const merged = new Map(science);
-  for (const [name, values] of sysmeta) merged.set(name, values);
-  const doc = withCopyFields(merged);
-  const one = (name: string) => doc.get(name)?.[0];
-  const uploaded = one("dateUploaded");
-  const formatType = one("formatType");
-  const formatId = one("formatId");
-  const { values, tokens } = valueRows(pid, doc);
-  return {
-    row: {
-      pid,
-      doc: JSON.stringify(storedDoc(doc)),
-      science: JSON.stringify([...science]),
-      format_type: typeof formatType === "string" ? formatType : null,
-      obsoleted: doc.has("obsoletedBy") ? 1 : 0,
-      archived: one("archived") === true ? 1 : 0,
-      is_public: one("isPublic") === true ? 1 : 0,
-      date_uploaded: typeof uploaded === "number" ? uploaded : null,
-      format_id: typeof formatId === "string" ? formatId : null,
-    },
-    values,
-    terms: documentTerms(tokens),
-  };
-}
-
 /** The science-metadata fields last extracted for `pid`, or undefined when it is not indexed. */
-export async function readScience(db: Kysely<Tables>, pid: string): Promise<SearchDocument | undefined> {
-  const row = await db.selectFrom("search_docs").select("science").where("pid", "=", pid).executeTakeFirst();
+export async function readScience(
+  db: Pick<Database, "kysely">,
+  pid: string,
+): Promise<SearchDocument | undefined> {
+  const row = await db.kysely
+    .selectFrom("search_docs")
+    .select("science")
+    .where("pid", "=", pid)
+    .executeTakeFirst();
   return row ? new Map(JSON.parse(row.science) as [string, FieldValue[]][]) : undefined;
 }
 
-export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<void> {
-  const postgres = isPostgres(db);
+export async function removeDocument(db: IndexDb, pid: string): Promise<void> {
+  const postgres = isPostgres(db.kysely);
   await rewrite(db, [pid], async (tx) => {
     if (!postgres)
       await sql`delete from search_terms where rowid in (select term_id from search_docs where pid = ${pid})`.execute(
@@ -176,59 +146,18 @@ export async function removeDocument(db: Kysely<Tables>, pid: string): Promise<v
 }
 
 /** Stored fields of documents, by pid. */
-export async function readStoredDocs(db: Kysely<Tables>, pids: string[]): Promise<Map<string, StoredDoc>> {
+export async function readStoredDocs(
+  db: Pick<Database, "kysely">,
+  pids: string[],
+): Promise<Map<string, StoredDoc>> {
   const out = new Map<string, StoredDoc>();
   for (let i = 0; i < pids.length; i += BATCH) {
-    const rows = await db
+    const rows = await db.kysely
       .selectFrom("search_docs")
       .select(["pid", "doc"])
       .where("pid", "in", pids.slice(i, i + BATCH))
       .execute();
     for (const row of rows) out.set(row.pid, JSON.parse(row.doc) as StoredDoc);
-  }
-  return out;
-}
-
-/** search_values rows of the non-text fields, and the distinct tokens of each text field. */
-function valueRows(
-  pid: string,
-  doc: SearchDocument,
-): { values: ValueRow[]; tokens: Map<string, Set<string>> } {
-  const values: ValueRow[] = [];
-  const tokens = new Map<string, Set<string>>();
-  for (const [name, list] of doc) {
-    const spec = fieldSpec(name);
-    if (!spec || list.length === 0) continue;
-    if (spec.type === "text") {
-      const set = tokens.get(name) ?? new Set<string>();
-      for (const value of list) for (const token of tokenize(String(value))) set.add(token);
-      tokens.set(name, set);
-      continue;
-    }
-    const seen = new Set<string>();
-    for (const value of list) {
-      const text = indexedText(spec, value);
-      if (seen.has(text)) continue;
-      seen.add(text);
-      values.push({ pid, field: name, value: text, num: typeof value === "number" ? value : null });
-    }
-  }
-  return { values, tokens };
-}
-
-/** The text form of a value in search_values (and in facets): dates as Solr writes them. */
-export function indexedText(spec: FieldSpec, value: FieldValue): string {
-  if (spec.type === "date" && typeof value === "number") return formatSolrDate(value);
-  return String(value);
-}
-
-export function storedDoc(doc: SearchDocument): StoredDoc {
-  const out: StoredDoc = {};
-  for (const [name, values] of doc) {
-    const spec = fieldSpec(name);
-    if (!spec?.stored || values.length === 0) continue;
-    const shown = values.map((v) => (spec.type === "date" && typeof v === "number" ? formatSolrDate(v) : v));
-    out[name] = spec.multiValued ? shown : (shown[0] as FieldValue);
   }
   return out;
 }

@@ -4,8 +4,8 @@
  * and / or / not (each noted with its shape, condition-shapes.ts, for the engine's memory).
  */
 import { type RawBuilder, sql } from "kysely";
-import { shaped } from "./condition-shapes.ts";
-import { MANY, ONE, type Pattern } from "./terms.ts";
+import { shaped } from "../../search/condition-shapes.ts";
+import { MANY, ONE, type Pattern } from "../../search/terms.ts";
 
 export type Condition = RawBuilder<unknown>;
 export type SqlDialect = "sqlite" | "postgres";
@@ -102,4 +102,73 @@ export function negate(part: Condition): Condition {
   if (part === TRUE) return FALSE;
   if (part === FALSE) return TRUE;
   return shaped(sql`not (${part})`, { kind: "not", part });
+}
+
+/** A bound of a range: the value and whether it is included. */
+export interface Bound<T> {
+  value: T;
+  inclusive: boolean;
+}
+
+const lowOp = (bound: Bound<unknown>) => sql.raw(bound.inclusive ? ">=" : ">");
+const highOp = (bound: Bound<unknown>) => sql.raw(bound.inclusive ? "<=" : "<");
+
+/** A numeric (or date) field in a range; open ends undefined. */
+export function numberRange(
+  dialect: SqlDialect,
+  field: string,
+  low: Bound<number> | undefined,
+  high: Bound<number> | undefined,
+): Condition {
+  const parts: Condition[] = [];
+  if (field === "dateUploaded") {
+    if (low) parts.push(sql`d.date_uploaded ${lowOp(low)} ${low.value}`);
+    if (high) parts.push(sql`d.date_uploaded ${highOp(high)} ${high.value}`);
+    if (parts.length === 0) parts.push(sql`d.date_uploaded is not null`);
+    return and(parts);
+  }
+  if (low) parts.push(sql`v.num ${lowOp(low)} ${low.value}`);
+  if (high) parts.push(sql`v.num ${highOp(high)} ${high.value}`);
+  parts.push(sql`v.num is not null`);
+  return member(dialect, sql`v.field = ${field} and ${and(parts)}`);
+}
+
+/** A string field in a range (byte-wise order); open ends undefined. */
+export function valueRange(
+  dialect: SqlDialect,
+  field: string,
+  low: Bound<string> | undefined,
+  high: Bound<string> | undefined,
+): Condition {
+  const parts: Condition[] = [];
+  if (low) parts.push(sql`v.value ${lowOp(low)} ${low.value}`);
+  if (high) parts.push(sql`v.value ${highOp(high)} ${high.value}`);
+  return member(dialect, sql`v.field = ${field} and ${and(parts)}`);
+}
+
+/** A string field with a value matching a wildcard pattern. */
+export function valueLike(dialect: SqlDialect, field: string, pattern: Pattern): Condition {
+  return member(dialect, sql`v.field = ${field} and ${columnLike(dialect, sql`v.value`, pattern)}`);
+}
+
+/** A string field with a value matching a regular expression source (lucene-regexp.ts). */
+export function valueRegex(dialect: SqlDialect, field: string, source: string): Condition {
+  if (field === "formatId") return columnRegex(dialect, sql`d.format_id`, source);
+  return member(dialect, sql`v.field = ${field} and ${columnRegex(dialect, sql`v.value`, source)}`);
+}
+
+/** Documents not archived (a search leaves them out unless it asks about them). */
+export function notArchived(): Condition {
+  return sql`d.archived = 0`;
+}
+
+const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
+
+/** Documents public or naming one of `subjects` in an access field. */
+export function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
+  if (subjects.length === 0) return sql`d.is_public = 1`;
+  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
+  return dialect === "postgres"
+    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
+    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
 }

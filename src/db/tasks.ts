@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
-import type { Tables } from "../db/schema.ts";
+import type { Tables } from "./schema.ts";
 
 export interface EnqueueOptions {
   /** Not before this time (default: now). */
@@ -53,7 +53,7 @@ export interface TaskStore extends TaskQueue {
   readonly signals: EventEmitter;
 }
 
-export function taskStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): TaskStore {
+export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): TaskStore {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
   const earlier = dialect === "postgres" ? sql`least` : sql`min`;

@@ -3,7 +3,7 @@
  * page so that a restarted Coordinating Node resumes where it stopped.
  */
 import type { Kysely } from "kysely";
-import type { Tables } from "../../db/schema.ts";
+import type { Tables } from "./schema.ts";
 
 /**
  * The listObjects parameters a node accepts: all of fromDate, toDate, start and count; all but toDate; or
@@ -28,7 +28,7 @@ export interface HarvestProgress {
   listParams: ListParams;
 }
 
-export interface ProgressStore {
+export interface HarvestProgressStore {
   load(nodeId: string): Promise<HarvestProgress | undefined>;
   save(nodeId: string, progress: HarvestProgress): Promise<void>;
 }
@@ -36,7 +36,7 @@ export interface ProgressStore {
 const toDate = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)));
 const toMs = (date: Date | undefined) => (date === undefined ? null : date.getTime());
 
-export function progressStore(db: Kysely<Tables>): ProgressStore {
+export function harvestProgressRepository(db: Kysely<Tables>): HarvestProgressStore {
   return {
     async load(nodeId) {
       const row = await db

@@ -2,13 +2,12 @@
  * Migration 0003-cn: the Coordinating Node's registry, reservations, synchronize queue, accounts, equivalent
  * identities (and pending mapping requests) and groups.
  */
-import { sql } from "kysely";
-import type { Migration } from "./migrations.ts";
+import { idType, type Migration } from "./migration.ts";
 
 export const cnMigration: Migration = {
   name: "0003-cn",
   async up(db, dialect) {
-    const id = dialect === "postgres" ? sql`text collate "C"` : sql`text`;
+    const id = idType(dialect);
     const big = dialect === "postgres" ? "bigint" : "integer";
     await db.schema
       .createTable("cn_nodes")

@@ -1,0 +1,95 @@
+/** Counting over the documents a condition matches: field values (facets), terms, numbers, stats. */
+import { sql } from "kysely";
+import type { Condition } from "./conditions.ts";
+import type { SearchDb } from "./index-store.ts";
+
+export interface ValueCountRow {
+  field: string;
+  value: string;
+  n: number | string;
+  num: number | null;
+}
+
+/**
+ * Counts of every value of these fields over the matching documents: one grouped query for the numeric fields
+ * (their numbers read too), one for the others (counted from the (pid, field) index alone).
+ */
+export async function valueCountRows(
+  db: SearchDb,
+  where: Condition,
+  numeric: string[],
+  other: string[],
+): Promise<ValueCountRow[]> {
+  const rows: ValueCountRow[] = [];
+  for (const [list, num] of [
+    [numeric, sql`min(v.num)`],
+    [other, sql`null`],
+  ] as const) {
+    if (list.length === 0) continue;
+    const result = await sql<ValueCountRow>`
+      select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
+      where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
+      group by v.field, v.value`.execute(db.kysely);
+    rows.push(...result.rows);
+  }
+  return rows;
+}
+
+/**
+ * Each term of the matching documents (src/search/terms.ts), on PostgreSQL only those starting with `mark`
+ * and longer; the caller keeps those of its field.
+ */
+export async function forEachTerm(
+  db: SearchDb,
+  where: Condition,
+  mark: string,
+  visit: (term: string) => void,
+): Promise<void> {
+  if (db.dialect === "postgres") {
+    const rows = await sql<{ t: string }>`select t from search_docs d, unnest(d.terms) as t
+      where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(db.kysely);
+    for (const { t } of rows.rows) visit(t);
+  } else {
+    const rows = await sql<{ terms: string }>`select terms from search_terms
+      where rowid in (select d.term_id from search_docs d where ${where})`.execute(db.kysely);
+    for (const { terms } of rows.rows) for (const term of terms.split(" ")) visit(term);
+  }
+}
+
+/** The numbers of `field` in [start, end) over the matching documents (facet.range). */
+export async function numbersOf(
+  db: SearchDb,
+  where: Condition,
+  field: string,
+  start: number,
+  end: number,
+): Promise<{ num: number }[]> {
+  const rows = await sql<{ num: number }>`select v.num as num from search_values v
+    where v.field = ${field} and v.num >= ${start} and v.num < ${end}
+      and v.pid in (select d.pid from search_docs d where ${where})`.execute(db.kysely);
+  return rows.rows;
+}
+
+export interface FieldStatsRow {
+  mn: number | string | null;
+  mx: number | string | null;
+  c: number | string;
+  docs: number | string;
+  s: number | null;
+  ss: number | null;
+}
+
+/** Least, greatest, count, documents, sum and sum of squares of `field` over the matching documents. */
+export async function fieldStatsRow(
+  db: SearchDb,
+  where: Condition,
+  field: string,
+  numeric: boolean,
+): Promise<FieldStatsRow | undefined> {
+  const r =
+    await sql<FieldStatsRow>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
+        count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
+      from search_values v where v.field = ${field}
+        and v.pid in (select d.pid from search_docs d where ${where})`.execute(db.kysely);
+  return r.rows[0];
+}

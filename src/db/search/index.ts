@@ -1,0 +1,86 @@
+/**
+ * The search index's repository on a Database (`db.search`): every read and write of the search tables
+ * (`search_docs`, `search_values`, terms, `search_relations`) the search engine (src/search) makes. The
+ * conditions it reads by are built by conditions.ts, term-conditions.ts and order-by.ts.
+ */
+
+import type { Database } from "../types.ts";
+import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows } from "./facet-queries.ts";
+import {
+  readScience,
+  readStoredDocs,
+  removeDocument,
+  type SearchDb,
+  writeDocument,
+  writeDocuments,
+} from "./index-store.ts";
+import { conditionKey, matchingAmong, matchingPids, valuesOf, valuesOfField } from "./memory-reads.ts";
+import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
+import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
+import { countMatching, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
+
+/** What the search engine (src/search) is given of a database. */
+export type SearchEngineDb = Pick<Database, "search" | "dialect" | "indexChanges">;
+
+/** `f` with its database already given. */
+type Bound<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+export interface SearchRepository {
+  writeDocument: Bound<typeof writeDocument>;
+  writeDocuments: Bound<typeof writeDocuments>;
+  removeDocument: Bound<typeof removeDocument>;
+  readScience: Bound<typeof readScience>;
+  readStoredDocs: Bound<typeof readStoredDocs>;
+  countMatching: Bound<typeof countMatching>;
+  pageOfPids: Bound<typeof pageOfPids>;
+  groupsOf: Bound<typeof groupsOf>;
+  holdsAtLeast: Bound<typeof holdsAtLeast>;
+  valueCountRows: Bound<typeof valueCountRows>;
+  forEachTerm: Bound<typeof forEachTerm>;
+  numbersOf: Bound<typeof numbersOf>;
+  fieldStatsRow: Bound<typeof fieldStatsRow>;
+  conditionKey: Bound<typeof conditionKey>;
+  matchingPids: Bound<typeof matchingPids>;
+  matchingAmong: Bound<typeof matchingAmong>;
+  valuesOf: Bound<typeof valuesOf>;
+  valuesOfField: Bound<typeof valuesOfField>;
+  replaceRelations: Bound<typeof replaceRelations>;
+  packageFields: Bound<typeof packageFields>;
+  packageFieldsOfMany: Bound<typeof packageFieldsOfMany>;
+  subjectsOfMap: Bound<typeof subjectsOfMap>;
+  countObjects: Bound<typeof countObjects>;
+  objectPids: Bound<typeof objectPids>;
+  objectVersions: Bound<typeof objectVersions>;
+  staleAfter: Bound<typeof staleAfter>;
+}
+
+export function searchRepository(db: SearchDb): SearchRepository {
+  return {
+    writeDocument: (...args) => writeDocument(db, ...args),
+    writeDocuments: (...args) => writeDocuments(db, ...args),
+    removeDocument: (...args) => removeDocument(db, ...args),
+    readScience: (...args) => readScience(db, ...args),
+    readStoredDocs: (...args) => readStoredDocs(db, ...args),
+    countMatching: (...args) => countMatching(db, ...args),
+    pageOfPids: (...args) => pageOfPids(db, ...args),
+    groupsOf: (...args) => groupsOf(db, ...args),
+    holdsAtLeast: (...args) => holdsAtLeast(db, ...args),
+    valueCountRows: (...args) => valueCountRows(db, ...args),
+    forEachTerm: (...args) => forEachTerm(db, ...args),
+    numbersOf: (...args) => numbersOf(db, ...args),
+    fieldStatsRow: (...args) => fieldStatsRow(db, ...args),
+    conditionKey: (...args) => conditionKey(db, ...args),
+    matchingPids: (...args) => matchingPids(db, ...args),
+    matchingAmong: (...args) => matchingAmong(db, ...args),
+    valuesOf: (...args) => valuesOf(db, ...args),
+    valuesOfField: (...args) => valuesOfField(db, ...args),
+    replaceRelations: (...args) => replaceRelations(db, ...args),
+    packageFields: (...args) => packageFields(db, ...args),
+    packageFieldsOfMany: (...args) => packageFieldsOfMany(db, ...args),
+    subjectsOfMap: (...args) => subjectsOfMap(db, ...args),
+    countObjects: (...args) => countObjects(db, ...args),
+    objectPids: (...args) => objectPids(db, ...args),
+    objectVersions: (...args) => objectVersions(db, ...args),
+    staleAfter: (...args) => staleAfter(db, ...args),
+  };
+}

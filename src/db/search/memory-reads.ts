@@ -1,0 +1,69 @@
+/**
+ * What the search engine's memory (src/search/memory/) reads: the documents a condition matches (all, or among
+ * some rewritten since), and the values of fields (all documents', or some documents').
+ */
+import { sql } from "kysely";
+import type { Condition } from "./conditions.ts";
+import type { SearchDb } from "./index-store.ts";
+
+/** PIDs per query when rechecking changed documents. */
+const BATCH = 500;
+
+export interface FieldValueRow {
+  pid: string;
+  field: string;
+  value: string;
+  num: number | string | null;
+}
+
+/** A key for `condition`: its SQL and parameters. */
+export function conditionKey(db: SearchDb, condition: Condition): string {
+  const compiled = condition.compile(db.kysely);
+  return `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+}
+
+/** Every document matching `where`. */
+export async function matchingPids(db: SearchDb, where: Condition): Promise<string[]> {
+  // One row holding a JSON array: much cheaper to receive than a row per document.
+  const list =
+    db.dialect === "postgres"
+      ? sql<{ pids: string[] | null }>`select json_agg(d.pid) as pids from search_docs d where ${where}`
+      : sql<{ pids: string }>`select json_group_array(d.pid) as pids from search_docs d where ${where}`;
+  const row = (await list.execute(db.kysely)).rows[0];
+  return typeof row?.pids === "string" ? JSON.parse(row.pids) : (row?.pids ?? []);
+}
+
+/** Those of `pids` whose documents match `where`. */
+export async function matchingAmong(db: SearchDb, pids: string[], where: Condition): Promise<string[]> {
+  const matching: string[] = [];
+  for (let i = 0; i < pids.length; i += BATCH) {
+    const batch = pids.slice(i, i + BATCH);
+    const rows = await sql<{ pid: string }>`select d.pid from search_docs d
+      where d.pid in (${sql.join(batch)}) and (${where})`.execute(db.kysely);
+    for (const { pid } of rows.rows) matching.push(pid);
+  }
+  return matching;
+}
+
+/** The values of these fields of these documents. */
+export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): Promise<FieldValueRow[]> {
+  const out: FieldValueRow[] = [];
+  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
+  const table =
+    db.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
+  for (let i = 0; i < pids.length; i += BATCH) {
+    const rows = await sql<FieldValueRow>`select pid, field, value, num from ${table}
+      where pid in (${sql.join(pids.slice(i, i + BATCH))}) and field in (${sql.join(fields)})`.execute(
+      db.kysely,
+    );
+    out.push(...rows.rows);
+  }
+  return out;
+}
+
+/** Every value of `field`. */
+export async function valuesOfField(db: SearchDb, field: string): Promise<Omit<FieldValueRow, "field">[]> {
+  const rows = await sql<Omit<FieldValueRow, "field">>`select pid, value, num from search_values
+    where field = ${field}`.execute(db.kysely);
+  return rows.rows;
+}

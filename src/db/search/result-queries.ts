@@ -1,0 +1,46 @@
+/**
+ * The search engine's reads over the documents a condition matches (search_docs as `d`, conditions.ts): the
+ * count, the page in a given order, the group of each document, and whether the index is large.
+ */
+import { sql } from "kysely";
+import type { Condition } from "./conditions.ts";
+import type { SearchDb } from "./index-store.ts";
+
+export async function countMatching(db: SearchDb, where: Condition): Promise<number> {
+  const row = await sql<{
+    n: number | string;
+  }>`select count(*) as n from search_docs d where ${where}`.execute(db.kysely);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+/** PIDs of the matching documents in `order` (order-by.ts), `rows` from `start`. */
+export async function pageOfPids(
+  db: SearchDb,
+  where: Condition,
+  order: Condition,
+  rows: number,
+  start: number,
+): Promise<string[]> {
+  const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
+    order by ${order} limit ${rows} offset ${start}`.execute(db.kysely);
+  return page.rows.map((r) => r.pid);
+}
+
+/** Every matching document in `order`, with its least value of `field` (its group). */
+export async function groupsOf(
+  db: SearchDb,
+  where: Condition,
+  field: string,
+  order: Condition,
+): Promise<{ pid: string; g: string | null }[]> {
+  const matched = await sql<{ pid: string; g: string | null }>`select d.pid as pid,
+      (select min(v.value) from search_values v where v.pid = d.pid and v.field = ${field}) as g
+    from search_docs d where ${where} order by ${order}`.execute(db.kysely);
+  return matched.rows;
+}
+
+/** Whether the index holds at least `minimum` documents, reading no further (a count is a full scan). */
+export async function holdsAtLeast(db: SearchDb, minimum: number): Promise<boolean> {
+  const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(db.kysely);
+  return row.rows.length > 0;
+}
