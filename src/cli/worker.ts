@@ -4,8 +4,8 @@
  * same configuration: each task is leased to one of them at a time.
  */
 import type { Command } from "commander";
+import { openNodeContext } from "../node/open-context.ts";
 import { createNodeLogger } from "../services/logger.ts";
-import { openNodeContext } from "../services/open-context.ts";
 import { startWorker, type Task } from "../tasks/worker.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 

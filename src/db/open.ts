@@ -24,7 +24,7 @@ import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
-import { taskRepository } from "./tasks.ts";
+import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
 export interface OpenOptions {
@@ -133,6 +133,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     : postgresBulkLoad(db, (tx) => feed?.announce(tx, "*") ?? Promise.resolve());
 
   let closing: Promise<void> | undefined;
+  const tasks = taskRepository(db, dialect);
   const database: Database = {
     dialect,
     kysely: db,
@@ -142,27 +143,31 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
-    tasks: taskRepository(db, dialect),
+    tasks,
     harvestProgress: harvestProgressRepository(db),
     logProgress: logProgressRepository(db),
     replicaNodes: replicaNodeRepository(db),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;
+      let queued: ReturnType<typeof transactionTasks> | undefined;
       let committed = false;
       try {
         const result = await writeTransaction((tx, writes) => {
           logged = events.inTransaction(tx);
+          queued = transactionTasks(tx, dialect);
           return work({
             objects: objectRepository({ db: tx, pager, write: (step) => step(tx, writes) }),
             blobIntents: blobIntents(tx),
             events: logged,
+            tasks: queued,
           });
         });
         committed = true;
         return result;
       } finally {
         logged?.end(committed);
+        if (committed) queued?.committed(tasks.signals);
       }
     },
     close() {

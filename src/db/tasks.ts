@@ -53,24 +53,57 @@ export interface TaskStore extends TaskQueue {
   readonly signals: EventEmitter;
 }
 
+/** Insert (or merge into the waiting task of the same kind and key) one task row, on `db` (a transaction's or not). */
+async function insertTask(
+  db: Kysely<Tables>,
+  dialect: "sqlite" | "postgres",
+  kind: string,
+  key: string,
+  payload: unknown,
+  options: EnqueueOptions,
+): Promise<void> {
+  const now = Date.now();
+  const runAt = options.runAt?.getTime() ?? now;
+  const earlier = dialect === "postgres" ? sql`least` : sql`min`;
+  await sql`
+    insert into tasks (kind, key, payload, state, attempts, run_at, created_at)
+    values (${kind}, ${key}, ${JSON.stringify(payload ?? null)}, 'ready', 0, ${runAt}, ${now})
+    on conflict (kind, key) where state = 'ready'
+    do update set run_at = ${earlier}(tasks.run_at, excluded.run_at), payload = excluded.payload
+  `.execute(db);
+}
+
+/**
+ * The queue as seen inside a write's transaction (`tx.tasks`): the task commits with the write or not at all.
+ * The kinds enqueued are announced (`committed`) only after the commit, so that no worker looks for a row it
+ * cannot see yet.
+ */
+export function transactionTasks(
+  tx: Kysely<Tables>,
+  dialect: "sqlite" | "postgres",
+): TaskQueue & { committed(signals: EventEmitter): void } {
+  const kinds = new Set<string>();
+  return {
+    async enqueue(kind, key, payload, options = {}) {
+      await insertTask(tx, dialect, kind, key, payload, options);
+      kinds.add(kind);
+    },
+    committed(signals) {
+      for (const kind of kinds) signals.emit("enqueued", kind);
+    },
+  };
+}
+
 export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): TaskStore {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
-  const earlier = dialect === "postgres" ? sql`least` : sql`min`;
   const skipLocked = dialect === "postgres" ? sql`for update skip locked` : sql``;
 
   return {
     signals,
 
     async enqueue(kind, key, payload, options = {}) {
-      const now = Date.now();
-      const runAt = options.runAt?.getTime() ?? now;
-      await sql`
-        insert into tasks (kind, key, payload, state, attempts, run_at, created_at)
-        values (${kind}, ${key}, ${JSON.stringify(payload ?? null)}, 'ready', 0, ${runAt}, ${now})
-        on conflict (kind, key) where state = 'ready'
-        do update set run_at = ${earlier}(tasks.run_at, excluded.run_at), payload = excluded.payload
-      `.execute(db);
+      await insertTask(db, dialect, kind, key, payload, options);
       signals.emit("enqueued", kind);
     },
 

@@ -9,7 +9,7 @@ import type { LogProgressStore } from "./log-progress.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
-import type { TaskStore } from "./tasks.ts";
+import type { TaskQueue, TaskStore } from "./tasks.ts";
 
 export type {
   HarvestProgress,
@@ -149,6 +149,8 @@ export interface EventWriter {
 /** The repositories of one transaction, with its event log entries. */
 export interface TransactionRepositories extends Repositories {
   events: EventWriter;
+  /** The task queue inside the transaction: what is enqueued here commits with the write (the outbox). */
+  tasks: TaskQueue;
 }
 
 export interface Database extends Repositories {

@@ -1,10 +1,15 @@
 /** Every kind of background task a node runs, and its handler. */
+import {
+  HARVEST_TASK,
+  NOTIFY_CN_TASK,
+  REFRESH_SYSMETA,
+  SYNCHRONIZE_TASK,
+  SYSMETA_CHANGED,
+} from "../tasks/kinds.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
-import { HARVEST_TASK, NOTIFY_CN_TASK, SYNCHRONIZE_TASK } from "./harvest/requests.ts";
 import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
-import { REFRESH_SYSMETA, SYSMETA_CHANGED } from "./propagation/kinds.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
 import { replicationTaskHandlers } from "./replication/tasks.ts";
 

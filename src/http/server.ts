@@ -13,11 +13,11 @@ import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
+import { openNodeContext } from "../node/open-context.ts";
 import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";
-import { openNodeContext } from "../services/open-context.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
 import { buildApp } from "./app.ts";
 

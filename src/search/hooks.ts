@@ -5,7 +5,15 @@
  * node's logger (`ctx.log`, each node its own) with the pid and the error.
  */
 import type { StoredObject } from "../db/types.ts";
-import { type IndexContext, indexObject, indexStoredObjects, reindexSysmeta, unindex } from "./indexer.ts";
+import type { ObjectChange } from "../objects/changes.ts";
+import {
+  type IndexContext,
+  indexObject,
+  indexStoredObject,
+  indexStoredObjects,
+  reindexSysmeta,
+  unindex,
+} from "./indexer.ts";
 
 /**
  * Log that `pid` could not be indexed: through the node's logger, the PID as `identifier` (pino's own `pid` is the
@@ -54,4 +62,19 @@ export async function indexSysmetaChange(ctx: IndexContext, pid: string): Promis
 /** An object was deleted. */
 export async function indexRemoval(ctx: IndexContext, pid: string): Promise<void> {
   await guarded(ctx, pid, () => unindex(ctx, pid));
+}
+
+/**
+ * The search index's subscriber to object writes (src/objects/), run after the commit: new objects from the rows
+ * the write already has (many at once as one batch), then changed and removed ones, in the order written.
+ */
+export async function indexChanges(ctx: IndexContext, changes: readonly ObjectChange[]): Promise<void> {
+  const created = changes.flatMap((change) => (change.kind === "created" ? [change.object] : []));
+  const [only] = created;
+  if (created.length > 1) await indexNewObjects(ctx, created);
+  else if (only) await guarded(ctx, only.sysmeta.identifier, () => indexStoredObject(ctx, only));
+  for (const change of changes) {
+    if (change.kind === "sysmeta") await indexSysmetaChange(ctx, change.sysmeta.identifier);
+    if (change.kind === "removed") await indexRemoval(ctx, change.pid);
+  }
 }

@@ -4,11 +4,12 @@
 import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import type { Database, TaskStore } from "../db/types.ts";
+import type { ChangeSubscribers } from "../objects/changes.ts";
+import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { ObjectStore } from "../store/types.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import type { FormatRegistry } from "./formats.ts";
-import type { KeyedMutex } from "./keyed-mutex.ts";
 import type { NodeLog } from "./logger.ts";
 
 export interface NodeContext {
@@ -24,6 +25,8 @@ export interface NodeContext {
   tasks: TaskStore;
   /** What runs each kind of task. */
   taskHandlers: TaskHandlers;
+  /** What follows a change to an object (src/node/subscribers.ts); the write core (src/objects/) calls it. */
+  changes: ChangeSubscribers;
   /** The node's logger (the HTTP app's): background failures, such as a write's indexing, are logged here. */
   log: NodeLog;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */

@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
+import { changeSubscribers } from "../../src/node/subscribers.ts";
+import { openSearchIndex } from "../../src/search/search-index.ts";
 import { changeAtVersion } from "../../src/services/cn/core.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import type { NodeContext } from "../../src/services/context.ts";
@@ -16,7 +18,15 @@ import { forEachDialect, storedObject } from "../helpers/databases.ts";
 const config = resolveConfig({ role: "cn", nodeId: "urn:node:RACECN" });
 
 function contextOn(db: Database): NodeContext {
-  return { config, db, tasks: db.tasks, taskHandlers: {} } as unknown as NodeContext;
+  const ctx = {
+    config,
+    db,
+    tasks: db.tasks,
+    taskHandlers: {},
+    search: openSearchIndex(db),
+  } as unknown as NodeContext;
+  ctx.changes = changeSubscribers(ctx);
+  return ctx;
 }
 
 forEachDialect((name, open) => {

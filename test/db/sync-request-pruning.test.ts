@@ -11,8 +11,8 @@ import {
   runPruneSyncRequests,
   SYNC_REQUEST_RETENTION_MS,
 } from "../../src/federation/harvest/prune-requests.ts";
-import { SYNCHRONIZE_TASK } from "../../src/federation/harvest/requests.ts";
 import type { NodeContext } from "../../src/services/context.ts";
+import { SYNCHRONIZE_TASK } from "../../src/tasks/kinds.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PULL_REPLICA } from "../../src/federation/replication/kinds.ts";
+import { PULL_REPLICA } from "../../src/tasks/kinds.ts";
 import { type Caller, call, checkedError, create, form, okXml } from "../helpers/client.ts";
 import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";

@@ -12,8 +12,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Federation } from "../../src/federation/local.ts";
 import { runLogAggregation } from "../../src/federation/logs/tasks.ts";
 import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { ingest } from "../../src/objects/ingest.ts";
 import { indexNewObject } from "../../src/search/hooks.ts";
-import { ingest } from "../../src/services/mn/ingest.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import { parseLog } from "../../src/types/index.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
@@ -81,7 +81,7 @@ for (const dialect of testDialects()) {
       const staged = await mn2.ctx.store.stage(Readable.from([BYTES]), {
         algorithm: stored.sysmeta.checksum.algorithm,
       });
-      await ingest(mn2.ctx, staged, (tx, contentKey) =>
+      await ingest(mn2.ctx, "replication", staged, (tx, contentKey) =>
         tx.objects.insert({ sysmeta: stored.sysmeta, contentKey, digests: staged.digests, isReplica: true }),
       );
       await indexNewObject(mn2.ctx, pid);

@@ -8,15 +8,14 @@ import type { Readable } from "node:stream";
 import { DuplicateKeyError } from "../../db/errors.ts";
 import type { Repositories, StoredObject } from "../../db/types.ts";
 import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
-import { indexNewObject, indexSysmetaChange } from "../../search/hooks.ts";
+import { checkDigests, ingest } from "../../objects/ingest.ts";
+import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { checkDigests, ingest } from "../../services/mn/ingest.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import { announceSysmetaChange } from "../propagation/announce.ts";
-import { afterObjectSynchronized } from "./after-sync.ts";
+import { replanIfWanted } from "./after-sync.ts";
 import { type FailureReceiver, reportSyncFailure } from "./report.ts";
 import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } from "./rules.ts";
 
@@ -161,10 +160,12 @@ async function createFromNode(
   await checkSeries(ctx, sysmeta);
   const now = new Date();
   const stored = asHarvested(sysmeta, nodeId, now);
-  let obsoleted: string | undefined;
-  const write = async (tx: Repositories, contentKey: string, digests: StoredObject["digests"]) => {
-    obsoleted = await linkObsoleted(tx, stored, now);
+  // The write core indexes the new object and the one it obsoletes, announces the latter's obsoletedBy to the
+  // nodes holding it, and plans replicas when the policy asks for them.
+  const write = async (tx: ObjectTransaction, contentKey: string, digests: StoredObject["digests"]) => {
+    await linkObsoleted(tx, stored, now);
     await tx.objects.insert({ sysmeta: stored, contentKey, digests, isReplica: false });
+    replanIfWanted(tx, stored);
   };
   try {
     if (holdsBytes(ctx, stored.formatId)) {
@@ -175,9 +176,9 @@ async function createFromNode(
         await staged.discard();
         throw error;
       }
-      await ingest(ctx, staged, (tx, key) => write(tx, key, staged.digests));
+      await ingest(ctx, "harvest", staged, (tx, key) => write(tx, key, staged.digests));
     } else {
-      await ctx.db.transaction((tx) => write(tx, NO_BYTES, sysmetaOnly(stored)));
+      await writeObjects(ctx, "harvest", (tx) => write(tx, NO_BYTES, sysmetaOnly(stored)));
     }
   } catch (error) {
     // Another harvest of the same object got there first: nothing to add.
@@ -188,12 +189,6 @@ async function createFromNode(
     throw asSeriesRefusal(error);
   }
   if (reservation) await ctx.db.cn.releaseReservation(pid);
-  await indexNewObject(ctx, pid); // search index
-  if (obsoleted) {
-    await indexSysmetaChange(ctx, obsoleted); // search index
-    await announceSysmetaChange(ctx, obsoleted); // the nodes holding it learn of its obsoletedBy
-  }
-  await afterObjectSynchronized(ctx, stored); // replication planning
   return "created";
 }
 
@@ -206,30 +201,22 @@ async function updateFromAuthoritative(
   if (incoming.seriesId !== undefined && existing.sysmeta.seriesId === undefined)
     await checkSeries(ctx, incoming);
   const now = new Date();
-  let obsoleted: string | undefined;
-  const changed = await ctx.db
-    .transaction(async (tx) => {
-      const current = await tx.objects.get(pid);
-      if (!current) return undefined;
-      const changes = authoritativeChanges(current.sysmeta, incoming);
-      if (!changes) return undefined;
-      const next = nextRevision(current.sysmeta, now, changes);
-      if (current.sysmeta.obsoletes === undefined) obsoleted = await linkObsoleted(tx, next, now);
-      await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
-      return next;
-    })
-    .catch((error: unknown) => {
-      throw asSeriesRefusal(error); // a seriesId taken meanwhile (checked again in the write)
-    });
-  if (!changed) return "unchanged";
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid); // replica holders learn of the change
-  if (obsoleted) {
-    await indexSysmetaChange(ctx, obsoleted); // search index
-    await announceSysmetaChange(ctx, obsoleted);
-  }
-  await afterObjectSynchronized(ctx, changed); // replication planning (the policy may have changed)
-  return "updated";
+  // The write core indexes and announces this object and the one it obsoletes, and plans replicas (the policy
+  // may have changed).
+  const changed = await writeObjects(ctx, "harvest", async (tx) => {
+    const current = await tx.objects.get(pid);
+    if (!current) return undefined;
+    const changes = authoritativeChanges(current.sysmeta, incoming);
+    if (!changes) return undefined;
+    const next = nextRevision(current.sysmeta, now, changes);
+    if (current.sysmeta.obsoletes === undefined) await linkObsoleted(tx, next, now);
+    await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+    replanIfWanted(tx, next);
+    return next;
+  }).catch((error: unknown) => {
+    throw asSeriesRefusal(error); // a seriesId taken meanwhile (checked again in the write)
+  });
+  return changed ? "updated" : "unchanged";
 }
 
 /** A node listing an object another node is authoritative for holds a replica: the CN records it once. */
@@ -241,7 +228,7 @@ async function recordReplica(
 ): Promise<SyncOutcome> {
   checkSameBytes(existing.sysmeta, incoming);
   const pid = existing.sysmeta.identifier;
-  const changed = await ctx.db.transaction(async (tx) => {
+  const changed = await writeObjects(ctx, "harvest", async (tx) => {
     const current = await tx.objects.get(pid);
     if (!current || current.sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId)) return false;
     const now = new Date();
@@ -251,8 +238,5 @@ async function recordReplica(
     await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
     return true;
   });
-  if (!changed) return "unchanged";
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
-  return "updated";
+  return changed ? "updated" : "unchanged";
 }

@@ -7,12 +7,12 @@
  */
 import type { StoredObject } from "../../db/types.ts";
 import { D1Error } from "../../errors/exceptions.ts";
-import { indexNewObjects } from "../../search/hooks.ts";
+import { writeObjects } from "../../objects/write.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import { afterObjectSynchronized } from "./after-sync.ts";
+import { replanIfWanted } from "./after-sync.ts";
 import {
   asHarvested,
   holdsBytes,
@@ -150,8 +150,6 @@ async function writeChunk(
   }
   if (plain.length > 0 && (await insertedTogether(ctx, plain))) {
     outcomes.created += plain.length;
-    await indexNewObjects(ctx, plain); // search index
-    for (const object of plain) await afterObjectSynchronized(ctx, object.sysmeta); // replication planning
   } else {
     // One of them arrived meanwhile (CNRead.synchronize): each on its own, which sees what is there.
     const batched = new Set(plain.map((object) => object.sysmeta.identifier));
@@ -162,10 +160,16 @@ async function writeChunk(
   });
 }
 
-/** One write for all; false when it could not be (nothing of it is stored). */
+/**
+ * One write for all; false when it could not be (nothing of it is stored). The write core indexes them as one
+ * batch and plans the replicas of those whose policy asks for them.
+ */
 async function insertedTogether(ctx: NodeContext, objects: StoredObject[]): Promise<boolean> {
   try {
-    await ctx.db.objects.insertMany(objects);
+    await writeObjects(ctx, "harvest", async (tx) => {
+      await tx.objects.insertMany(objects);
+      for (const object of objects) replanIfWanted(tx, object.sysmeta);
+    });
     return true;
   } catch {
     return false;

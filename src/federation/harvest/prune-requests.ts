@@ -4,7 +4,7 @@
  * task is finished (done, or given up), so the table holds recent and outstanding requests only.
  */
 import type { NodeContext } from "../../services/context.ts";
-import { SYNCHRONIZE_TASK } from "./requests.ts";
+import { SYNCHRONIZE_TASK } from "../../tasks/kinds.ts";
 
 export const PRUNE_SYNC_REQUESTS = "prune-sync-requests";
 

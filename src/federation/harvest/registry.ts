@@ -3,10 +3,10 @@
  * up MN"), on what schedule, and the lastHarvested date it records in their Node documents (listNodes shows it).
  */
 
+import { isHarvested } from "../../services/cn/harvest-requests.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { parseNode, serializeNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
-import { isHarvested } from "./requests.ts";
 
 /** The Node document of an approved Member Node the CN synchronizes from, if `nodeId` is one. */
 export async function harvestableNode(ctx: NodeContext, nodeId: string): Promise<Node | undefined> {

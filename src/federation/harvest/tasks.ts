@@ -4,6 +4,7 @@
  * `notify-cn` (key: PID, on a Member Node) calls CNRead.synchronize after a local change.
  */
 import { D1Error } from "../../errors/exceptions.ts";
+import { scheduleHarvest } from "../../services/cn/harvest-requests.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { PermanentTaskError, type TaskHandler } from "../../tasks/worker.ts";
@@ -12,7 +13,6 @@ import { versionFor } from "../propagation/deliver.ts";
 import { harvestNode } from "./harvest.ts";
 import { synchronizeObject } from "./object.ts";
 import { harvestableNode, harvestableNodes } from "./registry.ts";
-import { scheduleHarvest } from "./requests.ts";
 
 /** Runs of one harvest before it is given up until the next scheduled one (the position is kept). */
 const HARVEST_ATTEMPTS = 5;

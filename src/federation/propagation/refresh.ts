@@ -5,7 +5,7 @@
  * than the local one changes nothing. A newer one replaces every field the node does not hold fixed.
  */
 import { StaleVersionError } from "../../db/errors.ts";
-import { indexSysmetaChange } from "../../search/hooks.ts";
+import { writeObjects } from "../../objects/write.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 
@@ -30,13 +30,15 @@ export async function refreshFromCn(
   if ((remote.serialVersion ?? 0) <= (local.sysmeta.serialVersion ?? 0)) return "current";
   const next = refreshed(local.sysmeta, remote);
   try {
-    await ctx.db.objects.replaceSysmeta(next, local.sysmeta.serialVersion);
+    // The write core indexes it; a change the CN sent needs no notice back.
+    await writeObjects(ctx, "coordinating-node", (tx) =>
+      tx.objects.replaceSysmeta(next, local.sysmeta.serialVersion),
+    );
   } catch (error) {
     // Changed here meanwhile: the retry compares again with what is stored then.
     if (error instanceof StaleVersionError) throw new Error(`"${pid}" changed during its refresh; retrying`);
     throw error;
   }
-  await indexSysmetaChange(ctx, pid);
   return "updated";
 }
 

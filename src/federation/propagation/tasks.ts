@@ -5,16 +5,16 @@
  */
 import { D1Error } from "../../errors/exceptions.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { PermanentTaskError, type Task } from "../../tasks/worker.ts";
-import { clientFor } from "../client.ts";
-import { deliverChange, versionFor } from "./deliver.ts";
 import {
   changeKey,
   REFRESH_SYSMETA,
   type RefreshPayload,
   SYSMETA_CHANGED,
   type SysmetaChangedPayload,
-} from "./kinds.ts";
+} from "../../tasks/kinds.ts";
+import { PermanentTaskError, type Task } from "../../tasks/worker.ts";
+import { clientFor } from "../client.ts";
+import { deliverChange, versionFor } from "./deliver.ts";
 import { ForeignSysmetaError, refreshFromCn } from "./refresh.ts";
 
 const FIRST_RETRY_MS = 5_000;

@@ -9,13 +9,13 @@
  */
 import { D1Error } from "../../errors/exceptions.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
+import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { Node } from "../../types/node.ts";
 import type { Replica, SystemMetadata } from "../../types/sysmeta.ts";
 import { clientFor } from "../client.ts";
-import { replicationStatusReported } from "./outcomes.ts";
 import { forEachObject } from "./scan.ts";
 
 export type Verdict = { valid: true } | { valid: false; why: string } | { valid: undefined; why: string };

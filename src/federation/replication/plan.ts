@@ -7,8 +7,8 @@
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
 import type { NodeContext } from "../../services/context.ts";
+import { REPLICATE_REQUEST } from "../../tasks/kinds.ts";
 import type { Replica } from "../../types/sysmeta.ts";
-import { REPLICATE_REQUEST } from "./kinds.ts";
 import { chooseTargets, staleRequests, type TargetChoice } from "./targets.ts";
 
 /** The task key of one replicate request (node ids hold no spaces, so the pair is unambiguous). */

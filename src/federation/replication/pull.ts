@@ -7,25 +7,16 @@
  * reported as failed with their description.
  */
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
-import { indexNewObject, indexRemoval } from "../../search/hooks.ts";
+import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { checkDigests, ingest, removeObject } from "../../services/mn/ingest.ts";
 import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
+import { type PullPayload, REPORT_REPLICA_STATUS } from "../../tasks/kinds.ts";
 import type { Task } from "../../tasks/worker.ts";
 import { parseSystemMetadata } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import type { ApiVersion, SystemMetadata } from "../../types/sysmeta.ts";
 import { clientFor } from "../client.ts";
-import { REPORT_REPLICA_STATUS } from "./kinds.ts";
 import type { ReportPayload } from "./report.ts";
-
-export interface PullPayload {
-  /** The CN's system metadata (v2 XML). */
-  sysmeta: string;
-  sourceNode: string;
-  /** The API version of the replicate call, used for getReplica. */
-  version: ApiVersion;
-}
 
 /** Runs of a pull before it is reported failed (the task queue backs off 2 s, 4 s, 8 s, ... in between). */
 export const PULL_ATTEMPTS = 5;
@@ -75,8 +66,7 @@ export async function pullReplica(
     // Asked again (an earlier copy was lost or found invalid): keep it when its bytes are right, else replace it.
     const actual = await digestOfStoredBytes(ctx, held, sysmeta.checksum.algorithm).catch(() => undefined);
     if (actual?.size === sysmeta.size && actual.value === sysmeta.checksum.value.toLowerCase()) return;
-    await removeObject(ctx, held);
-    await indexRemoval(ctx, pid);
+    await removeObject(ctx, "replication", held);
   }
   const source = await findNode(ctx, sourceNodeId);
   // The client gives up when the headers are late or the bytes stop coming, never on a long transfer.
@@ -84,7 +74,7 @@ export async function pullReplica(
   const staged = await ctx.store.stage(bytes, { algorithm: sysmeta.checksum.algorithm });
   try {
     checkDigests(sysmeta, staged.digests);
-    await ingest(ctx, staged, (tx, contentKey) =>
+    await ingest(ctx, "replication", staged, (tx, contentKey) =>
       tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: true }),
     ).catch(async (error: unknown) => {
       // A pull of the same object that ran at the same time stored it first: that copy is checked bytes too.
@@ -94,7 +84,6 @@ export async function pullReplica(
   } finally {
     await staged.discard();
   }
-  await indexNewObject(ctx, pid); // search index
 }
 
 /** The CN's node list, reused for a minute (every pull needs its source's base URL). */

@@ -5,9 +5,8 @@
  * would ever list it.
  */
 import { D1Error } from "../../errors/exceptions.ts";
-import { indexRemoval } from "../../search/hooks.ts";
+import { removeObject } from "../../objects/ingest.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { removeObject } from "../../services/mn/ingest.ts";
 import { PermanentTaskError, type Task } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
 
@@ -30,8 +29,7 @@ export async function reportReplicaStatusTask(ctx: NodeContext, task: Task): Pro
     if (status !== "completed") return;
     const held = await ctx.db.objects.get(pid);
     if (held?.isReplica) {
-      await removeObject(ctx, held);
-      await indexRemoval(ctx, pid);
+      await removeObject(ctx, "replication", held);
     }
   }
 }

@@ -5,11 +5,11 @@
  */
 import { D1Error } from "../../errors/exceptions.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
+import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { Replica, ReplicationStatus } from "../../types/sysmeta.ts";
 import { clientFor } from "../client.ts";
-import { replicationStatusReported } from "./outcomes.ts";
 import { replicationVersion, sourceNode } from "./targets.ts";
 
 export async function requestReplica(ctx: NodeContext, pid: string, nodeId: string): Promise<void> {

@@ -3,8 +3,8 @@
  * metadata in one query per page.
  */
 import type { StoredObject } from "../../db/types.ts";
+import { scheduleReplication } from "../../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { scheduleReplication } from "./outcomes.ts";
 import { needsPlanning } from "./targets.ts";
 
 const PAGE = 500;

@@ -1,7 +1,5 @@
 /** The replication task handlers (registered in src/federation/handlers.ts) and the CN's periodic passes. */
 import type { NodeContext } from "../../services/context.ts";
-import type { Task, TaskHandlers } from "../../tasks/worker.ts";
-import { auditReplicas } from "./audit.ts";
 import {
   PULL_REPLICA,
   REPLICA_AUDIT,
@@ -9,7 +7,9 @@ import {
   REPLICATE_REQUEST,
   REPLICATION_SCAN,
   REPORT_REPLICA_STATUS,
-} from "./kinds.ts";
+} from "../../tasks/kinds.ts";
+import type { Task, TaskHandlers } from "../../tasks/worker.ts";
+import { auditReplicas } from "./audit.ts";
 import { planReplication } from "./plan.ts";
 import { pullReplicaTask } from "./pull.ts";
 import { reportReplicaStatusTask } from "./report.ts";

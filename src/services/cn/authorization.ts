@@ -6,8 +6,6 @@
 
 import { isAllowed } from "../../auth/access.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
-import { indexSysmetaChange } from "../../search/hooks.ts";
 import type { AccessRule } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { findByPidOrSid } from "../mn/resolve.ts";
@@ -34,8 +32,6 @@ export async function setAccessPolicy(
 ): Promise<boolean> {
   const pid = await changeablePid(ctx, call, id, "access policy");
   await changeAtVersion(ctx, pid, serialVersion, () => ({ accessPolicy }));
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -51,7 +47,5 @@ export async function setRightsHolder(
   }
   const pid = await changeablePid(ctx, call, id, "rights holder");
   await changeAtVersion(ctx, pid, serialVersion, () => ({ rightsHolder: rightsHolder.trim() }));
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
   return pid;
 }

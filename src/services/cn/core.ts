@@ -14,15 +14,13 @@ import {
   NotAuthorized,
   VersionMismatch,
 } from "../../errors/exceptions.ts";
-import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
-import { scheduleReplication } from "../../federation/replication/outcomes.ts";
-import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
+import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
+import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEntry, logEvent } from "../mn/events.ts";
-import { checkDigests, ingest, removeObject } from "../mn/ingest.ts";
 import { findByPid, findByPidOrSid, notHeld } from "../mn/resolve.ts";
 import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../mn/sysmeta-rules.ts";
 import { checkReservation, isIdentifierTaken } from "./reservations.ts";
@@ -85,12 +83,11 @@ export async function create(
   await checkNew(ctx, call, pid, sysmeta);
   checkDigests(sysmeta, staged.digests);
   const stored = accepted(ctx, sysmeta, call.session.subject, new Date());
-  await ingest(ctx, staged, async (tx, contentKey) => {
+  await ingest(ctx, "client", staged, async (tx, contentKey) => {
     await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
     await tx.events.add(logEntry(ctx, call, pid, "create"));
   });
   await ctx.db.cn.releaseReservation(pid);
-  await indexNewObject(ctx, pid); // search index
   return pid;
 }
 
@@ -106,7 +103,10 @@ export async function registerSystemMetadata(
   const stored = accepted(ctx, sysmeta, call.session.subject, new Date());
   const digests = { size: sysmeta.size, md5: "", sha1: "", sha256: "" };
   try {
-    await ctx.db.objects.insert({ sysmeta: stored, contentKey: NO_BYTES, digests, isReplica: false });
+    await writeObjects(ctx, "client", async (tx) => {
+      await tx.objects.insert({ sysmeta: stored, contentKey: NO_BYTES, digests, isReplica: false });
+      tx.replan(pid);
+    });
   } catch (error) {
     if (error instanceof DuplicateKeyError) {
       throw new InvalidSystemMetadata(`The identifier "${pid}" is already registered.`, { pid });
@@ -114,8 +114,6 @@ export async function registerSystemMetadata(
     throw asSeriesRefusal(error);
   }
   await ctx.db.cn.releaseReservation(pid);
-  await indexNewObject(ctx, pid); // search index: system metadata and access, no bytes here
-  await scheduleReplication(ctx, pid);
   return pid;
 }
 
@@ -135,21 +133,25 @@ export function checkSerialVersion(current: SystemMetadata, serialVersion: numbe
  * itself is conditional on that serialVersion, so of concurrent calls with the same serialVersion one wins.
  * Without a serialVersion the change applies to whatever is current: the write is conditional on the version
  * read, and a concurrent write (a replica status, say) makes it read again rather than undo that write.
+ * The write core indexes the change and announces it to the nodes holding the object; with `replan`, the
+ * object's replicas are planned again.
  */
 export async function changeAtVersion(
   ctx: NodeContext,
   pid: string,
   serialVersion: number | undefined,
   change: (current: SystemMetadata) => Partial<SystemMetadata>,
+  replan = false,
 ): Promise<SystemMetadata> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.transaction(async (tx) => {
+      return await writeObjects(ctx, "client", async (tx) => {
         const current = await tx.objects.get(pid);
         if (!current) throw notHeld(pid);
         if (serialVersion !== undefined) checkSerialVersion(current.sysmeta, serialVersion);
         const next = nextRevision(current.sysmeta, new Date(), change(current.sysmeta));
         await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+        if (replan) tx.replan(pid);
         return next;
       });
     } catch (error) {
@@ -181,8 +183,6 @@ export async function setObsoletedBy(
     }
     return { obsoletedBy };
   });
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -206,47 +206,54 @@ export async function updateSystemMetadata(
     );
   }
   await findByPid(ctx, pid);
-  const changing = changeAtVersion(ctx, pid, undefined, (current) => {
-    const fixed = ["size", "submitter", "originMemberNode"] as const;
-    for (const field of fixed) {
-      if (incoming[field] !== undefined && incoming[field] !== current[field]) {
-        throw new InvalidRequest(`${field} cannot change (${current[field]} -> ${incoming[field]}).`, {
-          pid,
-        });
+  // Replanned: the replication policy may have changed.
+  const changing = changeAtVersion(
+    ctx,
+    pid,
+    undefined,
+    (current) => {
+      const fixed = ["size", "submitter", "originMemberNode"] as const;
+      for (const field of fixed) {
+        if (incoming[field] !== undefined && incoming[field] !== current[field]) {
+          throw new InvalidRequest(`${field} cannot change (${current[field]} -> ${incoming[field]}).`, {
+            pid,
+          });
+        }
       }
-    }
-    if (
-      algorithmKey(incoming.checksum.algorithm) !== algorithmKey(current.checksum.algorithm) ||
-      incoming.checksum.value.toLowerCase() !== current.checksum.value.toLowerCase()
-    ) {
-      throw new InvalidRequest("The checksum cannot change.", { pid });
-    }
-    if (current.archived && incoming.archived === false) {
-      throw new InvalidRequest("An archived object cannot be unarchived.", { pid });
-    }
-    if (!ctx.formats.get(incoming.formatId)) {
-      throw new InvalidSystemMetadata(`formatId "${incoming.formatId}" is not a registered object format.`, {
-        pid,
-      });
-    }
-    const { serialVersion: _ignoredVersion, replicas: _ignoredReplicas, ...rest } = incoming;
-    return {
-      ...rest,
-      identifier: pid,
-      submitter: current.submitter,
-      dateUploaded: current.dateUploaded,
-      originMemberNode: current.originMemberNode,
-      archived: current.archived || incoming.archived === true,
-      replicas: current.replicas,
-    };
-  });
+      if (
+        algorithmKey(incoming.checksum.algorithm) !== algorithmKey(current.checksum.algorithm) ||
+        incoming.checksum.value.toLowerCase() !== current.checksum.value.toLowerCase()
+      ) {
+        throw new InvalidRequest("The checksum cannot change.", { pid });
+      }
+      if (current.archived && incoming.archived === false) {
+        throw new InvalidRequest("An archived object cannot be unarchived.", { pid });
+      }
+      if (!ctx.formats.get(incoming.formatId)) {
+        throw new InvalidSystemMetadata(
+          `formatId "${incoming.formatId}" is not a registered object format.`,
+          {
+            pid,
+          },
+        );
+      }
+      const { serialVersion: _ignoredVersion, replicas: _ignoredReplicas, ...rest } = incoming;
+      return {
+        ...rest,
+        identifier: pid,
+        submitter: current.submitter,
+        dateUploaded: current.dateUploaded,
+        originMemberNode: current.originMemberNode,
+        archived: current.archived || incoming.archived === true,
+        replicas: current.replicas,
+      };
+    },
+    true,
+  );
   // A seriesId set here joins its series by the rules of create and update (enforced in the write).
   await changing.catch((error: unknown) => {
     throw asSeriesRefusal(error);
   });
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
-  await scheduleReplication(ctx, pid); // the replication policy may have changed
   return true;
 }
 
@@ -257,8 +264,6 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   const pid = object.sysmeta.identifier;
   if (!object.sysmeta.archived) {
     await changeAtVersion(ctx, pid, undefined, () => ({ archived: true }));
-    await indexSysmetaChange(ctx, pid); // search index
-    await announceSysmetaChange(ctx, pid);
   }
   return pid;
 }
@@ -270,9 +275,9 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   const { identifier, seriesId } = object.sysmeta;
   await ctx.db.cn.retire(identifier);
   if (seriesId !== undefined) await ctx.db.cn.retire(seriesId);
-  if (object.contentKey === NO_BYTES) await ctx.db.objects.remove(identifier);
-  else await removeObject(ctx, object);
-  await indexRemoval(ctx, identifier); // search index
+  if (object.contentKey === NO_BYTES)
+    await writeObjects(ctx, "client", (tx) => tx.objects.remove(identifier));
+  else await removeObject(ctx, "client", object);
   logEvent(ctx, call, identifier, "delete");
   return identifier;
 }

@@ -5,7 +5,6 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { StoredObject } from "../../db/types.ts";
 import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
-import { requestSynchronization } from "../../federation/harvest/requests.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -13,6 +12,7 @@ import { requireIdentifier } from "../identifiers.ts";
 import * as mnRead from "../mn/read.ts";
 import { findByPidOrSid } from "../mn/resolve.ts";
 import { NO_BYTES } from "./core.ts";
+import { requestSynchronization } from "./harvest-requests.ts";
 import { approvedNode, approvedNodes } from "./nodes.ts";
 
 /** CNRead.get: "NotFound:1020 (body should refer to resolve)" when the bytes live on Member Nodes only. */

@@ -6,9 +6,9 @@
 import { isTrusted } from "../../auth/access.ts";
 import type { Database } from "../../db/types.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
-import { scheduleHarvest } from "../../federation/harvest/requests.ts";
 import { type Node, parseNode, serializeNode } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
+import { scheduleHarvest } from "./harvest-requests.ts";
 import { approvedNode } from "./nodes.ts";
 
 /** "node id urn:node: + 2-23 word characters". */

@@ -7,9 +7,7 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { announceSysmetaChange } from "../../federation/propagation/announce.ts";
-import { replicationStatusReported, scheduleReplication } from "../../federation/replication/outcomes.ts";
-import { indexSysmetaChange } from "../../search/hooks.ts";
+import { writeObjects } from "../../objects/write.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import {
   REPLICATION_STATUSES,
@@ -22,6 +20,7 @@ import { findByPid, findByPidOrSid } from "../mn/resolve.ts";
 import { nextRevision } from "../mn/sysmeta-rules.ts";
 import { changeAtVersion, requireTrusted } from "./core.ts";
 import { approvedNodes } from "./nodes.ts";
+import { replicationStatusReported } from "./replica-outcomes.ts";
 
 /** setReplicationPolicy: "id: PID or SID (HEAD PID only)"; changePermission on the object is needed. */
 export async function setReplicationPolicy(
@@ -38,10 +37,13 @@ export async function setReplicationPolicy(
       { pid: id },
     );
   }
-  await changeAtVersion(ctx, object.sysmeta.identifier, serialVersion, () => ({ replicationPolicy: policy }));
-  await indexSysmetaChange(ctx, object.sysmeta.identifier); // search index
-  await announceSysmetaChange(ctx, object.sysmeta.identifier);
-  await scheduleReplication(ctx, object.sysmeta.identifier);
+  await changeAtVersion(
+    ctx,
+    object.sysmeta.identifier,
+    serialVersion,
+    () => ({ replicationPolicy: policy }),
+    true,
+  );
   return true;
 }
 
@@ -127,9 +129,9 @@ export async function changeReplicaList(
     if (replicas === undefined) return current.sysmeta;
     const next = nextRevision(current.sysmeta, new Date(), { replicas });
     try {
-      await ctx.db.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
-      await indexSysmetaChange(ctx, pid); // search index: replicaMN
-      await announceSysmetaChange(ctx, pid);
+      await writeObjects(ctx, "replication", (tx) =>
+        tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion),
+      );
       return next;
     } catch (error) {
       if (!(error instanceof StaleVersionError) || attempt >= 50) throw error;
@@ -150,8 +152,6 @@ export async function updateReplicationMetadata(
   await changeAtVersion(ctx, pid, serialVersion, (current) => ({
     replicas: [...current.replicas.filter((r) => r.replicaMemberNode !== replica.replicaMemberNode), replica],
   }));
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
   return true;
 }
 
@@ -166,15 +166,18 @@ export async function deleteReplicationMetadata(
   requireTrusted(call, "deleteReplicationMetadata");
   if (!nodeId) throw new InvalidRequest("The nodeId part is required.", { pid });
   await findByPid(ctx, pid);
-  await changeAtVersion(ctx, pid, serialVersion, (current) => {
-    if (!current.replicas.some((r) => r.replicaMemberNode === nodeId)) {
-      throw new InvalidRequest(`"${pid}" has no replica on ${nodeId}.`, { pid });
-    }
-    return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
-  });
-  await indexSysmetaChange(ctx, pid); // search index
-  await announceSysmetaChange(ctx, pid);
-  await scheduleReplication(ctx, pid);
+  await changeAtVersion(
+    ctx,
+    pid,
+    serialVersion,
+    (current) => {
+      if (!current.replicas.some((r) => r.replicaMemberNode === nodeId)) {
+        throw new InvalidRequest(`"${pid}" has no replica on ${nodeId}.`, { pid });
+      }
+      return { replicas: current.replicas.filter((r) => r.replicaMemberNode !== nodeId) };
+    },
+    true,
+  );
   return true;
 }
 

@@ -3,7 +3,7 @@ import { isTrusted, mayReadLog, readFilter } from "../../auth/access.ts";
 import { memberNodeRestrictions } from "../../auth/restrictions.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { REFRESH_SYSMETA, type RefreshPayload } from "../../federation/propagation/kinds.ts";
+import { REFRESH_SYSMETA, type RefreshPayload } from "../../tasks/kinds.ts";
 import type { Node } from "../../types/index.ts";
 import type { NodeReplicationPolicy } from "../../types/node.ts";
 import type { CallInfo, NodeContext } from "../context.ts";

@@ -5,9 +5,9 @@
  * background task (src/federation/replication/pull.ts), which reports the outcome to the CN.
  */
 import { InsufficientResources, InvalidRequest, UnsupportedType } from "../../errors/exceptions.ts";
-import { PULL_REPLICA } from "../../federation/replication/kinds.ts";
-import type { PullPayload } from "../../federation/replication/pull.ts";
 import { algorithmKey } from "../../store/index.ts";
+import type { PullPayload } from "../../tasks/kinds.ts";
+import { PULL_REPLICA } from "../../tasks/kinds.ts";
 import { serializeSystemMetadata } from "../../types/index.ts";
 import type { ApiVersion, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";

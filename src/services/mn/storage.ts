@@ -8,13 +8,12 @@ import {
   InvalidSystemMetadata,
   NotAuthorized,
 } from "../../errors/exceptions.ts";
-import { notifyCoordinatingNode } from "../../federation/harvest/requests.ts";
-import { indexNewObject, indexRemoval, indexSysmetaChange } from "../../search/hooks.ts";
+import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
+import { writeObjects } from "../../objects/write.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEntry } from "./events.ts";
-import { checkDigests, ingest, removeObject } from "./ingest.ts";
 import { findByPidOrSid } from "./resolve.ts";
 import { checkIncoming, checkSeriesId, laterThan, nextRevision, withNodeFields } from "./sysmeta-rules.ts";
 
@@ -52,12 +51,11 @@ export async function create(
   await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
   const stored = withNodeFields(ctx, sysmeta, call.session.subject, new Date());
-  await ingest(ctx, staged, async (tx, contentKey) => {
+  // The write core indexes it and (with a CN) queues the notice that the CN synchronizes it.
+  await ingest(ctx, "client", staged, async (tx, contentKey) => {
     await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
     await tx.events.add(logEntry(ctx, call, pid, "create"));
   });
-  await indexNewObject(ctx, pid); // search index
-  await notifyCoordinatingNode(ctx, pid); // the CN synchronizes it (task queue)
   return pid;
 }
 
@@ -119,7 +117,7 @@ export async function update(
   );
   const concurrent = () =>
     new InvalidSystemMetadata(`"${oldPid}" was obsoleted by a concurrent update.`, { pid });
-  await ingest(ctx, staged, async (tx, contentKey) => {
+  await ingest(ctx, "client", staged, async (tx, contentKey) => {
     const current = await tx.objects.get(oldPid);
     if (!current || current.sysmeta.obsoletedBy !== undefined) throw concurrent();
     // The old object's row first, then the new one's identifiers: the order updateSystemMetadata takes them in
@@ -134,10 +132,6 @@ export async function update(
     await tx.objects.insert({ sysmeta: stored, contentKey, digests: staged.digests, isReplica: false });
     await tx.events.add(logEntry(ctx, call, newPid, "update"));
   });
-  await indexNewObject(ctx, newPid); // search index
-  await indexSysmetaChange(ctx, oldPid); // search index
-  await notifyCoordinatingNode(ctx, newPid); // the CN synchronizes both (task queue)
-  await notifyCoordinatingNode(ctx, oldPid);
   return newPid;
 }
 
@@ -145,7 +139,7 @@ export async function update(
 async function setArchived(ctx: NodeContext, pid: string): Promise<void> {
   for (;;) {
     try {
-      await ctx.db.transaction(async (tx) => {
+      await writeObjects(ctx, "client", async (tx) => {
         const current = await tx.objects.get(pid);
         if (current && !current.sysmeta.archived) {
           const archived = nextRevision(current.sysmeta, new Date(), { archived: true });
@@ -170,8 +164,6 @@ export async function archive(ctx: NodeContext, call: CallInfo, id: string): Pro
   }
   if (!object.sysmeta.archived) {
     await setArchived(ctx, pid);
-    await indexSysmetaChange(ctx, pid); // search index
-    await notifyCoordinatingNode(ctx, pid); // the CN synchronizes it (task queue)
   }
   return pid;
 }
@@ -186,8 +178,7 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
     );
   }
   const object = await findByPidOrSid(ctx, id);
-  await removeObject(ctx, object, logEntry(ctx, call, object.sysmeta.identifier, "delete"));
-  await indexRemoval(ctx, object.sysmeta.identifier); // search index
+  await removeObject(ctx, "client", object, logEntry(ctx, call, object.sysmeta.identifier, "delete"));
   return object.sysmeta.identifier;
 }
 

@@ -3,12 +3,14 @@
  * "Client-set fields on create: the fields the schema marks as client responsibility must be set; obsoletes and
  * obsoletedBy must not be set on create." (API text, SystemMetadata)
  */
-import { SeriesConflictError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
-import { type D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { asSeriesRefusal, seriesIdTaken } from "../../objects/series-refusal.ts";
 import { canonicalAlgorithm } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { NodeContext } from "../context.ts";
+
+export { asSeriesRefusal };
 
 /**
  * Checks that do not need the database: format, checksum algorithm, identifier agreement. The checksum
@@ -52,22 +54,6 @@ export async function checkSeriesId(
   if (sid === undefined) return;
   if (continuing?.seriesId === sid) return;
   if (await objects.isIdentifierInUse(sid)) throw seriesIdTaken(sid, sysmeta.identifier);
-}
-
-function seriesIdTaken(sid: string, pid: string): D1Error {
-  return new InvalidSystemMetadata(
-    `seriesId "${sid}" is already in use by another object or series; a SID can only continue the series ` +
-      "of the object that the new version obsoletes.",
-    { pid },
-  );
-}
-
-/**
- * The database's verdict on a seriesId, as the API gives it: checkSeriesId runs before the write, but a
- * concurrent writer may take the SID (or the PID) meanwhile; the write's transaction then refuses it.
- */
-export function asSeriesRefusal(error: unknown): unknown {
-  return error instanceof SeriesConflictError ? seriesIdTaken(error.sid, error.pid) : error;
 }
 
 /** The node-controlled fields of a newly stored object. */

@@ -9,8 +9,7 @@ import { isAllowed } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { notifyCoordinatingNode } from "../../federation/harvest/requests.ts";
-import { indexSysmetaChange } from "../../search/hooks.ts";
+import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
@@ -32,7 +31,8 @@ export async function updateSystemMetadata(
     );
   }
   const { session } = call;
-  const updated = await ctx.db.transaction(async (tx) => {
+  // A change the CN made needs no notice back; others are synchronized to the CN (the write core queues it).
+  const updated = await writeObjects(ctx, session.isCn ? "coordinating-node" : "client", async (tx) => {
     const current = await tx.objects.get(pid);
     if (!current) throw notHeld(pid);
     const old = current.sysmeta;
@@ -93,9 +93,6 @@ export async function updateSystemMetadata(
     });
     return true;
   });
-  await indexSysmetaChange(ctx, pid); // search index
-  // A change the CN made needs no notice back; others are synchronized to the CN (task queue).
-  if (!session.isCn) await notifyCoordinatingNode(ctx, pid);
   return updated;
 }
 

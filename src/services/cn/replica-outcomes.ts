@@ -3,11 +3,31 @@
  * failures; a failed or invalidated one counts against the node and has the object planned again (on another
  * node). Replication policy and replica list changes have the object planned again too.
  */
-import type { NodeContext } from "../../services/context.ts";
+import type { TaskQueue } from "../../db/types.ts";
+import type { ObjectChange } from "../../objects/changes.ts";
+import { REPLICATE_PLAN } from "../../tasks/kinds.ts";
 import type { ReplicationStatus } from "../../types/sysmeta.ts";
-import { REPLICATE_PLAN } from "./kinds.ts";
+import type { NodeContext } from "../context.ts";
 
-/** Queue the planning of `pid`'s replicas (after synchronization, a policy change, a failure). */
+/**
+ * The CN's subscriber to object writes (src/objects/): a change that asked for it (`tx.replan`: a new or
+ * changed replication policy, a replica list shortened) has the object's replicas planned, by a task enqueued
+ * inside the write's transaction.
+ */
+export async function planReplicasOfChanges(
+  ctx: NodeContext,
+  tasks: TaskQueue,
+  changes: readonly ObjectChange[],
+): Promise<void> {
+  if (ctx.config.role !== "cn") return;
+  for (const change of changes) {
+    if (change.kind === "removed" || !change.replan) continue;
+    const pid = change.kind === "created" ? change.object.sysmeta.identifier : change.sysmeta.identifier;
+    await tasks.enqueue(REPLICATE_PLAN, pid, { pid });
+  }
+}
+
+/** Queue the planning of `pid`'s replicas (a failure, the periodic scan). */
 export async function scheduleReplication(ctx: NodeContext, pid: string): Promise<void> {
   if (ctx.config.role !== "cn") return;
   await ctx.tasks.enqueue(REPLICATE_PLAN, pid, { pid });

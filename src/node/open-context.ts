@@ -1,20 +1,22 @@
 /**
- * Opening a node's backends (database, object store, format registry, task queue) and recovering from an
- * interrupted run. A serving node and a worker-only process (`d1node worker`) open them the same way.
+ * The node's composition root: opening its backends (database, object store, format registry, task queue),
+ * registering what follows a write (subscribers.ts) and what runs each task (federation/handlers.ts), and
+ * recovering from an interrupted run. A serving node and a worker-only process (`d1node worker`) open the same way.
  */
 import path from "node:path";
 import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
+import { recoverStore } from "../objects/ingest.ts";
+import { createKeyedMutex } from "../objects/keyed-mutex.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
+import type { NodeContext } from "../services/context.ts";
+import { loadFormatRegistry } from "../services/formats.ts";
+import type { NodeLog } from "../services/logger.ts";
 import { createFsStore } from "../store/index.ts";
-import type { NodeContext } from "./context.ts";
-import { loadFormatRegistry } from "./formats.ts";
-import { createKeyedMutex } from "./keyed-mutex.ts";
-import type { NodeLog } from "./logger.ts";
-import { recoverStore } from "./mn/ingest.ts";
+import { changeSubscribers } from "./subscribers.ts";
 
 export interface OpenedContext {
   ctx: NodeContext;
@@ -46,9 +48,14 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     contentLocks: createKeyedMutex(),
     tasks: db.tasks,
     taskHandlers,
+    changes: {
+      recorded: (tx, changes) => subscribers.recorded(tx, changes),
+      committed: (c) => subscribers.committed(c),
+    },
     log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
   };
+  const subscribers = changeSubscribers(ctx);
   await recoverStore(ctx);
   // Search index: objects a crash (or `d1node load`) left without a document, all of them, before serving.
   await indexMissing(ctx);

@@ -1,16 +1,12 @@
 /**
- * The harvester's tasks as other modules enqueue them (no dependencies beyond the queue, so that request
- * handlers and the registry can schedule work without importing the harvester).
+ * The harvester's tasks as the CN's services and the harvester enqueue them (no dependencies beyond the queue,
+ * so that request handlers and the registry schedule work without importing the harvester).
  */
 
 import type { TaskQueue } from "../../db/types.ts";
-import type { NodeContext } from "../../services/context.ts";
+import { HARVEST_TASK, SYNCHRONIZE_TASK } from "../../tasks/kinds.ts";
 import { nextRun } from "../../tasks/schedule.ts";
 import type { Node } from "../../types/node.ts";
-
-export const HARVEST_TASK = "harvest";
-export const SYNCHRONIZE_TASK = "synchronize";
-export const NOTIFY_CN_TASK = "notify-cn";
 
 /** Whether the CN harvests this node: "every approved, synchronize=true, up MN" (approval is the caller's). */
 export const isHarvested = (node: Node) => node.type === "mn" && node.synchronize && node.state === "up";
@@ -39,13 +35,4 @@ export async function scheduleHarvest(
 /** CNRead.synchronize: fetch `pid` from `nodeId` now, ahead of scheduled harvests. */
 export function requestSynchronization(tasks: TaskQueue, pid: string, nodeId: string): Promise<void> {
   return tasks.enqueue(SYNCHRONIZE_TASK, pid, { nodeId });
-}
-
-/**
- * MNStorage writes call this after their commit: "after a create or update an MN calls CN.synchronize(pid)"
- * through the task queue, when the node has a CN and `notifyCn` is on. Never fails the write.
- */
-export async function notifyCoordinatingNode(ctx: NodeContext, pid: string): Promise<void> {
-  if (!ctx.config.cnBaseUrl || !ctx.config.notifyCn) return;
-  await ctx.tasks.enqueue(NOTIFY_CN_TASK, pid, null).catch(() => undefined);
 }

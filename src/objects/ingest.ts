@@ -5,14 +5,16 @@
  *   3. one transaction inserts the row(s) and clears the intent. Start-up recovery removes the bytes of any
  *   intent that no row references.
  */
-import { DuplicateKeyError } from "../../db/index.ts";
-import type { NewLogEntry, StoredObject, TransactionRepositories } from "../../db/types.ts";
-import { IdentifierNotUnique, InvalidSystemMetadata } from "../../errors/exceptions.ts";
-import { algorithmKey } from "../../store/index.ts";
-import type { Digests, StagedObject } from "../../store/types.ts";
-import type { SystemMetadata } from "../../types/sysmeta.ts";
-import type { NodeContext } from "../context.ts";
-import { asSeriesRefusal } from "./sysmeta-rules.ts";
+import { DuplicateKeyError } from "../db/errors.ts";
+import type { NewLogEntry, StoredObject } from "../db/types.ts";
+import { IdentifierNotUnique, InvalidSystemMetadata } from "../errors/exceptions.ts";
+import { algorithmKey } from "../store/index.ts";
+import type { Digests, StagedObject } from "../store/types.ts";
+import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { ChangeOrigin } from "./changes.ts";
+import type { ObjectWriteContext } from "./context.ts";
+import { asSeriesRefusal } from "./series-refusal.ts";
+import { type ObjectTransaction, writeObjects } from "./write.ts";
 
 /** "sysmeta checksum does not match the bytes -> InvalidSystemMetadata" (and the size likewise). */
 export function checkDigests(sysmeta: SystemMetadata, digests: Digests): void {
@@ -45,20 +47,21 @@ function digestFor(algorithm: string, digests: Digests): string | undefined {
 }
 
 /**
- * Commit staged bytes and run `write` (which inserts rows) in one transaction. On failure the bytes are
- * removed again unless another object references them.
+ * Commit staged bytes and run `write` (which inserts rows) in one object write (src/objects/write.ts). On
+ * failure the bytes are removed again unless another object references them.
  */
 export async function ingest(
-  ctx: NodeContext,
+  ctx: ObjectWriteContext,
+  origin: ChangeOrigin,
   staged: StagedObject,
-  write: (tx: TransactionRepositories, contentKey: string) => Promise<void>,
+  write: (tx: ObjectTransaction, contentKey: string) => Promise<void>,
 ): Promise<void> {
   const key = staged.key;
   await ctx.contentLocks.run(key, async () => {
     await ctx.db.blobIntents.add(key);
     try {
       await staged.commit();
-      await ctx.db.transaction(async (tx) => {
+      await writeObjects(ctx, origin, async (tx) => {
         await write(tx, key);
         await tx.blobIntents.remove(key);
       });
@@ -76,14 +79,15 @@ export async function ingest(
 
 /** Remove an object's row (recording `event` in the same transaction), then its bytes when no other object shares them. */
 export async function removeObject(
-  ctx: NodeContext,
+  ctx: ObjectWriteContext,
+  origin: ChangeOrigin,
   object: StoredObject,
   event?: NewLogEntry,
 ): Promise<void> {
   const key = object.contentKey;
   await ctx.contentLocks.run(key, async () => {
     let orphaned = false;
-    await ctx.db.transaction(async (tx) => {
+    await writeObjects(ctx, origin, async (tx) => {
       await tx.objects.remove(object.sysmeta.identifier);
       if (event) await tx.events.add(event);
       orphaned = (await tx.objects.countByContentKey(key)) === 0;
@@ -97,7 +101,7 @@ export async function removeObject(
 }
 
 /** Start-up recovery: bytes of unfinished writes that no object references are removed; temp files too. */
-export async function recoverStore(ctx: NodeContext): Promise<{ orphans: number; temps: number }> {
+export async function recoverStore(ctx: ObjectWriteContext): Promise<{ orphans: number; temps: number }> {
   const temps = await ctx.store.sweepTemp();
   let orphans = 0;
   for (const key of await ctx.db.blobIntents.list()) {

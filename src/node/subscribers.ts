@@ -1,0 +1,22 @@
+/**
+ * What follows a change to an object, registered in one place: the write core (src/objects/) calls these for
+ * every write. Inside the write's transaction (durable, from the task table as outbox): notify the CN (MN),
+ * announce to the holders, plan replicas (CN). After the commit: index it.
+ */
+import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
+import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
+import type { ChangeSubscribers } from "../objects/changes.ts";
+import { indexChanges } from "../search/hooks.ts";
+import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
+import type { NodeContext } from "../services/context.ts";
+
+export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
+  return {
+    async recorded(tx, changes) {
+      await notifyCnOfChanges(ctx, tx.tasks, changes);
+      await announceSysmetaChanges(ctx, tx.tasks, changes);
+      await planReplicasOfChanges(ctx, tx.tasks, changes);
+    },
+    committed: (changes) => indexChanges(ctx, changes),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * What the write core records of each change to an object, and the interface of those who act on it. The core
+ * knows only this interface; the node's composition root (src/node/) registers what follows a change.
+ */
+import type { StoredObject, TransactionRepositories } from "../db/types.ts";
+import type { SystemMetadata } from "../types/sysmeta.ts";
+
+/**
+ * Who made the change. A Member Node tells its CN of its clients' changes only; what the CN made or told it, a
+ * replica it pulled and what a harvest brought in need no notice.
+ */
+export type ChangeOrigin =
+  /** A caller of this node's API (create, update, archive, updateSystemMetadata, the CN's own API writes). */
+  | "client"
+  /** The Coordinating Node: its call to this Member Node, or a refresh from its copy. */
+  | "coordinating-node"
+  /** Replication: a replica arriving on or leaving this Member Node, the CN's bookkeeping of replicas. */
+  | "replication"
+  /** The CN's harvest (synchronization) of a Member Node's object. */
+  | "harvest";
+
+export type ObjectChange =
+  /** A new object: its row as written. */
+  | { kind: "created"; object: StoredObject; origin: ChangeOrigin; replan: boolean }
+  /** New system metadata of an object held before. */
+  | { kind: "sysmeta"; sysmeta: SystemMetadata; origin: ChangeOrigin; replan: boolean }
+  /** The object's row is gone. */
+  | { kind: "removed"; pid: string; origin: ChangeOrigin; replan: false };
+
+/** Acting on changes: registered once where the node is put together (src/node/follow-ups.ts). */
+export interface ChangeSubscribers {
+  /**
+   * Inside the write's transaction, before it commits: the durable consequences (tasks enqueued on `tx.tasks`,
+   * the outbox), so that the commit makes them durable together with the change, or neither.
+   */
+  recorded(tx: TransactionRepositories, changes: readonly ObjectChange[]): Promise<void>;
+  /** After the commit, before the write returns (the search index: a caller reads its own write). Never throws. */
+  committed(changes: readonly ObjectChange[]): Promise<void>;
+}
+
+/** The PID a change is about. */
+export const changedPid = (change: ObjectChange): string =>
+  change.kind === "created"
+    ? change.object.sysmeta.identifier
+    : change.kind === "sysmeta"
+      ? change.sysmeta.identifier
+      : change.pid;

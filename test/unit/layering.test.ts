@@ -1,0 +1,55 @@
+/**
+ * The modules' direction: the Member and Coordinating Node operations (src/services) never import the federation
+ * (src/federation), which works on top of them; the object-write core (src/objects) imports neither, nor the
+ * composition root (src/node) that registers what follows a write.
+ */
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { it } from "node:test";
+
+const src = path.resolve(import.meta.dirname, "../../src");
+
+/** Every import of every .ts file under `folder`, as the folder of src/ it reaches (`services`, `db`, ...). */
+async function reachedFolders(folder: string): Promise<{ file: string; target: string }[]> {
+  const entries = await readdir(path.join(src, folder), { recursive: true, withFileTypes: true });
+  const found: { file: string; target: string }[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const text = await readFile(file, "utf8");
+    for (const match of text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"/gms)) {
+      const target = path.relative(src, path.resolve(path.dirname(file), match[1] as string));
+      found.push({ file: path.relative(src, file), target: target.split(path.sep)[0] as string });
+    }
+  }
+  return found;
+}
+
+async function offenders(folder: string, forbidden: readonly string[]): Promise<string[]> {
+  return (await reachedFolders(folder))
+    .filter(({ target }) => forbidden.includes(target))
+    .map(({ file, target }) => `${file} imports src/${target}`);
+}
+
+it("src/services never imports src/federation or src/node", async () => {
+  assert.deepEqual(await offenders("services", ["federation", "node"]), []);
+});
+
+it("src/federation never imports src/node", async () => {
+  assert.deepEqual(await offenders("federation", ["node"]), []);
+});
+
+it("the object-write core (src/objects) imports neither services, federation nor the composition root", async () => {
+  assert.deepEqual(await offenders("objects", ["services", "federation", "node", "http"]), []);
+});
+
+it("nothing but the composition root registers what follows a write: src/http never imports src/node/subscribers", async () => {
+  const found = (await reachedFolders("http")).filter(({ target }) => target === "node");
+  const viaSubscribers = [];
+  for (const { file } of found) {
+    const text = await readFile(path.join(src, file), "utf8");
+    if (text.includes("node/subscribers")) viaSubscribers.push(file);
+  }
+  assert.deepEqual(viaSubscribers, []);
+});
