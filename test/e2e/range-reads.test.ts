@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { type Caller, call, create, enc, okXml, url } from "../helpers/client.ts";
+import { type Caller, call, create, enc, form, okXml, url } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const run = promisify(execFile);
 
@@ -188,6 +188,47 @@ for (const dialect of testDialects()) {
       // curl -z sends If-Modified-Since.
       assert.match(await curl("-z", "Fri, 01 Jan 2100 00:00:00 GMT"), /^HTTP\/1\.1 304/);
       assert.match(await curl("-z", "Thu, 01 Jan 1970 00:00:00 GMT"), /^HTTP\/1\.1 200/);
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`CNRead.get and describe: ranges and entity tags (${dialect})`, () => {
+    let cn: TestNode;
+    let admin: Caller;
+    before(async () => {
+      cn = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
+      admin = { baseUrl: cn.baseUrl, token: await cn.token(ADMIN) };
+    });
+    after(() => cn.close());
+
+    it("bytes the CN holds: 206, 304 and the ETag; system metadata alone: no ETag, no Accept-Ranges", async () => {
+      const pid = uniquePid("cn-range");
+      const bytes = randomBytes(100 * 1024);
+      const created = await call(admin, "POST", "/object", {
+        body: form({ pid, object: bytes, sysmeta: { xml: sysmetaXml(pid, bytes, { readers: ["public"] }) } }),
+      });
+      assert.equal(created.status, 200, await created.text());
+      const partial = await call(admin, "GET", `/object/${enc(pid)}`, { headers: { range: "bytes=-5" } });
+      assert.equal(partial.status, 206);
+      assert.deepEqual(Buffer.from(await partial.arrayBuffer()), bytes.subarray(bytes.length - 5));
+      const etag = partial.headers.get("etag") ?? "";
+      assert.match(etag, /^"sha256-/);
+      const fresh = await call(admin, "GET", `/object/${enc(pid)}`, { headers: { "if-none-match": etag } });
+      assert.equal(fresh.status, 304);
+      const head = await call(admin, "HEAD", `/object/${enc(pid)}`, { headers: { "if-none-match": etag } });
+      assert.equal(head.status, 304);
+
+      const remote = uniquePid("cn-remote");
+      const registered = await call(admin, "POST", "/meta", {
+        body: form({ pid: remote, sysmeta: { xml: sysmetaXml(remote, Buffer.from("remote"), {}) } }),
+      });
+      assert.equal(registered.status, 200, await registered.text());
+      const described = await call(admin, "HEAD", `/object/${enc(remote)}`);
+      assert.equal(described.status, 200);
+      assert.equal(described.headers.get("etag"), null);
+      assert.equal(described.headers.get("accept-ranges"), null);
+      assert.ok(described.headers.get("last-modified"));
     });
   });
 }
