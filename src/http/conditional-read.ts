@@ -4,6 +4,7 @@
  * Freshness follows the `fresh` package (If-None-Match first, If-Modified-Since only without it); Range headers
  * are parsed by `range-parser`.
  */
+import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import fresh from "fresh";
 import parseRange from "range-parser";
@@ -18,7 +19,7 @@ export interface ByteRange {
 export interface Validators {
   etag?: string;
   /** An HTTP-date. */
-  lastModified: string;
+  lastModified?: string;
 }
 
 export type ReadAnswer =
@@ -43,7 +44,8 @@ export function answerRead(
   size: number,
   ranges = true,
 ): ReadAnswer {
-  const current: Record<string, string> = { "last-modified": validators.lastModified };
+  const current: Record<string, string> = {};
+  if (validators.lastModified) current["last-modified"] = validators.lastModified;
   if (validators.etag) current.etag = validators.etag;
   // "the origin server SHOULD respond with a 304 (Not Modified) status code" for a GET/HEAD whose condition fails.
   // The package treats `Cache-Control: no-cache` as a forced reload, but that directive asks caches to revalidate,
@@ -79,7 +81,7 @@ function ifRangeHolds(value: string | string[] | undefined, validators: Validato
     return validators.etag !== undefined && condition === validators.etag;
   }
   const date = Date.parse(condition);
-  return !Number.isNaN(date) && date === Date.parse(validators.lastModified);
+  return !Number.isNaN(date) && date === Date.parse(validators.lastModified ?? "");
 }
 
 /** `Content-Range` of a 206: "bytes first-last/complete-length". */
@@ -90,4 +92,9 @@ export function contentRange(range: ByteRange, size: number): string {
 /** `Content-Range` of a 416: "bytes *\/complete-length". */
 export function unsatisfiedRange(size: number): string {
   return `bytes */${size}`;
+}
+
+/** A strong entity tag of a body made whole before it is sent (a view page): `"sha256-<hex>"` of its bytes. */
+export function contentTag(body: string | Buffer): string {
+  return `"sha256-${createHash("sha256").update(body).digest("hex")}"`;
 }

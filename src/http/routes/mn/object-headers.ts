@@ -36,7 +36,7 @@ const CONTENT_KEY = /^[0-9a-f]{64}$/;
  * The object's validators: `"sha256-<hex>"` of the stored bytes (none on a Coordinating Node that holds no bytes
  * of the object) and its dateUploaded.
  */
-export function validatorsOf(object: StoredObject): Validators {
+export function validatorsOf(object: StoredObject): Validators & { lastModified: string } {
   const { sysmeta, contentKey } = object;
   const uploaded = sysmeta.dateUploaded ?? sysmeta.dateSysMetadataModified ?? new Date(0);
   return {
