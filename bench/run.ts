@@ -2,9 +2,10 @@
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
  * search, federation, replication (all by default), and soak (only when named: `npm run bench -- soak
- * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres). Every section starts its own node (replication: a local
- * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
- * that server). Results go to bench/results/latest.json.
+ * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
+ * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
+ * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
+ * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
  * --quiet-wait S waits up to S seconds for that to pass. Needs `wrk` (Debian: apt-get install wrk) and `curl`.
  */
@@ -18,6 +19,7 @@ import { federation } from "./sections/federation.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { packageSection } from "./sections/package.ts";
+import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
@@ -35,9 +37,10 @@ const SECTIONS: Record<string, Section> = {
   replication,
   federation,
   soak,
+  range,
 };
-/** Sections run only when named. */
-const ON_REQUEST = new Set(["soak"]);
+/** Sections run only when named (range writes a 10 GiB object). */
+const ON_REQUEST = new Set(["soak", "range"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {

@@ -44,6 +44,18 @@ describe("CORS", () => {
       assert.equal(response.headers.get("access-control-allow-origin"), "*");
       assert.equal(response.headers.get("access-control-allow-credentials"), null);
       assert.match(response.headers.get("access-control-expose-headers") ?? "", /DataONE-Exception-Name/);
+      assert.match(
+        response.headers.get("access-control-expose-headers") ?? "",
+        /ETag, Accept-Ranges, Content-Range/,
+      );
+    });
+
+    it(`lets ${origin} preflight conditional and ranged reads`, async () => {
+      const response = await preflight(origin, "GET", "range, if-range, if-none-match, if-modified-since");
+      assert.equal(response.status, 204);
+      for (const header of ["range", "if-range", "if-none-match", "if-modified-since"]) {
+        assert.ok(allowedHeaders(response).includes(header), header);
+      }
     });
 
     it(`refuses ${origin} a preflight for DELETE with Authorization and other headers`, async () => {

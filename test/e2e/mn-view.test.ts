@@ -70,6 +70,26 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it("a page carries a strong ETag of its bytes; If-None-Match with it is 304, the same page again", async () => {
+      const first = await call(anon, "GET", `/views/default/${enc(metadata)}`);
+      const etag = first.headers.get("etag") ?? "";
+      assert.match(etag, /^"sha256-[0-9a-f]{64}"$/);
+      const page = await first.text();
+      const again = await call(anon, "GET", `/views/default/${enc(metadata)}`);
+      assert.equal(again.headers.get("etag"), etag);
+      assert.equal(await again.text(), page);
+      const cached = await call(anon, "GET", `/views/default/${enc(metadata)}`, {
+        headers: { "if-none-match": etag },
+      });
+      assert.equal(cached.status, 304);
+      assert.equal(cached.headers.get("etag"), etag);
+      const other = await call(anon, "GET", `/views/metacatui/${enc(metadata)}`, {
+        headers: { "if-none-match": etag },
+      });
+      assert.equal(other.status, 200);
+      assert.notEqual(other.headers.get("etag"), etag);
+    });
+
     it("an unknown theme renders with default (not an error)", async () => {
       const response = await call(anon, "GET", `/views/no-such-theme/${enc(metadata)}`);
       assert.equal(response.status, 200);

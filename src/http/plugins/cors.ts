@@ -13,6 +13,9 @@ const EXPOSED = [
   "Content-Disposition",
   "Content-Length",
   "Last-Modified",
+  "ETag",
+  "Accept-Ranges",
+  "Content-Range",
   "DataONE-Checksum",
   "DataONE-SerialVersion",
   "DataONE-ObjectFormat",
@@ -25,10 +28,11 @@ const EXPOSED = [
 
 /** What any origin may preflight: the reads (POST only carries query forms, e.g. MN query/solr). */
 const PUBLIC_METHODS = "GET, HEAD, POST";
-const PUBLIC_HEADERS = "Content-Type, Range";
+const CONDITIONS = "Range, If-Range, If-None-Match, If-Modified-Since";
+const PUBLIC_HEADERS = `Content-Type, ${CONDITIONS}`;
 /** What a listed origin may preflight besides: the API's write methods and the bearer token. */
 const TRUSTED_METHODS = "GET, HEAD, POST, PUT, DELETE";
-const TRUSTED_HEADERS = "Authorization, Content-Type, Range";
+const TRUSTED_HEADERS = `Authorization, Content-Type, ${CONDITIONS}`;
 const ALL_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
 
 export function registerCors(app: FastifyInstance, trustedOrigins: readonly string[]): void {

@@ -16,7 +16,7 @@ import { requestSynchronization } from "./harvest-requests.ts";
 import { approvedNode, approvedNodes } from "./nodes.ts";
 
 /** CNRead.get: "NotFound:1020 (body should refer to resolve)" when the bytes live on Member Nodes only. */
-export async function get(ctx: NodeContext, call: CallInfo, id: string) {
+export async function get(ctx: NodeContext, call: CallInfo, id: string, choose?: mnRead.Choose) {
   const object = await mnRead.readableObject(ctx, call, id);
   if (object.contentKey === NO_BYTES) {
     throw new NotFound(
@@ -25,7 +25,7 @@ export async function get(ctx: NodeContext, call: CallInfo, id: string) {
       { pid: id },
     );
   }
-  return mnRead.get(ctx, call, id);
+  return mnRead.get(ctx, call, id, choose);
 }
 
 /**

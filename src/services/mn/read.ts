@@ -23,39 +23,56 @@ export async function readableObject(ctx: NodeContext, call: CallInfo, id: strin
 /** Object bytes: whole for small objects, else a stream. */
 export type ObjectBody = Buffer | Readable;
 
-/** MNRead.get: "GET /object/{id} ... id: PID or SID (SID gives the HEAD PID)"; "get writes a read log entry". */
+/** Which bytes of the object a read delivers: all, one range (`end` inclusive), or none. */
+export type Wanted = { bytes: "all" } | { bytes: "range"; start: number; end: number } | { bytes: "none" };
+
+/**
+ * Decides, once the object is found and the caller allowed, which of its bytes to deliver (the caller's HTTP
+ * conditions: a copy it already has wants none). By default, all.
+ */
+export type Choose = (object: StoredObject) => Wanted;
+
+const ALL: Choose = () => ({ bytes: "all" });
+
+/**
+ * MNRead.get: "GET /object/{id} ... id: PID or SID (SID gives the HEAD PID)"; "get writes a read log entry": one
+ * per call that delivers bytes, a range included, none for a call that delivers none.
+ */
 export async function get(
   ctx: NodeContext,
   call: CallInfo,
   id: string,
-  range?: { start: number; end: number },
-): Promise<{ object: StoredObject; body: ObjectBody }> {
+  choose: Choose = ALL,
+): Promise<{ object: StoredObject; body: ObjectBody | undefined }> {
   const object = await readableObject(ctx, call, id);
-  const body = bytesOf(ctx, object, range);
-  logEvent(ctx, call, object.sysmeta.identifier, "read");
+  const body = bytesOf(ctx, object, choose(object));
+  if (body) logEvent(ctx, call, object.sysmeta.identifier, "read");
   return { object, body };
 }
 
 /**
  * Small objects are read whole (measured: a 1 MiB read stream per request cost ~10x the throughput of small
- * gets); larger ones are streamed, bounded by their size so that no read goes past the end.
+ * gets), a range of one sliced from them; larger ones are streamed, bounded by their size or the range so that no
+ * read goes past the end.
  */
-function bytesOf(ctx: NodeContext, object: StoredObject, range?: { start: number; end: number }): ObjectBody {
+function bytesOf(ctx: NodeContext, object: StoredObject, wanted: Wanted): ObjectBody | undefined {
+  if (wanted.bytes === "none") return undefined;
   const size = object.digests.size;
-  if (range) return ctx.store.read(object.contentKey, range);
-  if (size <= SMALL_READ_LIMIT) return ctx.store.readSmall(object.contentKey, size);
-  return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
+  const { start, end } = wanted.bytes === "range" ? wanted : { start: 0, end: size - 1 };
+  if (size <= SMALL_READ_LIMIT) return ctx.store.readSmall(object.contentKey, size).subarray(start, end + 1);
+  return ctx.store.read(object.contentKey, { start, end });
 }
 
 /**
- * MNRead.getReplica: "logged as a replication event, not a read event". Node administrators and CNs may pull any
+ * MNRead.getReplica: "logged as a replication event, not a read event" (once per call that delivers bytes). Node administrators and CNs may pull any
  * replica; another caller must be a node the CN scheduled the replication for (CNReplication.isNodeAuthorized).
  */
 export async function getReplica(
   ctx: NodeContext,
   call: CallInfo,
   pid: string,
-): Promise<{ object: StoredObject; body: ObjectBody }> {
+  choose: Choose = ALL,
+): Promise<{ object: StoredObject; body: ObjectBody | undefined }> {
   const { session } = call;
   if (!isTrusted(session)) {
     const refuse = (why: string) => new NotAuthorized(`getReplica is for replicating nodes; ${why}`, { pid });
@@ -67,8 +84,8 @@ export async function getReplica(
     }
   }
   const object = await findByPid(ctx, pid);
-  const body = bytesOf(ctx, object);
-  logEvent(ctx, call, object.sysmeta.identifier, "replicate");
+  const body = bytesOf(ctx, object, choose(object));
+  if (body) logEvent(ctx, call, object.sysmeta.identifier, "replicate");
   return { object, body };
 }
 

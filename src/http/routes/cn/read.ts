@@ -19,7 +19,7 @@ import { dateRange, integerParam, type Query, stringParam } from "../../params.t
 import { identifierAfter, pathAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "../mn/core.ts";
-import { objectHeaders } from "../mn/object-headers.ts";
+import { answerObjectGet, answerObjectHead } from "../mn/object-response.ts";
 import { registerQueryRoutes } from "../mn/query.ts";
 import { requiredId } from "../mn/read.ts";
 
@@ -55,14 +55,12 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
 
   app.get(`${objectPrefix}*`, { config: { apiMethod: "CNRead.get" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
-    const { object, body } = await cnRead.get(ctx, callInfo(request), id);
-    return reply.headers(objectHeaders(scope, object)).code(200).send(body);
+    return answerObjectGet(request, reply, scope, (choose) => cnRead.get(ctx, callInfo(request), id, choose));
   });
 
   app.head(`${objectPrefix}*`, { config: { apiMethod: "CNRead.describe" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
-    const object = await mnRead.readableObject(ctx, callInfo(request), id);
-    return reply.headers(objectHeaders(scope, object)).code(200).send();
+    return answerObjectHead(request, reply, scope, await mnRead.readableObject(ctx, callInfo(request), id));
   });
 
   const metaPrefix = `${prefix}/meta/`;

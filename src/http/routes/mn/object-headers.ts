@@ -2,9 +2,11 @@
  * Headers describing an object, sent by describe (HEAD) and get. MNRead.describe "Returns headers only:
  * Last-Modified, Content-Length, Content-Type, [DataONE]-ObjectFormat (formatId), [DataONE]-Checksum (value form
  * <algorithm>,<hex checksum>), [DataONE]-SerialVersion". The Python client reads the format as DataONE-FormatId,
- * so both names are sent.
+ * so both names are sent. Object bytes never change under a PID, so Last-Modified is the sysmeta's dateUploaded
+ * and the strong entity tag is the SHA-256 the bytes are stored under (see docs/decisions.md).
  */
 import type { StoredObject } from "../../../db/types.ts";
+import type { Validators } from "../../conditional-read.ts";
 import { contentDisposition, headerSafe, httpDate } from "../../headers.ts";
 import type { RouteScope } from "./context.ts";
 
@@ -12,11 +14,12 @@ export function objectHeaders({ ctx }: RouteScope, object: StoredObject): Record
   const { sysmeta } = object;
   const format = ctx.formats.get(sysmeta.formatId);
   const mediaType = sysmeta.mediaType?.name ?? format?.mediaType?.name ?? "application/octet-stream";
-  const modified = sysmeta.dateSysMetadataModified ?? sysmeta.dateUploaded ?? new Date(0);
+  const { etag, lastModified } = validatorsOf(object);
   return {
     "content-type": mediaType,
     "content-length": String(sysmeta.size),
-    "last-modified": httpDate(modified),
+    "last-modified": lastModified,
+    ...(etag ? { etag, "accept-ranges": "bytes" } : {}),
     "content-disposition": contentDisposition(
       fileNameOf(sysmeta.identifier, sysmeta.fileName, format?.extension),
     ),
@@ -24,6 +27,21 @@ export function objectHeaders({ ctx }: RouteScope, object: StoredObject): Record
     "dataone-serialversion": String(sysmeta.serialVersion ?? 1),
     "dataone-objectformat": headerSafe(sysmeta.formatId),
     "dataone-formatid": headerSafe(sysmeta.formatId),
+  };
+}
+
+const CONTENT_KEY = /^[0-9a-f]{64}$/;
+
+/**
+ * The object's validators: `"sha256-<hex>"` of the stored bytes (none on a Coordinating Node that holds no bytes
+ * of the object) and its dateUploaded.
+ */
+export function validatorsOf(object: StoredObject): Validators & { lastModified: string } {
+  const { sysmeta, contentKey } = object;
+  const uploaded = sysmeta.dateUploaded ?? sysmeta.dateSysMetadataModified ?? new Date(0);
+  return {
+    ...(CONTENT_KEY.test(contentKey) ? { etag: `"sha256-${contentKey}"` } : {}),
+    lastModified: httpDate(uploaded),
   };
 }
 

@@ -1,6 +1,5 @@
 /** MNRead routes: get, describe, getSystemMetadata, getChecksum, listObjects, getReplica and the CN callbacks. */
-import type { FastifyInstance, FastifyReply } from "fastify";
-import type { StoredObject } from "../../../db/types.ts";
+import type { FastifyInstance } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/mn/core.ts";
 import * as read from "../../../services/mn/read.ts";
@@ -16,7 +15,7 @@ import { booleanParam, dateParam, dateRange, integerParam, type Query, stringPar
 import { identifierAfter, refuseImpossibleIdentifier } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "./core.ts";
-import { objectHeaders } from "./object-headers.ts";
+import { answerObjectGet, answerObjectHead } from "./object-response.ts";
 
 export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
@@ -44,14 +43,12 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
 
   app.get(`${objectPrefix}*`, { config: { apiMethod: "MNRead.get" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
-    const { object, body } = await read.get(ctx, callInfo(request), id);
-    return sendObject(reply, scope, object, body);
+    return answerObjectGet(request, reply, scope, (choose) => read.get(ctx, callInfo(request), id, choose));
   });
 
   app.head(`${objectPrefix}*`, { config: { apiMethod: "MNRead.describe" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
-    const object = await read.readableObject(ctx, callInfo(request), id);
-    return reply.headers(objectHeaders(scope, object)).code(200).send();
+    return answerObjectHead(request, reply, scope, await read.readableObject(ctx, callInfo(request), id));
   });
 
   const metaPrefix = `${prefix}/meta/`;
@@ -72,8 +69,9 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
   const replicaPrefix = `${prefix}/replica/`;
   app.get(`${replicaPrefix}*`, { config: { apiMethod: "MNRead.getReplica" } }, async (request, reply) => {
     const pid = requiredId(identifierAfter(request, replicaPrefix));
-    const { object, body } = await read.getReplica(ctx, callInfo(request), pid);
-    return sendObject(reply, scope, object, body);
+    return answerObjectGet(request, reply, scope, (choose) =>
+      read.getReplica(ctx, callInfo(request), pid, choose),
+    );
   });
 
   app.post(
@@ -114,8 +112,4 @@ export function requiredId(id: string | undefined): string {
   if (id === undefined || id === "") throw new InvalidRequest("The identifier is missing from the request.");
   refuseImpossibleIdentifier(id);
   return id;
-}
-
-function sendObject(reply: FastifyReply, scope: RouteScope, object: StoredObject, body: read.ObjectBody) {
-  return reply.headers(objectHeaders(scope, object)).code(200).send(body);
 }

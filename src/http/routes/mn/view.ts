@@ -10,6 +10,7 @@ import { listViews, type ViewAnswer, view } from "../../../services/mn/view.ts";
 import { escapeAttr, escapeText } from "../../../types/xml.ts";
 import type { ViewLinks } from "../../../views/model.ts";
 import { callInfo, sendXml } from "../../call.ts";
+import { answerRead, contentTag } from "../../conditional-read.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 
@@ -77,8 +78,15 @@ export function registerViewRoutes(
       throw new InvalidRequest("The path must be /views/{theme}/{pid}, e.g. /views/default/{pid}.");
     const page = await render(ctx, callInfo(request), theme, id, links);
     if ("redirect" in page) return reply.code(303).header("Location", page.redirect).send();
+    // A page is whole before it is sent: its entity tag is the hash of its bytes, so it changes exactly when the
+    // page does (the object's system metadata or science metadata, the theme).
+    const etag = contentTag(page.body);
+    if (answerRead(request.headers, { etag }, 0, false).status === 304) {
+      return reply.code(304).header("ETag", etag).send();
+    }
     return reply
       .code(200)
+      .header("ETag", etag)
       .type(page.contentType)
       .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
       .header("X-Content-Type-Options", "nosniff")
