@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
+import { OperatorError } from "./operator-error.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
@@ -19,4 +20,10 @@ registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
 registerNodeCommands(program);
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof OperatorError)) throw error;
+  process.stderr.write(`d1node: ${error.message}\n`);
+  process.exit(2);
+}

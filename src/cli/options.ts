@@ -1,6 +1,7 @@
 /** Flags shared by the commands, and how they become a Config (flags win over environment, environment over file). */
 import type { Command } from "commander";
 import { type ConfigInput, configFromEnv, configFromFile, resolveConfig } from "../config/config.ts";
+import { asOperatorError } from "./operator-error.ts";
 
 export interface CommonFlags {
   config?: string;
@@ -40,5 +41,8 @@ export function configFromFlags(flags: CommonFlags & Record<string, unknown>, ex
     ...(flags.cnSubject ? { cnSubjects: flags.cnSubject } : {}),
     ...extra,
   };
-  return resolveConfig(file ? configFromFile(file) : {}, configFromEnv(process.env), fromFlags);
+  // A bad setting is the operator's mistake: one line naming it, no stack trace.
+  return asOperatorError(() =>
+    resolveConfig(file ? configFromFile(file) : {}, configFromEnv(process.env), fromFlags),
+  );
 }

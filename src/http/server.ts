@@ -110,6 +110,7 @@ function sessionResolver(
             cnBaseUrl: config.cnBaseUrl,
             ttlMs: config.cnSubjectInfoTtl * 1000,
             warn,
+            node: config,
           })
         : undefined,
   });
