@@ -1,6 +1,7 @@
-/** The d1node command: serve, federation, worker, token, load, index, node. */
+/** The d1node command: serve, federation, worker, token, load, index, node, keys, register. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
+import { registerKeysCommand } from "./keys.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { OperatorError } from "./operator-error.ts";
@@ -20,6 +21,7 @@ registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
 registerNodeCommands(program);
+registerKeysCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
