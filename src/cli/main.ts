@@ -5,6 +5,7 @@ import { registerKeysCommand } from "./keys.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { OperatorError } from "./operator-error.ts";
+import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
@@ -22,10 +23,11 @@ registerLoadCommand(program);
 registerIndexCommand(program);
 registerNodeCommands(program);
 registerKeysCommand(program);
+registerRegisterCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (!(error instanceof OperatorError)) throw error;
   process.stderr.write(`d1node: ${error.message}\n`);
-  process.exit(2);
+  process.exit(error.exitCode);
 }
