@@ -4,8 +4,10 @@
  * reached the lookup yields nothing (the session keeps its own subjects) and the failure is cached briefly, so
  * that an unreachable CN costs one timeout per subject and period, not one per request.
  */
+import { request } from "undici";
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { parseSubjectInfo, type SubjectInfo } from "../types/index.ts";
+import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 
 export interface SubjectInfoSource {
   /** The CN's SubjectInfo for a subject; undefined when unknown there or when the CN cannot be asked. */
@@ -23,6 +25,11 @@ export interface CnLookupOptions {
   maxEntries?: number;
   warn?: (message: string) => void;
   now?: () => number;
+  /**
+   * Present this node's certificate over TLS (and trust its peer CAs). No token is sent: getSubjectInfo answers
+   * anyone, and a CN that does not know this node's signing key would refuse the call over it.
+   */
+  node?: NodeCallConfig;
 }
 
 interface Entry {
@@ -52,10 +59,15 @@ export function createCnSubjectInfoSource(options: CnLookupOptions): SubjectInfo
   const ask = async (subject: string): Promise<SubjectInfo | undefined> => {
     const url = `${base}/v2/accounts/${encodeURIComponent(subject)}`;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-      const body = await response.text();
-      if (response.status === 404) return remember(subject, undefined, options.ttlMs);
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const node = options.node;
+      const response = await request(url, {
+        ...(node ? { dispatcher: nodeDispatcher(node) } : {}),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const body = await response.body.text();
+      if (response.statusCode === 404) return remember(subject, undefined, options.ttlMs);
+      if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
       return remember(subject, parseSubjectInfo(body, InvalidRequest), options.ttlMs);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -3,18 +3,18 @@
  * or higher MN MUST call CNReplication.isNodeAuthorized to verify the caller." The node asks the CN whether a
  * replication of this object to the calling node was scheduled: GET {cn}/v2/replicaAuthorizations/{pid}
  * ?targetNodeSubject={subject}; 200 means yes, NotAuthorized (401) or NotFound (404) no. The question is asked
- * as this node (its own bearer token, as for its other calls to nodes).
+ * as this node (its certificate or bearer token, as for its other calls to nodes).
  */
-import type { Config } from "../config/config.ts";
+import { request } from "undici";
 import { ServiceFailure } from "../errors/exceptions.ts";
-import { nodeAuthorization } from "./node-token.ts";
+import { type NodeCallConfig, nodeCallHeaders, nodeDispatcher } from "./node-credentials.ts";
 
 export interface ReplicaAuthorizer {
   isNodeAuthorized(pid: string, targetNodeSubject: string): Promise<boolean>;
 }
 
 export function createCnReplicaAuthorizer(
-  config: Pick<Config, "dataDir" | "nodeSubject">,
+  config: NodeCallConfig,
   cnBaseUrl: string,
   timeoutMs = 10_000,
 ): ReplicaAuthorizer {
@@ -22,25 +22,27 @@ export function createCnReplicaAuthorizer(
   return {
     async isNodeAuthorized(pid, targetNodeSubject) {
       const url = `${base}/v2/replicaAuthorizations/${encodeURIComponent(pid)}?targetNodeSubject=${encodeURIComponent(targetNodeSubject)}`;
-      let response: Response;
+      let status: number;
       try {
-        response = await fetch(url, {
-          headers: { authorization: await nodeAuthorization(config) },
-          signal: AbortSignal.timeout(timeoutMs),
+        const response = await request(url, {
+          dispatcher: nodeDispatcher(config),
+          headers: await nodeCallHeaders(config, url),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
         });
+        status = response.statusCode;
+        await response.body.dump();
       } catch (error) {
         throw new ServiceFailure(
           `The Coordinating Node could not be asked whether the replica may be served: ${String(error)}`,
           { pid },
         );
       }
-      await response.arrayBuffer();
-      if (response.status === 200) return true;
-      if (response.status === 401 || response.status === 404) return false;
-      throw new ServiceFailure(
-        `The Coordinating Node answered isNodeAuthorized with HTTP ${response.status}.`,
-        { pid },
-      );
+      if (status === 200) return true;
+      if (status === 401 || status === 404) return false;
+      throw new ServiceFailure(`The Coordinating Node answered isNodeAuthorized with HTTP ${status}.`, {
+        pid,
+      });
     },
   };
 }

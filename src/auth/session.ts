@@ -18,6 +18,7 @@ import {
   verifyForwardedCertificate,
 } from "./certificates.ts";
 import type { SubjectInfoSource } from "./cn-identity.ts";
+import type { TokenKeySource } from "./cn-token-keys.ts";
 import { subjectFromDnString } from "./dn.ts";
 import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";
 import { verifyToken } from "./tokens.ts";
@@ -78,8 +79,11 @@ export interface SessionResolver {
 }
 
 export interface ResolverOptions {
-  /** Public keys whose signatures make a bearer token valid. */
-  tokenKeys: readonly KeyObject[];
+  /**
+   * Public keys whose signatures make a bearer token valid; or a source that can fetch them again (the CN's keys,
+   * cn-token-keys.ts), asked once more when a token does not verify.
+   */
+  tokenKeys: readonly KeyObject[] | TokenKeySource;
   /** Longest bearer token lifetime accepted, seconds (config maxTokenLifetime); 0 or unset: no cap. */
   maxTokenLifetime?: number;
   /** CAs a proxy-forwarded certificate must chain to (the TLS stack checks handshake certificates itself). */
@@ -128,7 +132,17 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
   const tokenSubject = async (authorization: string): Promise<string> => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
-    return verifyToken(match[1], options.tokenKeys, { maxLifetime: options.maxTokenLifetime ?? 0 });
+    const verify = { maxLifetime: options.maxTokenLifetime ?? 0 };
+    const source = options.tokenKeys;
+    if (Array.isArray(source)) return verifyToken(match[1], source, verify);
+    const ring = source as TokenKeySource;
+    try {
+      return await verifyToken(match[1], ring.current(), verify);
+    } catch (error) {
+      // Perhaps signed with a key the CN rotated in since the last fetch.
+      if (!(error instanceof InvalidToken) || !(await ring.refresh())) throw error;
+      return verifyToken(match[1], ring.current(), verify);
+    }
   };
 
   return {

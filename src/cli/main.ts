@@ -1,8 +1,11 @@
-/** The d1node command: serve, federation, worker, token, load, index, node. */
+/** The d1node command: serve, federation, worker, token, load, index, node, keys, register. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
+import { registerKeysCommand } from "./keys.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
+import { OperatorError } from "./operator-error.ts";
+import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
@@ -19,4 +22,12 @@ registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
 registerNodeCommands(program);
-await program.parseAsync(process.argv);
+registerKeysCommand(program);
+registerRegisterCommand(program);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof OperatorError)) throw error;
+  process.stderr.write(`d1node: ${error.message}\n`);
+  process.exit(error.exitCode);
+}

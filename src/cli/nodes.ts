@@ -1,50 +1,108 @@
 /**
  * `d1node node list` and `d1node node approve <nodeId>`: the Coordinating Node's registry. Nodes registered
  * through CNRegister.register stay pending (not listed, not resolvable) until an administrator approves them.
- * With the embedded SQLite database the CN holds an exclusive lock: run these while it is stopped (PostgreSQL:
- * any time).
+ * With `--cn URL` the running CN does it (its admin endpoint, `{basePath}/admin/nodes`; the caller must be one of
+ * its administrators: `--token`, the node certificate, or, run with the CN's own data folder, a token that
+ * folder's key signs for its first administrator). Without `--cn` the database is opened directly: with SQLite
+ * only while the CN is stopped (it holds the file alone); PostgreSQL any time.
  */
 import path from "node:path";
 import type { Command } from "commander";
+import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
 import { approveNode } from "../services/cn/register.ts";
-import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+import { OperatorError } from "./operator-error.ts";
+import {
+  addCommonOptions,
+  addPeerOptions,
+  type CommonFlags,
+  configFromFlags,
+  type PeerFlags,
+} from "./options.ts";
+import { peerSettings } from "./register.ts";
+import { callRunningNode } from "./remote.ts";
 
-async function withDatabase<T>(flags: CommonFlags, work: (db: Database) => Promise<T>): Promise<T> {
-  const config = configFromFlags(flags as CommonFlags & Record<string, unknown>);
-  const db = await openDatabase(
-    config.databaseUrl
-      ? { url: config.databaseUrl }
-      : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-  );
+interface NodeFlags extends CommonFlags, PeerFlags {
+  cn?: string;
+}
+
+interface Entry {
+  nodeId: string;
+  approved: boolean;
+  baseUrl: string;
+  state?: string;
+}
+
+async function withDatabase<T>(config: Readonly<Config>, work: (db: Database) => Promise<T>): Promise<T> {
+  let db: Database;
+  try {
+    db = await openDatabase(
+      config.databaseUrl
+        ? { url: config.databaseUrl }
+        : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
+    );
+  } catch (error) {
+    const locked = error instanceof Error && /locked|busy/i.test(error.message);
+    throw new OperatorError(
+      locked
+        ? "the CN's database is in use by the running CN: add --cn <its base URL> to ask the CN itself"
+        : `cannot open the CN's database: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   try {
     return await work(db);
+  } catch (error) {
+    if (error instanceof Error && /locked|busy/i.test(error.message))
+      throw new OperatorError("the CN's database is in use by the running CN: add --cn <its base URL>");
+    throw error;
   } finally {
     await db.close();
   }
 }
 
+const settingsOf = (flags: NodeFlags) =>
+  configFromFlags(flags as NodeFlags & Record<string, unknown>, { ...peerSettings(flags), role: "cn" });
+
+async function remote(config: Readonly<Config>, flags: NodeFlags, method: "GET" | "PUT", route: string) {
+  const url = `${(flags.cn as string).replace(/\/+$/, "")}/admin/nodes${route}`;
+  const answer = await callRunningNode(config, {
+    method,
+    url,
+    token: flags.token,
+    localSubject: config.adminSubjects[0],
+  });
+  if (answer.status !== 200) throw new OperatorError(`the CN refused: ${answer.failure}`, 1);
+  return answer.body;
+}
+
+const command = (parent: Command, spec: string, description: string) =>
+  addPeerOptions(addCommonOptions(parent.command(spec).description(description))).option(
+    "--cn <url>",
+    "the running CN's base URL: ask it rather than open its database",
+  );
+
 export function registerNodeCommands(program: Command): void {
   const node = program.command("node").description("the Coordinating Node's node registry");
-  addCommonOptions(
-    node.command("list").description("list registered nodes and whether each is approved"),
-  ).action(async (flags: CommonFlags) => {
-    await withDatabase(flags, async (db) => {
-      for (const n of await db.cn.nodes({ approvedOnly: false })) {
-        process.stdout.write(`${n.nodeId}\t${n.approved ? "approved" : "pending"}\t${n.baseUrl}\n`);
+  command(node, "list", "list registered nodes, whether each is approved, and its state").action(
+    async (flags: NodeFlags) => {
+      const config = settingsOf(flags);
+      const entries: Entry[] = flags.cn
+        ? (JSON.parse(await remote(config, flags, "GET", "")) as Entry[])
+        : await withDatabase(config, (db) => db.cn.nodes({ approvedOnly: false }));
+      for (const n of entries) {
+        const state = n.state ? `\t${n.state}` : "";
+        process.stdout.write(`${n.nodeId}\t${n.approved ? "approved" : "pending"}\t${n.baseUrl}${state}\n`);
       }
-    });
-  });
-  addCommonOptions(
-    node.command("approve <nodeId>").description("approve a pending node: listNodes and resolve show it"),
-  ).action(async (nodeId: string, flags: CommonFlags) => {
-    const found = await withDatabase(flags, (db) => approveNode(db, nodeId));
-    if (!found) {
-      process.stderr.write(`no node ${nodeId} is registered\n`);
-      process.exitCode = 1;
-      return;
-    }
-    process.stdout.write(`approved ${nodeId}\n`);
-  });
+    },
+  );
+  command(node, "approve <nodeId>", "approve a pending node: listNodes and resolve show it").action(
+    async (nodeId: string, flags: NodeFlags) => {
+      const config = settingsOf(flags);
+      if (flags.cn) await remote(config, flags, "PUT", `/${encodeURIComponent(nodeId)}/approval`);
+      else if (!(await withDatabase(config, (db) => approveNode(db, nodeId))))
+        throw new OperatorError(`no node ${nodeId} is registered`, 1);
+      process.stdout.write(`approved ${nodeId}\n`);
+    },
+  );
 }

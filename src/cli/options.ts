@@ -1,6 +1,7 @@
 /** Flags shared by the commands, and how they become a Config (flags win over environment, environment over file). */
 import type { Command } from "commander";
 import { type ConfigInput, configFromEnv, configFromFile, resolveConfig } from "../config/config.ts";
+import { asOperatorError } from "./operator-error.ts";
 
 export interface CommonFlags {
   config?: string;
@@ -31,6 +32,25 @@ export function addCommonOptions(command: Command): Command {
     );
 }
 
+export interface PeerFlags {
+  nodeCert?: string;
+  nodeKey?: string;
+  peerCa?: string[];
+  token?: string;
+}
+
+/** How a command authenticates to a running node: the node certificate, or a bearer token. */
+export function addPeerOptions(command: Command): Command {
+  return command
+    .option("--node-cert <file>", "the node's client certificate (PEM) (env: D1NODE_NODE_CERT)")
+    .option("--node-key <file>", "its private key (PEM) (env: D1NODE_NODE_KEY)")
+    .option(
+      "--peer-ca <file...>",
+      "CA bundle(s) the node's server certificate must chain to (env: D1NODE_PEER_CA)",
+    )
+    .option("--token <token>", "a bearer token to call with instead");
+}
+
 export function configFromFlags(flags: CommonFlags & Record<string, unknown>, extra: ConfigInput = {}) {
   const file = flags.config ?? process.env.D1NODE_CONFIG;
   const fromFlags: ConfigInput = {
@@ -40,5 +60,8 @@ export function configFromFlags(flags: CommonFlags & Record<string, unknown>, ex
     ...(flags.cnSubject ? { cnSubjects: flags.cnSubject } : {}),
     ...extra,
   };
-  return resolveConfig(file ? configFromFile(file) : {}, configFromEnv(process.env), fromFlags);
+  // A bad setting is the operator's mistake: one line naming it, no stack trace.
+  return asOperatorError(() =>
+    resolveConfig(file ? configFromFile(file) : {}, configFromEnv(process.env), fromFlags),
+  );
 }

@@ -11,6 +11,11 @@ interface ServeFlags extends CommonFlags {
   basePath?: string;
   baseUrl?: string;
   nodeId?: string;
+  nodeSubject?: string;
+  nodeCert?: string;
+  nodeKey?: string;
+  peerCa?: string[];
+  nodeTokens?: string;
   logLevel?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -30,6 +35,23 @@ export function registerServeCommand(program: Command): void {
     .option("--base-path <path>", "path the API is served under (env: D1NODE_BASE_PATH; default /mn)")
     .option("--base-url <url>", "public base URL, when behind a proxy (env: D1NODE_BASE_URL)")
     .option("--node-id <urn>", "node identifier, urn:node:... (env: D1NODE_NODE_ID)")
+    .option(
+      "--node-subject <subject>",
+      "the node's subject (env: D1NODE_NODE_SUBJECT; default: the node certificate's DN, else CN=<node id>,DC=dataone,DC=org)",
+    )
+    .option(
+      "--node-cert <file>",
+      "the node's client certificate (PEM), presented in its calls to other nodes (env: D1NODE_NODE_CERT)",
+    )
+    .option("--node-key <file>", "the node certificate's private key (PEM) (env: D1NODE_NODE_KEY)")
+    .option(
+      "--peer-ca <file...>",
+      "CA bundle(s) other nodes' server certificates must chain to (env: D1NODE_PEER_CA; default: system CAs)",
+    )
+    .option(
+      "--node-tokens <when>",
+      "send the node's bearer token to other nodes: auto (when no certificate is presented), always, never",
+    )
     .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
     .option("--tls-cert <file>", "server certificate (PEM): listen with HTTPS (env: D1NODE_TLS_CERT)")
     .option("--tls-key <file>", "server private key (PEM) (env: D1NODE_TLS_KEY)")
@@ -53,7 +75,16 @@ export function registerServeCommand(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const extra: ConfigInput = {};
       const keys = ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const;
-      for (const key of [...keys, "tlsCert", "tlsKey", "clientCa", "cnBaseUrl", "logReaders"] as const) {
+      const node = ["nodeSubject", "nodeCert", "nodeKey", "peerCa", "nodeTokens"] as const;
+      for (const key of [
+        ...keys,
+        ...node,
+        "tlsCert",
+        "tlsKey",
+        "clientCa",
+        "cnBaseUrl",
+        "logReaders",
+      ] as const) {
         if (flags[key] !== undefined) extra[key] = flags[key];
       }
       const config = configFromFlags(flags as ServeFlags & Record<string, unknown>, extra);

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { certificateSubject } from "../auth/node-certificate.ts";
 import type { Schedule } from "../types/node.ts";
 import {
   boolean,
@@ -22,6 +23,9 @@ export type Role = "mn" | "cn";
 /** Who may read the event log: "trusted" (CNs, administrators) or "readers" (anyone, for objects they may read). */
 export type LogReaders = "trusted" | "readers";
 
+/** When node-to-node calls carry the node's bearer token (see Config.nodeTokens). */
+export type NodeTokens = "auto" | "always" | "never";
+
 export interface Config {
   role: Role;
   host: string;
@@ -37,8 +41,21 @@ export interface Config {
   nodeId: string;
   nodeName: string;
   nodeDescription: string;
-  /** The node's own subject (Node.subject). */
+  /**
+   * The node's own subject (Node.subject, and who it is in its calls to other nodes). Default: the subject of
+   * the node certificate's DN when `nodeCert` is set, otherwise `CN=<nodeId>,DC=dataone,DC=org`.
+   */
   nodeSubject: string;
+  /** PEM files of the node's client certificate (issued by the federation's CA) and its key: presented in calls. */
+  nodeCert: string | undefined;
+  nodeKey: string | undefined;
+  /** CA bundles (PEM files) other nodes' server certificates must chain to; empty: the system's CAs. */
+  peerCa: string[];
+  /**
+   * When calls to other nodes carry the node's own bearer token: "auto" (when no node certificate is presented:
+   * none is configured, or the peer is plain http), "always", or "never".
+   */
+  nodeTokens: NodeTokens;
   contactSubject: string;
   /** Subjects with every right on this node. */
   adminSubjects: string[];
@@ -133,7 +150,11 @@ export function defaultConfig(): Config {
     nodeId: "urn:node:d1node",
     nodeName: "d1node Member Node",
     nodeDescription: "A DataONE Member Node served by d1node",
-    nodeSubject: "CN=urn:node:d1node,DC=dataone,DC=org",
+    nodeSubject: "",
+    nodeCert: undefined,
+    nodeKey: undefined,
+    peerCa: [],
+    nodeTokens: "auto",
     contactSubject: "CN=d1node administrator,DC=dataone,DC=org",
     adminSubjects: [],
     cnSubjects: [],
@@ -224,6 +245,10 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     tlsCert: optionalText("tlsCert", c.tlsCert),
     tlsKey: optionalText("tlsKey", c.tlsKey),
     clientCa: list("clientCa", c.clientCa),
+    nodeCert: optionalText("nodeCert", c.nodeCert),
+    nodeKey: optionalText("nodeKey", c.nodeKey),
+    peerCa: list("peerCa", c.peerCa),
+    nodeTokens: oneOf("nodeTokens", c.nodeTokens, ["auto", "always", "never"]),
     proxySecret: optionalText("proxySecret", c.proxySecret),
     proxySecretHeader: headerName("proxySecretHeader", c.proxySecretHeader),
     proxyCertHeader: headerName("proxyCertHeader", c.proxyCertHeader),
@@ -264,6 +289,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
       `nodeId "${config.nodeId}" must look like urn:node: followed by 2-23 letters, digits or _`,
     );
   }
+  config.nodeSubject = nodeSubjectOf(config, optionalText("nodeSubject", c.nodeSubject));
   if (config.role === "cn" && c.basePath === defaultConfig().basePath) config.basePath = "/cn";
   // A Coordinating Node's default name and description say so (settings given explicitly are kept).
   if (config.role === "cn" && c.nodeName === defaultConfig().nodeName)
@@ -281,6 +307,9 @@ function checkAuthSettings(config: Config): void {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new Error('settings "tlsCert" and "tlsKey" must be given together');
   }
+  if ((config.nodeCert === undefined) !== (config.nodeKey === undefined)) {
+    throw new Error('settings "nodeCert" and "nodeKey" must be given together');
+  }
   if (config.proxySecret !== undefined && config.proxySecret.length < 16) {
     throw new Error('setting "proxySecret" must be at least 16 characters long');
   }
@@ -295,6 +324,17 @@ function checkAuthSettings(config: Config): void {
     const bad = config[name].find((s) => symbolic.includes(s));
     if (bad) throw new Error(`setting "${name}" cannot contain the symbolic subject "${bad}"`);
   }
+}
+
+/**
+ * Node.subject: "the subject of the node's X.509 certificate" (DataONE issues each node a certificate whose DN
+ * is CN=urn:node:ID,DC=dataone,DC=org). An explicit setting wins; then the node certificate's DN; then that
+ * pattern for nodeId.
+ */
+function nodeSubjectOf(config: Config, explicit: string | undefined): string {
+  if (explicit !== undefined) return explicit;
+  if (config.nodeCert !== undefined) return certificateSubject(config.nodeCert, "nodeCert");
+  return `CN=${config.nodeId},DC=dataone,DC=org`;
 }
 
 /** A browser origin as the Origin header carries it: scheme://host[:port], no path; "*" and "null" are refused. */

@@ -1,14 +1,15 @@
 /**
- * Calls to other nodes of the federation (document 1 and 2 REST paths), authenticated as this node: each request
- * carries "Authorization: Bearer <token>" signed with the node's own key for its subject (config.nodeSubject).
+ * Calls to other nodes of the federation (document 1 and 2 REST paths), authenticated as this node: over TLS
+ * with the node's client certificate (nodeCert), and/or with "Authorization: Bearer <token>" signed with the
+ * node's own key for its subject (see src/auth/node-credentials.ts).
  * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
  * be reached, or answers something else, is a ServiceFailure that says so. A call gives up when the headers do
  * not come in time, or when a body (streamed ones too) stops delivering bytes for a while; a long transfer that
  * keeps delivering is never cut short.
  */
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher, FormData, request } from "undici";
-import { nodeAuthorization } from "../auth/node-token.ts";
+import { type Dispatcher, FormData, request } from "undici";
+import { nodeCallHeaders, nodeDispatcher } from "../auth/node-credentials.ts";
 import {
   D1Error,
   EXCEPTION_STATUS,
@@ -78,16 +79,6 @@ export interface ClientOptions {
   idleTimeoutMs?: number;
 }
 
-/**
- * One connection pool for all of the process's calls: connections to a node are kept open between requests
- * (a harvest makes one request per object), as many per node as requests run at once.
- */
-const pool = new Agent({
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 120_000,
-  connect: { timeout: 10_000 },
-});
-
 type Answer = Dispatcher.ResponseData;
 
 const path = (pid: string) => encodeURIComponent(pid);
@@ -126,6 +117,9 @@ export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOpti
   const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  // One connection pool per node credentials: connections to a node are kept open between requests (a harvest
+  // makes one request per object), as many per node as requests run at once.
+  const pool = nodeDispatcher(ctx.config);
 
   const unreachable = (what: string, error: unknown, pid?: string) => {
     const cause =
@@ -147,7 +141,7 @@ export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOpti
       response = await request(url, {
         dispatcher: pool,
         method,
-        headers: { authorization: await nodeAuthorization(ctx.config) },
+        headers: await nodeCallHeaders(ctx.config, url),
         ...(init.body ? { body: init.body } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: idleTimeoutMs,

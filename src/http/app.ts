@@ -13,7 +13,9 @@ import { FrameworkErrors } from "./plugins/framework-errors.ts";
 import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
+import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
+import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 
 export interface AppOptions {
   ctx: NodeContext;
@@ -44,6 +46,8 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
   });
   registerSessions(app, sessions, ctx.config);
   registerRequestBodies(app, ctx.config);
+  registerTokenKeysRoute(app, ctx.config);
+  if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { loadCaBundle } from "../auth/certificates.ts";
 import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
+import { createCnTokenKeySource } from "../auth/cn-token-keys.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
@@ -99,8 +100,14 @@ function sessionResolver(
   cnContext?: NodeContext,
 ): SessionResolver {
   const signing = loadOrCreateSigningKey(config.dataDir);
+  const fixed = [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)];
+  // A Member Node trusts the tokens its CN issues, with the keys it fetches from the CN (no copying by hand).
+  const tokenKeys =
+    config.role === "mn" && config.cnBaseUrl
+      ? createCnTokenKeySource({ cnBaseUrl: config.cnBaseUrl, node: config, fixed, warn })
+      : fixed;
   return createSessionResolver(config, {
-    tokenKeys: [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)],
+    tokenKeys,
     maxTokenLifetime: config.maxTokenLifetime,
     clientCas: loadCaBundle(config.clientCa),
     cn: cnContext
@@ -110,6 +117,7 @@ function sessionResolver(
             cnBaseUrl: config.cnBaseUrl,
             ttlMs: config.cnSubjectInfoTtl * 1000,
             warn,
+            node: config,
           })
         : undefined,
   });

@@ -5,10 +5,9 @@
  * nodes holding completed replicas; synchronize queues a task for a registered Member Node.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { approveNode } from "../../src/services/cn/register.ts";
 import { type Caller, call, checkedError, enc, form, okXml } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
@@ -100,8 +99,32 @@ for (const dialect of testDialects()) {
         ]);
         assert.equal(missing.status, 1);
       } else {
-        // The embedded database is locked by the running node; the command runs this same function.
-        assert.equal(await approveNode(node.node.ctx.db, "urn:node:MNA"), true);
+        // The embedded database is locked by the running node: the command asks the running CN instead.
+        const locked = spawnSync(process.execPath, [
+          BIN,
+          "node",
+          "approve",
+          "urn:node:MNA",
+          "-d",
+          node.dataDir,
+        ]);
+        assert.equal(locked.status, 2);
+        assert.match(locked.stderr.toString(), /^d1node: .*--cn/);
+        const token = await node.token(ADMIN, 600);
+        // Not spawnSync: the CN answering runs in this process.
+        const cli = (id: string) =>
+          new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+            const args = [BIN, "node", "approve", id, "--cn", node.baseUrl, "--token", token];
+            const child = execFile(process.execPath, args, (_error, stdout, stderr) =>
+              resolve({ status: child.exitCode, stdout, stderr }),
+            );
+          });
+        const run = await cli("urn:node:MNA");
+        assert.equal(run.status, 0, run.stderr);
+        assert.match(run.stdout, /approved urn:node:MNA/);
+        const missing = await cli("urn:node:NOPE");
+        assert.equal(missing.status, 1);
+        assert.match(missing.stderr, /NotFound/);
       }
       assert.match(await okXml(await call(admin, "GET", "/node")), /urn:node:MNA/);
       assert.match(await okXml(await call(admin, "GET", "/node/urn:node:MNA")), /<baseURL>https:\/\/mna/);

@@ -73,6 +73,11 @@ export interface TestPki {
   users: Record<keyof typeof USERS, Issued>;
   /** Issue another certificate from the trusted CA. */
   issue(name: string, options: IssueOptions): Issued;
+  /**
+   * A node certificate as DataONE issues them (subject CN=<nodeId>,DC=dataone,DC=org), usable both as the
+   * node's TLS server certificate (localhost, 127.0.0.1) and as its client certificate.
+   */
+  node(nodeId: string): Issued;
   close(): void;
 }
 
@@ -165,6 +170,10 @@ export function createTestPki(): TestPki {
       untrusted: user("untrusted", USERS.untrusted, { issuer: otherCa }),
     },
     issue,
+    node: (nodeId) => {
+      const subject = `CN=${nodeId},DC=dataone,DC=org`;
+      return issue(`node-${nodeId.replace(/\W/g, "_")}`, { rdns: rdnsOf(subject), subject, server: true });
+    },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { configFromEnv, resolveConfig } from "../../src/config/config.ts";
+import { createTestPki } from "../helpers/pki.ts";
 
 describe("config", () => {
   it("derives the base URL and applies layers in order", () => {
@@ -43,5 +44,33 @@ describe("config", () => {
     assert.throws(() => resolveConfig({ replicate: true }), /replicate.*cnBaseUrl/);
     assert.throws(() => resolveConfig({ replicate: "yes" }), /replicate/);
     assert.throws(() => resolveConfig({ replicationRequestTimeout: 0 }), /replicationRequestTimeout/);
+  });
+
+  it("node subject: explicit, else the node certificate's DN, else from the node id", () => {
+    const pki = createTestPki();
+    try {
+      const cert = pki.node("urn:node:CERTMN");
+      assert.equal(
+        resolveConfig({ nodeId: "urn:node:MINE" }).nodeSubject,
+        "CN=urn:node:MINE,DC=dataone,DC=org",
+      );
+      const fromCert = resolveConfig({
+        nodeId: "urn:node:MINE",
+        nodeCert: cert.certFile,
+        nodeKey: cert.keyFile,
+      });
+      assert.equal(fromCert.nodeSubject, "CN=urn:node:CERTMN,DC=dataone,DC=org");
+      const explicit = resolveConfig({
+        nodeSubject: "CN=x,DC=y",
+        nodeCert: cert.certFile,
+        nodeKey: cert.keyFile,
+      });
+      assert.equal(explicit.nodeSubject, "CN=x,DC=y");
+      assert.throws(() => resolveConfig({ nodeCert: cert.certFile }), /nodeCert.*nodeKey/);
+      assert.throws(() => resolveConfig({ nodeCert: pki.dir, nodeKey: cert.keyFile }), /nodeCert/);
+      assert.throws(() => resolveConfig({ nodeTokens: "sometimes" }), /nodeTokens/);
+    } finally {
+      pki.close();
+    }
   });
 });
