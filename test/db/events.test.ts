@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Database, NewLogEntry } from "../../src/db/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
 

@@ -17,8 +17,9 @@ import { searchCaller } from "../../src/search/service.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import type { AccessRule, Permission } from "../../src/types/sysmeta.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const SUBJECTS = ["public", "authenticatedUser", "CN=a", "CN=b", "CN=c", "CN=group", "CN=owner", "CN=admin"];
 const PERMISSIONS: Permission[] = ["read", "write", "changePermission"];
