@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
+import { type Clock, systemClock } from "../types/clock.ts";
 import type { Tables } from "./schema.ts";
 
 export interface EnqueueOptions {
@@ -53,7 +54,12 @@ export interface TaskStore extends TaskQueue {
   readonly signals: EventEmitter;
 }
 
-export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): TaskStore {
+/** The queue over `db`; due times and leases are read from `clock`. */
+export function taskRepository(
+  db: Kysely<Tables>,
+  dialect: "sqlite" | "postgres",
+  clock: Clock = systemClock,
+): TaskStore {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
   const earlier = dialect === "postgres" ? sql`least` : sql`min`;
@@ -63,7 +69,7 @@ export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres
     signals,
 
     async enqueue(kind, key, payload, options = {}) {
-      const now = Date.now();
+      const now = clock.now();
       const runAt = options.runAt?.getTime() ?? now;
       await sql`
         insert into tasks (kind, key, payload, state, attempts, run_at, created_at)
@@ -76,7 +82,7 @@ export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres
 
     async claim(kinds, limit, leaseMs) {
       if (kinds.length === 0 || limit <= 0) return [];
-      const now = Date.now();
+      const now = clock.now();
       const owner = randomUUID();
       const { rows } = await sql<{
         id: number;
@@ -110,7 +116,7 @@ export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres
     async extendLease(task, leaseMs) {
       const result = await db
         .updateTable("tasks")
-        .set({ lease_until: Date.now() + leaseMs })
+        .set({ lease_until: clock.now() + leaseMs })
         .where("id", "=", task.id)
         .where("lease_owner", "=", task.leaseOwner)
         .where("state", "=", "running")
