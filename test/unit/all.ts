@@ -9,7 +9,5 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const here = import.meta.dirname;
-const files = (await readdir(here, { recursive: true }))
-  .filter((name) => name.endsWith(".test.ts"))
-  .sort();
+const files = (await readdir(here, { recursive: true })).filter((name) => name.endsWith(".test.ts")).sort();
 for (const file of files) await import(pathToFileURL(path.join(here, file)).href);

@@ -25,14 +25,14 @@ function generated(count: number, block: Buffer): Readable {
 }
 
 describe("memory", () => {
-  it("stages 64 MiB produced on demand, to the key and size of the bytes", async () => {
+  it("stages 16 MiB produced on demand, to the key and size of the bytes", async () => {
     const s = await scratchStore();
     try {
       const block = randomBytes(MIB);
-      const staged = await s.store.stage(generated(64, block));
+      const staged = await s.store.stage(generated(16, block));
       const expected = createHash("sha256");
-      for await (const chunk of generated(64, block)) expected.update(chunk as Buffer);
-      assert.equal(staged.digests.size, 64 * MIB);
+      for await (const chunk of generated(16, block)) expected.update(chunk as Buffer);
+      assert.equal(staged.digests.size, 16 * MIB);
       assert.equal(staged.key, expected.digest("hex"));
       await staged.discard();
       assert.deepEqual(await s.temps(), []);
