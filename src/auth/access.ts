@@ -4,31 +4,19 @@
  * Authentication 4). changePermission implies write implies read; the rightsHolder holds every permission.
  */
 import type { Config } from "../config/config.ts";
-import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
+import type { Permission } from "../types/sysmeta.ts";
+import { type AccessFacts, grantsOf, holds, readersOf } from "./readers.ts";
 import { AUTHENTICATED_USER, PUBLIC, type Session } from "./session.ts";
 
-const RANK: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
-
-/** Whether the session holds `permission` on an object with this system metadata. */
-export function isAllowed(
-  session: Session,
-  permission: Permission,
-  sysmeta: Pick<SystemMetadata, "rightsHolder" | "accessPolicy">,
-): boolean {
-  if (session.isAdmin || session.isCn) return true;
-  if (session.subjects.has(sysmeta.rightsHolder)) return true;
-  const needed = RANK[permission];
-  for (const rule of sysmeta.accessPolicy) {
-    if (!rule.subjects.some((s) => session.subjects.has(s))) continue;
-    if (rule.permissions.some((p) => RANK[p] >= needed)) return true;
-  }
-  return false;
+/** Whether the session holds `permission` on an object with this system metadata (the rule: readers.ts). */
+export function isAllowed(session: Session, permission: Permission, sysmeta: AccessFacts): boolean {
+  return holds(readersOf(session), grantsOf(sysmeta), permission);
 }
 
 /** The subjects a list must be filtered by, or undefined when the session may read everything. */
 export function readFilter(session: Session): string[] | undefined {
-  if (session.isAdmin || session.isCn) return undefined;
-  return [...session.subjects];
+  const readers = readersOf(session);
+  return readers === "all" ? undefined : [...readers];
 }
 
 /** Node administrators and Coordinating Nodes: the callers the CN-only operations accept. */

@@ -1,5 +1,7 @@
 /** WHERE conditions of the object list and the event log, from their filters. */
+
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { mayRead } from "../auth/readers.ts";
 import { prefixUpperBound } from "./order.ts";
 import type { EventsTable, Tables } from "./schema.ts";
 import type { LogFilter, ObjectListFilter, StoredObject } from "./types.ts";
@@ -71,12 +73,7 @@ export function objectIncludes(f: ObjectListFilter): (object: StoredObject) => b
       return false;
     if (f.replicaStatus === false && isReplica) return false;
     if (f.nodeId !== undefined && s.authoritativeMemberNode !== f.nodeId) return false;
-    if (readers !== undefined) {
-      const named = s.accessPolicy.some(
-        (rule) => rule.permissions.length > 0 && rule.subjects.some((subject) => readers.has(subject)),
-      );
-      if (!named && !readers.has(s.rightsHolder)) return false;
-    }
+    if (readers !== undefined && !mayRead(readers, s)) return false;
     return true;
   };
 }

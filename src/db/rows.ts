@@ -1,5 +1,6 @@
 /** StoredObject <-> objects row. */
 
+import { grantsOf } from "../auth/readers.ts";
 import type { Replica } from "../types/sysmeta.ts";
 import type { AccessRulesTable, ObjectsTable } from "./schema.ts";
 import type { ObjectInfo, StoredObject } from "./types.ts";
@@ -99,25 +100,14 @@ export function toInfo(row: Pick<ObjectsTable, (typeof INFO_COLUMNS)[number]>): 
   };
 }
 
-const STRENGTH: Record<string, number> = { read: 1, write: 2, changePermission: 3 };
-
 /**
  * One row per subject that may read the object: the rights holder (who holds every permission) and each subject
- * the access policy grants something, with the strongest permission it holds (each implies read). The rules
- * themselves, grouped as given, live in the objects row; these rows are what the readableBy filters probe.
+ * the access policy grants something, with the strongest permission it holds (each implies read; the rule:
+ * src/auth/readers.ts). The rules themselves, grouped as given, live in the objects row; these rows are what the
+ * readableBy filters probe.
  */
 export function accessRows(object: StoredObject): AccessRulesTable[] {
   const pid = object.sysmeta.identifier;
-  const strongest = new Map<string, string>([[object.sysmeta.rightsHolder, "changePermission"]]);
-  for (const rule of object.sysmeta.accessPolicy) {
-    for (const permission of rule.permissions) {
-      for (const subject of rule.subjects) {
-        const held = strongest.get(subject);
-        if (held === undefined || (STRENGTH[permission] ?? 0) > (STRENGTH[held] ?? 0)) {
-          strongest.set(subject, permission);
-        }
-      }
-    }
-  }
+  const strongest = grantsOf(object.sysmeta);
   return Array.from(strongest, ([subject, permission]) => ({ pid, subject, permission }));
 }

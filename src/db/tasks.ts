@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
+import { type Clock, systemClock } from "../types/clock.ts";
 import type { Tables } from "./schema.ts";
 
 export interface EnqueueOptions {
@@ -61,8 +62,8 @@ async function insertTask(
   key: string,
   payload: unknown,
   options: EnqueueOptions,
+  now: number,
 ): Promise<void> {
-  const now = Date.now();
   const runAt = options.runAt?.getTime() ?? now;
   const earlier = dialect === "postgres" ? sql`least` : sql`min`;
   await sql`
@@ -81,11 +82,12 @@ async function insertTask(
 export function transactionTasks(
   tx: Kysely<Tables>,
   dialect: "sqlite" | "postgres",
+  clock: Clock = systemClock,
 ): TaskQueue & { committed(signals: EventEmitter): void } {
   const kinds = new Set<string>();
   return {
     async enqueue(kind, key, payload, options = {}) {
-      await insertTask(tx, dialect, kind, key, payload, options);
+      await insertTask(tx, dialect, kind, key, payload, options, clock.now());
       kinds.add(kind);
     },
     committed(signals) {
@@ -94,7 +96,12 @@ export function transactionTasks(
   };
 }
 
-export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): TaskStore {
+/** The queue over `db`; due times and leases are read from `clock`. */
+export function taskRepository(
+  db: Kysely<Tables>,
+  dialect: "sqlite" | "postgres",
+  clock: Clock = systemClock,
+): TaskStore {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
   const skipLocked = dialect === "postgres" ? sql`for update skip locked` : sql``;
@@ -103,13 +110,13 @@ export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres
     signals,
 
     async enqueue(kind, key, payload, options = {}) {
-      await insertTask(db, dialect, kind, key, payload, options);
+      await insertTask(db, dialect, kind, key, payload, options, clock.now());
       signals.emit("enqueued", kind);
     },
 
     async claim(kinds, limit, leaseMs) {
       if (kinds.length === 0 || limit <= 0) return [];
-      const now = Date.now();
+      const now = clock.now();
       const owner = randomUUID();
       const { rows } = await sql<{
         id: number;
@@ -143,7 +150,7 @@ export function taskRepository(db: Kysely<Tables>, dialect: "sqlite" | "postgres
     async extendLease(task, leaseMs) {
       const result = await db
         .updateTable("tasks")
-        .set({ lease_until: Date.now() + leaseMs })
+        .set({ lease_until: clock.now() + leaseMs })
         .where("id", "=", task.id)
         .where("lease_owner", "=", task.leaseOwner)
         .where("state", "=", "running")

@@ -2,7 +2,7 @@
  * The query service both node roles call: engine list, engine description and query. The caller's session
  * decides what a query may see (administrators and Coordinating Nodes see everything).
  */
-import { isTrusted } from "../auth/access.ts";
+import { readersOf } from "../auth/readers.ts";
 import type { Session } from "../auth/session.ts";
 import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
 import { cachedAnswer } from "./answer-cache.ts";
@@ -20,9 +20,10 @@ export function queryEngineDescription(engine: string): string {
   return serializeQueryEngineDescription();
 }
 
-/** Caller subjects as the index filters them. */
+/** Caller subjects as the index filters them (the readers of src/auth/readers.ts). */
 export function searchCaller(session: Session): SearchCaller {
-  return isTrusted(session) ? "all" : { subjects: session.subjects };
+  const readers = readersOf(session);
+  return readers === "all" ? "all" : { subjects: readers };
 }
 
 export interface QueryAnswer {

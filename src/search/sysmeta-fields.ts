@@ -3,11 +3,23 @@
  * (application-context-systemmeta200.xml): datasource is the origin Member Node, replicaMN the replica holders,
  * and each access subject goes to the field of the permission it is granted.
  */
+import { isPublic } from "../auth/readers.ts";
 import type { FormatRegistry } from "../services/formats.ts";
-import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
 import { DocumentBuilder, type SearchDocument } from "./document.ts";
 
-export const PUBLIC_SUBJECT = "public";
+/** The field each permission's subjects go to. */
+export const PERMISSION_FIELD: Readonly<Record<Permission, string>> = {
+  read: "readPermission",
+  write: "writePermission",
+  changePermission: "changePermission",
+};
+
+/**
+ * The fields that, between them, name every subject holding a permission on the document (src/auth/readers.ts
+ * grantsOf): a subject in one of them may read it.
+ */
+export const READER_FIELDS: readonly string[] = [...Object.values(PERMISSION_FIELD), "rightsHolder"];
 
 export function sysmetaFields(sysmeta: SystemMetadata, formats: FormatRegistry): SearchDocument {
   const doc = new DocumentBuilder();
@@ -39,19 +51,9 @@ export function sysmetaFields(sysmeta: SystemMetadata, formats: FormatRegistry):
     .add("replicaMN", ...sysmeta.replicas.map((r) => r.replicaMemberNode))
     .add("replicationStatus", ...sysmeta.replicas.map((r) => r.replicationStatus))
     .add("replicaVerifiedDate", ...sysmeta.replicas.map((r) => r.replicaVerified.getTime()));
-  let isPublic = false;
   for (const rule of sysmeta.accessPolicy) {
-    for (const permission of rule.permissions) {
-      const field =
-        permission === "read"
-          ? "readPermission"
-          : permission === "write"
-            ? "writePermission"
-            : "changePermission";
-      doc.add(field, ...rule.subjects);
-    }
-    if (rule.subjects.includes(PUBLIC_SUBJECT) && rule.permissions.length > 0) isPublic = true;
+    for (const permission of rule.permissions) doc.add(PERMISSION_FIELD[permission], ...rule.subjects);
   }
-  doc.add("isPublic", isPublic);
+  doc.add("isPublic", isPublic(sysmeta));
   return doc.fields;
 }

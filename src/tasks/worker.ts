@@ -6,6 +6,7 @@
 
 import type { ClaimedTask, TaskStore } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
+import { type Clock, systemClock } from "../types/clock.ts";
 
 export interface Task {
   id: number;
@@ -33,6 +34,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   pollMs?: number;
   maxAttempts?: number;
+  /** Where retry times are read from (the system clock unless a test moves its own). */
+  clock?: Clock;
   /** Hears failures (the worker itself never throws). */
   onError?: (task: Task, error: unknown) => void;
   /** Hears each task done (its handler returned and the task was deleted). */
@@ -44,7 +47,7 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
-const DEFAULTS = { concurrency: 4, leaseMs: 60_000, pollMs: 200, maxAttempts: 10 };
+const DEFAULTS = { concurrency: 4, leaseMs: 60_000, pollMs: 200, maxAttempts: 10, clock: systemClock };
 
 export function retryDelayMs(attempts: number): number {
   return Math.min(2_000 * 2 ** Math.max(0, attempts - 1), 600_000);
@@ -86,7 +89,7 @@ async function runClaimed(
     options.onError?.(task, error);
     const permanent = error instanceof PermanentTaskError || task.attempts >= options.maxAttempts;
     const message = error instanceof Error ? error.message : String(error);
-    const retryAt = permanent ? undefined : new Date(Date.now() + retryDelayMs(task.attempts));
+    const retryAt = permanent ? undefined : new Date(options.clock.now() + retryDelayMs(task.attempts));
     await store.fail(claimed, message, retryAt).catch(() => undefined);
   } finally {
     clearInterval(keepLease);

@@ -11,10 +11,11 @@ import type pg from "pg";
 import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/change-feed.ts";
 import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, withAdmin } from "../helpers/postgres.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const version = async (db: Database, pid: string) => (await db.objects.get(pid))?.sysmeta.serialVersion;
 const total = async (db: Database) => (await db.objects.list({}, 0, 1)).total;

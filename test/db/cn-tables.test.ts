@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { StaleVersionError } from "../../src/db/errors.ts";
 import type { Database } from "../../src/db/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 forEachDialect((name, open) => {
   describe("CN tables", () => {

@@ -9,7 +9,8 @@ import { sql } from "kysely";
 import { SeriesConflictError } from "../../src/db/errors.ts";
 import { toRow } from "../../src/db/rows.ts";
 import type { Database } from "../../src/db/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 /** Rows as a node last migrated before 0010 holds them, written past the rule. */
 async function writeBeforeTheRule(db: Database): Promise<void> {

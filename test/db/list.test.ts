@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { compareCodePoints } from "../../src/db/order.ts";
 import type { Database, ObjectListFilter } from "../../src/db/types.ts";
-import { dateAt, forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { dateAt, storedObject } from "../helpers/sysmeta.ts";
 
 forEachDialect((_name, open) => {
   describe("object list", () => {

@@ -10,8 +10,9 @@ import { getLogRecords } from "../../src/services/cn/log.ts";
 import type { CallInfo, NodeContext } from "../../src/services/context.ts";
 import { serializeLog } from "../../src/types/index.ts";
 import type { LogEntry } from "../../src/types/lists-xml.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
 const MN = "urn:node:LOGMN";

@@ -4,7 +4,8 @@ import { before, describe, it } from "node:test";
 import { SeriesConflictError } from "../../src/db/errors.ts";
 import { DuplicateKeyError } from "../../src/db/index.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 forEachDialect((_name, open) => {
   describe("objects", () => {

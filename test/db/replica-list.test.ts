@@ -13,7 +13,8 @@ import { changeAtVersion } from "../../src/services/cn/core.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const config = resolveConfig({ role: "cn", nodeId: "urn:node:RACECN" });
 

@@ -13,8 +13,9 @@ import { search } from "../../src/search/search.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const EML = "https://eml.ecoinformatics.org/eml-2.2.0";
 const ORE = "http://www.openarchives.org/ore/terms";

@@ -10,7 +10,8 @@ import type { Database, StoredObject } from "../../src/db/types.ts";
 import { reindexObjects } from "../../src/search/reindex.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 const formats = loadFormatRegistry();
 /** CSV objects: nothing to extract, the store is never read. */

@@ -17,9 +17,9 @@ import * as mnStorage from "../../src/services/mn/storage.ts";
 import { updateSystemMetadata } from "../../src/services/mn/sysmeta-update.ts";
 import type { StagedObject } from "../../src/store/types.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
 
 const ROUNDS = 20;
 const RACERS = 16;

@@ -10,8 +10,9 @@ import { ForeignSysmetaError, refreshFromCn } from "../../src/federation/propaga
 import { indexNewObject } from "../../src/search/hooks.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { dateAt, forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
+import { dateAt, storedObject } from "../helpers/sysmeta.ts";
 
 const fakeCn = (copies: Map<string, SystemMetadata>) => ({
   calls: 0,

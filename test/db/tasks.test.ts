@@ -2,9 +2,11 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { taskRepository } from "../../src/db/tasks.ts";
 import type { Database, TaskStore } from "../../src/db/types.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { PermanentTaskError, runDueTasks, startWorker, type TaskHandlers } from "../../src/tasks/worker.ts";
+import { TestClock } from "../helpers/clock.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 
 /** The two context members the workers use. */
@@ -40,11 +42,14 @@ forEachDialect((name, open) => {
     });
 
     it("leases: a claimed task is not claimed again until its lease lapses, and a lapsed owner cannot finish it", async () => {
+      const clock = new TestClock();
+      const queue = taskRepository(db.kysely, name, clock);
       await queue.enqueue("lease", "a", null);
       const [first] = await queue.claim(["lease"], 5, 150);
       assert.ok(first);
+      clock.advance(149);
       assert.deepEqual(await queue.claim(["lease"], 5, 150), []);
-      await sleep(200);
+      clock.advance(2);
       const [second] = await queue.claim(["lease"], 5, 60_000);
       assert.equal(second?.id, first.id);
       assert.equal(second?.attempts, 2);
@@ -57,12 +62,15 @@ forEachDialect((name, open) => {
     });
 
     it("retries after a failure at the given time, keeps dead tasks, and lets a newer waiting task supersede a retry", async () => {
+      const clock = new TestClock();
+      const queue = taskRepository(db.kysely, name, clock);
       await queue.enqueue("retry", "r", null);
       const [task] = await queue.claim(["retry"], 1, 60_000);
       assert.ok(task);
-      await queue.fail(task, "first failure", new Date(Date.now() + 100));
+      await queue.fail(task, "first failure", new Date(clock.now() + 100));
+      clock.advance(99);
       assert.deepEqual(await queue.claim(["retry"], 1, 60_000), []);
-      await sleep(150);
+      clock.advance(1);
       const [again] = await queue.claim(["retry"], 1, 60_000);
       assert.equal(again?.attempts, 2);
       await queue.fail(again as typeof task, "for good", undefined);
@@ -74,7 +82,7 @@ forEachDialect((name, open) => {
       await queue.enqueue("retry", "s", { old: true });
       const [running] = await queue.claim(["retry"], 1, 60_000);
       await queue.enqueue("retry", "s", { old: false });
-      await queue.fail(running as typeof task, "failed while a newer one waits", new Date());
+      await queue.fail(running as typeof task, "failed while a newer one waits", new Date(clock.now()));
       const [newer] = await queue.claim(["retry"], 5, 60_000);
       assert.deepEqual(newer?.payload, { old: false });
       assert.deepEqual(await queue.claim(["retry"], 5, 60_000), []);

@@ -4,7 +4,8 @@ import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bulkLoadObjects, DuplicateKeyError } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
-import { dateAt, forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { dateAt, storedObject } from "../helpers/sysmeta.ts";
 
 forEachDialect((name, open) => {
   describe("transactions", () => {

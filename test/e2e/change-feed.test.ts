@@ -13,11 +13,11 @@ import { mintToken } from "../../src/auth/tokens.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { type Caller, call, enc } from "../helpers/client.ts";
-import { storedObject } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 
 describe("a node process hears another process's writes", {
   skip: !testDialects().includes("postgres"),

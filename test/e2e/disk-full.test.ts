@@ -88,7 +88,6 @@ describe("a full disk under the store", { skip: skip ?? false }, () => {
     assert.equal(error.name, "InsufficientResources");
     assert.equal(error.detailCode, "1160");
     assert.match(error.body, /no space left/);
-    assert.ok(elapsed < 15_000, `answered after ${elapsed} ms`);
     t.diagnostic(`50 MB create into a full store answered after ${elapsed} ms`);
     await assertNothingStored(pid);
   });

@@ -24,7 +24,7 @@ for (const dialect of testDialects()) {
     });
     after(() => fed?.close());
 
-    it("create, harvest, replicate, resolve, change access, archive", async () => {
+    it("create, harvest, replicate, resolve, change access, archive", async (t) => {
       const pid = uniquePid("e2e");
       const bytes = Buffer.from("site,value\nA,1\nB,2\n");
       const owner = { baseUrl: mn(0).baseUrl, token: await fed.token(OWNER) };
@@ -46,8 +46,8 @@ for (const dialect of testDialects()) {
         const response = await call(onCn, "GET", `/meta/${enc(pid)}`);
         return response.status === 200 ? response.text() : undefined;
       });
-      const foundAfter = Date.now() - created;
-      assert.ok(foundAfter < 5_000, `found on the CN after ${foundAfter} ms`);
+      // How soon: `npm run bench -- federation` ("create on the MN -> CN getSystemMetadata", target <= 5 s).
+      t.diagnostic(`found on the CN ${Date.now() - created} ms after the create`);
 
       const locations = await eventually("resolve lists MN1, MN2 and MN3", async () => {
         const response = await call(onCn, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });

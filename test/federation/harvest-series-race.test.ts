@@ -14,9 +14,9 @@ import { type SourceNode, synchronizeObject } from "../../src/federation/harvest
 import type { NodeContext } from "../../src/services/context.ts";
 import { findByPidOrSid } from "../../src/services/mn/resolve.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { forEachDialect, storedObject } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
 
 const ROUNDS = 10;
 const NODES = 16;

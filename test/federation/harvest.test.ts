@@ -65,13 +65,12 @@ for (const dialect of testDialects()) {
       return node;
     };
 
-    it("create on an MN: the CN has it within seconds (CNRead.synchronize), in listObjects and resolve", async () => {
+    it("create on an MN: the CN has it through CNRead.synchronize (how soon: npm run bench -- federation), in listObjects and resolve", async () => {
       const pid = uniquePid("nrt");
       const started = Date.now();
       await okXml(await create(await admin(0), pid, Buffer.from("x,y\n1,2\n")));
       const cn = clientFor((fed.mns[0] as RunningNode).ctx, fed.cn.baseUrl);
       const sysmeta = await eventually("CN getSystemMetadata", () => cn.getSystemMetadata(pid));
-      assert.ok(Date.now() - started < 5_000);
       assert.equal(sysmeta.authoritativeMemberNode, "urn:node:LOCALMN1");
       assert.deepEqual(
         sysmeta.replicas.map((r) => [r.replicaMemberNode, r.replicationStatus]),

@@ -1,6 +1,7 @@
 /** Objects with chosen access policies, as multipart bodies for create/update/updateSystemMetadata. */
-import { createHash, randomUUID } from "node:crypto";
-import { type AccessRule, serializeSystemMetadata } from "../../src/types/index.ts";
+import { randomUUID } from "node:crypto";
+import type { AccessRule } from "../../src/types/index.ts";
+import { sysmetaXml } from "./sysmeta.ts";
 
 export interface ObjectSpec {
   rightsHolder: string;
@@ -13,21 +14,9 @@ export function newPid(tag: string): string {
   return `auth-${tag}-${randomUUID()}`;
 }
 
+/** The submitted document of the factory (sysmeta.ts) with the spec's owner and access policy. */
 export function sysmetaOf(pid: string, bytes: Buffer, spec: ObjectSpec, version: "v1" | "v2" = "v2"): string {
-  return serializeSystemMetadata(
-    {
-      identifier: pid,
-      formatId: "text/csv",
-      size: bytes.length,
-      checksum: { algorithm: "SHA-1", value: createHash("sha1").update(bytes).digest("hex") },
-      rightsHolder: spec.rightsHolder,
-      accessPolicy: spec.accessPolicy,
-      replicas: [],
-      ...(spec.obsoletes ? { obsoletes: spec.obsoletes } : {}),
-      ...(spec.serialVersion ? { serialVersion: spec.serialVersion } : {}),
-    },
-    version,
-  );
+  return sysmetaXml(pid, bytes, { ...spec, version });
 }
 
 const file = (text: string) => new Blob([text], { type: "text/xml" });

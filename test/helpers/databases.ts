@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe } from "node:test";
 import { type OpenOptions, openDatabase } from "../../src/db/index.ts";
-import type { Database, StoredObject } from "../../src/db/types.ts";
-import type { SystemMetadata } from "../../src/types/sysmeta.ts";
+import type { Database } from "../../src/db/types.ts";
 import { testDialects } from "./node.ts";
 import { createTestPostgresDatabase } from "./postgres.ts";
 
@@ -51,37 +50,3 @@ async function freshLocation(name: DialectName, cleanups: (() => Promise<void>)[
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return { sqlitePath: path.join(dir, "test.sqlite") };
 }
-
-/** A complete stored object; dates default to a fixed instant plus `offsetMs`. */
-export function storedObject(
-  pid: string,
-  overrides: Partial<SystemMetadata> = {},
-  offsetMs = 0,
-): StoredObject {
-  const at = new Date(Date.UTC(2026, 0, 1) + offsetMs);
-  return {
-    contentKey: "a".repeat(64),
-    isReplica: false,
-    digests: { size: 3, md5: "m".repeat(32), sha1: "s".repeat(40), sha256: "a".repeat(64) },
-    sysmeta: {
-      serialVersion: 1,
-      identifier: pid,
-      formatId: "text/csv",
-      size: 3,
-      checksum: { algorithm: "SHA-1", value: "s".repeat(40) },
-      submitter: "CN=submitter",
-      rightsHolder: "CN=owner",
-      accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
-      archived: false,
-      dateUploaded: at,
-      dateSysMetadataModified: at,
-      originMemberNode: "urn:node:TEST",
-      authoritativeMemberNode: "urn:node:TEST",
-      replicas: [],
-      ...overrides,
-    },
-  };
-}
-
-/** The instant storedObject dates an object at. */
-export const dateAt = (offsetMs: number): Date => new Date(Date.UTC(2026, 0, 1) + offsetMs);

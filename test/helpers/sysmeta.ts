@@ -1,5 +1,14 @@
-/** Test fixtures: system metadata documents for given bytes, with a unique id per test. */
+/**
+ * The tests' one system-metadata factory (pure: no database, no node, so unit tests stay light):
+ * - `submittedSysmeta` / `sysmetaXml`: a document as a client sends it for given bytes (size and checksum
+ *   computed), typed or serialised;
+ * - `storedSysmeta` / `storedObject`: a complete document as a node stores it, dated at a fixed instant.
+ * Everything else in the tests builds on these (`auth-objects.ts`, `databases.ts`, the unit fixtures).
+ */
 import { createHash, randomUUID } from "node:crypto";
+import type { StoredObject } from "../../src/db/types.ts";
+import type { AccessRule, SystemMetadata } from "../../src/types/sysmeta.ts";
+import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
 
 export function uniquePid(tag = "obj"): string {
   return `test-${tag}-${randomUUID()}`;
@@ -15,46 +24,107 @@ export interface SysmetaOptions {
   obsoletes?: string;
   obsoletedBy?: string;
   fileName?: string;
+  /** Subjects allowed read (default: public); ignored when `accessPolicy` is given. */
   readers?: string[];
+  /** Subjects allowed write; ignored when `accessPolicy` is given. */
   writers?: string[];
+  accessPolicy?: AccessRule[];
   serialVersion?: number;
   version?: "v1" | "v2";
+  /** Raw elements placed after obsoletedBy (archived, dates, nodes, replicas) in the serialised form. */
   extra?: string;
 }
 
 const NODE_ALGORITHM: Record<string, string> = { MD5: "md5", "SHA-1": "sha1", "SHA-256": "sha256" };
 
-export function sysmetaXml(pid: string, bytes: Buffer, o: SysmetaOptions = {}): string {
+/** System metadata as a client sends it with `bytes`: submitter and rights holder CN=tester, public read. */
+export function submittedSysmeta(pid: string, bytes: Buffer, o: SysmetaOptions = {}): SystemMetadata {
   const algorithm = o.algorithm ?? "SHA-1";
   const checksum =
     o.checksum ??
     createHash(NODE_ALGORITHM[algorithm] ?? "sha1")
       .update(bytes)
       .digest("hex");
-  const rules: string[] = [];
-  for (const s of o.readers ?? ["public"])
-    rules.push(`<allow><subject>${esc(s)}</subject><permission>read</permission></allow>`);
-  for (const s of o.writers ?? [])
-    rules.push(`<allow><subject>${esc(s)}</subject><permission>write</permission></allow>`);
-  const v2 = (o.version ?? "v2") === "v2";
-  const ns = v2 ? "http://ns.dataone.org/service/types/v2.0" : "http://ns.dataone.org/service/types/v1";
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?><ns1:systemMetadata xmlns:ns1="${ns}">`,
-    o.serialVersion !== undefined ? `<serialVersion>${o.serialVersion}</serialVersion>` : "",
-    `<identifier>${esc(pid)}</identifier>`,
-    `<formatId>${esc(o.formatId ?? "text/csv")}</formatId>`,
-    `<size>${o.size ?? bytes.length}</size>`,
-    `<checksum algorithm="${algorithm}">${checksum}</checksum>`,
-    `<submitter>${esc(o.rightsHolder ?? "CN=tester")}</submitter>`,
-    `<rightsHolder>${esc(o.rightsHolder ?? "CN=tester")}</rightsHolder>`,
-    rules.length ? `<accessPolicy>${rules.join("")}</accessPolicy>` : "",
-    o.obsoletes ? `<obsoletes>${esc(o.obsoletes)}</obsoletes>` : "",
-    o.obsoletedBy ? `<obsoletedBy>${esc(o.obsoletedBy)}</obsoletedBy>` : "",
-    o.extra ?? "",
-    v2 && o.seriesId ? `<seriesId>${esc(o.seriesId)}</seriesId>` : "",
-    v2 && o.fileName ? `<fileName>${esc(o.fileName)}</fileName>` : "",
-    "</ns1:systemMetadata>",
-  ].join("");
+  const accessPolicy: AccessRule[] = o.accessPolicy ?? [
+    ...(o.readers ?? ["public"]).map((s): AccessRule => ({ subjects: [s], permissions: ["read"] })),
+    ...(o.writers ?? []).map((s): AccessRule => ({ subjects: [s], permissions: ["write"] })),
+  ];
+  const optional = { serialVersion: o.serialVersion, obsoletes: o.obsoletes, obsoletedBy: o.obsoletedBy };
+  const v2 = { seriesId: o.seriesId, fileName: o.fileName };
+  return {
+    ...defined(optional),
+    identifier: pid,
+    formatId: o.formatId ?? "text/csv",
+    size: o.size ?? bytes.length,
+    checksum: { algorithm, value: checksum },
+    submitter: o.rightsHolder ?? "CN=tester",
+    rightsHolder: o.rightsHolder ?? "CN=tester",
+    accessPolicy,
+    replicas: [],
+    ...((o.version ?? "v2") === "v2" ? defined(v2) : {}),
+  };
+}
+
+/** `submittedSysmeta` serialised (v2 unless `version` says v1), with `extra` after obsoletedBy. */
+export function sysmetaXml(pid: string, bytes: Buffer, o: SysmetaOptions = {}): string {
+  const version = o.version ?? "v2";
+  const sysmeta = submittedSysmeta(pid, bytes, o);
+  if (!o.extra) return serializeSystemMetadata(sysmeta, version);
+  // The v2 tail (seriesId, fileName) follows the extra elements: serialise without it, then add both.
+  const { seriesId, fileName, ...head } = sysmeta;
+  const xml = serializeSystemMetadata(head, version);
+  const close = xml.lastIndexOf("</");
+  const tail = [["seriesId", seriesId] as const, ["fileName", fileName] as const]
+    .map(([name, value]) => (value === undefined ? "" : `<${name}>${esc(value)}</${name}>`))
+    .join("");
+  return `${xml.slice(0, close)}${o.extra}${tail}${xml.slice(close)}`;
+}
+
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** The instant storedSysmeta dates an object at. */
+export const dateAt = (offsetMs: number): Date => new Date(Date.UTC(2026, 0, 1) + offsetMs);
+
+/** A complete document as a node stores it: dates a fixed instant plus `offsetMs`, owner CN=owner, public read. */
+export function storedSysmeta(
+  pid: string,
+  overrides: Partial<SystemMetadata> = {},
+  offsetMs = 0,
+): SystemMetadata {
+  const at = dateAt(offsetMs);
+  return {
+    serialVersion: 1,
+    identifier: pid,
+    formatId: "text/csv",
+    size: 3,
+    checksum: { algorithm: "SHA-1", value: "s".repeat(40) },
+    submitter: "CN=submitter",
+    rightsHolder: "CN=owner",
+    accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
+    archived: false,
+    dateUploaded: at,
+    dateSysMetadataModified: at,
+    originMemberNode: "urn:node:TEST",
+    authoritativeMemberNode: "urn:node:TEST",
+    replicas: [],
+    ...overrides,
+  };
+}
+
+/** A complete stored object (3 bytes, digests made up) with `storedSysmeta`. */
+export function storedObject(
+  pid: string,
+  overrides: Partial<SystemMetadata> = {},
+  offsetMs = 0,
+): StoredObject {
+  return {
+    contentKey: "a".repeat(64),
+    isReplica: false,
+    digests: { size: 3, md5: "m".repeat(32), sha1: "s".repeat(40), sha256: "a".repeat(64) },
+    sysmeta: storedSysmeta(pid, overrides, offsetMs),
+  };
 }
 
 function esc(s: string): string {

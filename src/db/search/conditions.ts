@@ -4,7 +4,9 @@
  * and / or / not (each noted with its shape, condition-shapes.ts, for the engine's memory).
  */
 import { type RawBuilder, sql } from "kysely";
+import { PUBLIC } from "../../auth/subjects.ts";
 import { shaped } from "../../search/condition-shapes.ts";
+import { READER_FIELDS } from "../../search/sysmeta-fields.ts";
 import { MANY, ONE, type Pattern } from "../../search/terms.ts";
 
 export type Condition = RawBuilder<unknown>;
@@ -162,13 +164,22 @@ export function notArchived(): Condition {
   return sql`d.archived = 0`;
 }
 
-const ACCESS_FIELDS = ["readPermission", "writePermission", "changePermission", "rightsHolder"];
-
-/** Documents public or naming one of `subjects` in an access field. */
-export function accessCondition(dialect: SqlDialect, subjects: string[]): Condition {
-  if (subjects.length === 0) return sql`d.is_public = 1`;
-  const held = sql`v.field in (${sql.join(ACCESS_FIELDS)}) and v.value in (${sql.join(subjects)})`;
-  return dialect === "postgres"
-    ? sql`(d.is_public = 1 or exists (select 1 from search_values v where v.pid = d.pid and ${held}))`
-    : sql`(d.is_public = 1 or d.pid in (select v.pid from search_values v where ${held}))`;
+/**
+ * Documents one of `subjects` may read (the rule: src/auth/readers.ts): naming one of them in a reader field, or,
+ * when they include public, public (is_public: public holds a permission, kept as a column to skip the lookup).
+ */
+export function accessCondition(dialect: SqlDialect, subjects: readonly string[]): Condition {
+  const named = subjects.filter((subject) => subject !== PUBLIC);
+  const parts: Condition[] = [];
+  if (named.length < subjects.length) parts.push(sql`d.is_public = 1`);
+  if (named.length > 0) {
+    const held = sql`v.field in (${sql.join(READER_FIELDS)}) and v.value in (${sql.join(named)})`;
+    parts.push(
+      dialect === "postgres"
+        ? sql`exists (select 1 from search_values v where v.pid = d.pid and ${held})`
+        : sql`d.pid in (select v.pid from search_values v where ${held})`,
+    );
+  }
+  if (parts.length === 0) return sql`1 = 0`;
+  return parts.length === 1 ? (parts[0] as Condition) : sql`(${sql.join(parts, sql` or `)})`;
 }

@@ -13,6 +13,7 @@ import {
 } from "../../../src/federation/replication/targets.ts";
 import type { Node, NodeReplicationPolicy } from "../../../src/types/node.ts";
 import type { Replica, ReplicationPolicy, SystemMetadata } from "../../../src/types/sysmeta.ts";
+import { storedSysmeta } from "../../helpers/sysmeta.ts";
 
 const NOW = new Date("2026-11-23T10:00:00Z");
 const HOUR = 3600_000;
@@ -50,17 +51,13 @@ function node(
 }
 
 function sysmeta(policy: Partial<ReplicationPolicy> | undefined, replicas: Replica[] = []): SystemMetadata {
-  return {
-    identifier: "pid-1",
-    formatId: "text/csv",
+  return storedSysmeta("pid-1", {
     size: 100,
-    checksum: { algorithm: "SHA-1", value: "00" },
-    rightsHolder: "CN=owner",
     accessPolicy: [],
     ...(policy ? { replicationPolicy: { preferredMemberNodes: [], blockedMemberNodes: [], ...policy } } : {}),
     authoritativeMemberNode: "urn:node:MN1",
     replicas,
-  };
+  });
 }
 
 const replica = (id: string, status: Replica["replicationStatus"], ageMs = 0): Replica => ({

@@ -1,4 +1,7 @@
-/** A large upload streams through: resident memory stays flat (nothing buffers a whole object). */
+/**
+ * A large upload streams through in 1 MiB chunks to the right key and size. How flat resident memory stays while
+ * it does is measured by `npm run bench -- store-memory` (against a baseline in the same run), not asserted here.
+ */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
@@ -22,27 +25,17 @@ function generated(count: number, block: Buffer): Readable {
 }
 
 describe("memory", () => {
-  it("stages 512 MiB with < 100 MB RSS growth", async () => {
+  it("stages 16 MiB produced on demand, to the key and size of the bytes", async () => {
     const s = await scratchStore();
     try {
       const block = randomBytes(MIB);
-      // Warm up: starts the hasher threads and allocates the ring before the baseline is taken.
-      await (await s.store.stage(generated(4, block))).discard();
-      const before = process.memoryUsage().rss;
-      let peak = before;
-      const sampler = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage().rss);
-      }, 10);
-      const staged = await s.store.stage(generated(512, block));
-      clearInterval(sampler);
-      peak = Math.max(peak, process.memoryUsage().rss);
+      const staged = await s.store.stage(generated(16, block));
       const expected = createHash("sha256");
-      for await (const chunk of generated(512, block)) expected.update(chunk as Buffer);
-      assert.equal(staged.digests.size, 512 * MIB);
+      for await (const chunk of generated(16, block)) expected.update(chunk as Buffer);
+      assert.equal(staged.digests.size, 16 * MIB);
       assert.equal(staged.key, expected.digest("hex"));
       await staged.discard();
-      const growth = (peak - before) / 1e6;
-      assert.ok(growth < 100, `RSS grew by ${growth.toFixed(0)} MB`);
+      assert.deepEqual(await s.temps(), []);
     } finally {
       await s.dispose();
     }
