@@ -43,7 +43,7 @@ export async function get(
 function bytesOf(ctx: NodeContext, object: StoredObject, range?: { start: number; end: number }): ObjectBody {
   const size = object.digests.size;
   if (range) return ctx.store.read(object.contentKey, range);
-  if (size <= SMALL_READ_LIMIT) return ctx.store.readSmall(object.contentKey, size);
+  if (size <= SMALL_READ_LIMIT && ctx.store.readSmall) return ctx.store.readSmall(object.contentKey, size);
   return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
 }
 
