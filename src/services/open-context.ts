@@ -9,7 +9,7 @@ import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
-import { createFsStore } from "../store/index.ts";
+import { openStore } from "../store/index.ts";
 import type { NodeContext } from "./context.ts";
 import { loadFormatRegistry } from "./formats.ts";
 import { createKeyedMutex } from "./keyed-mutex.ts";
@@ -36,7 +36,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
         }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
-  const store = await createFsStore(path.join(config.dataDir, "store"));
+  const store = await openStore(config);
   const ctx: NodeContext = {
     config,
     db,
