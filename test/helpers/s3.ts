@@ -14,6 +14,7 @@ import {
   paginateListObjectsV2,
   S3Client,
 } from "@aws-sdk/client-s3";
+import type { ConfigInput } from "../../src/config/config.ts";
 import type { S3StoreOptions } from "../../src/store/s3-store.ts";
 
 const PORT = process.env.D1NODE_TEST_S3_PORT ?? "17480";
@@ -73,6 +74,16 @@ export async function createTestBucket(): Promise<TestBucket> {
       client.destroy();
     },
   };
+}
+
+/**
+ * A node's settings for `bucket`. The SDK takes credentials from the environment, as a deployed node does; the
+ * tests' process carries the gateway's user.
+ */
+export function s3NodeSettings(bucket: TestBucket): ConfigInput {
+  process.env.AWS_ACCESS_KEY_ID = S3_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = S3_CREDENTIALS.secretAccessKey;
+  return { store: `s3://${bucket.name}/node`, storeEndpoint: S3_ENDPOINT, storePathStyle: true };
 }
 
 /** Counts of objects and unfinished multipart uploads under `prefix`. */
