@@ -36,7 +36,7 @@ for (const dialect of testDialects()) {
       if (dataDir) await rm(dataDir, { recursive: true, force: true });
     });
 
-    it("leaves old or new state, no temporaries and no orphaned bytes", { timeout: 180_000 }, async () => {
+    it("leaves old or new state, no temporaries and no orphaned bytes", { timeout: 180_000 }, async (t) => {
       dataDir = await mkdtemp(path.join(tmpdir(), "d1node-crash-s3-"));
       bucket = await createTestBucket();
       if (dialect === "postgres") pg = await createTestPostgresDatabase();
@@ -87,6 +87,8 @@ for (const dialect of testDialects()) {
       await running.kill("SIGKILL");
       stop = true;
       await Promise.all(workers);
+      const left = await countUnder(bucket.client, bucket.name, "node/tmp/");
+      t.diagnostic(`temporaries and unfinished uploads the kill left: ${left}`);
 
       running = await spawnNode(args);
       caller = { baseUrl: running.baseUrl, token };
