@@ -5,7 +5,8 @@
 # installed PostgreSQL that is down; otherwise it stops at the first gap with one line: what is missing and the
 # command that installs it. Used by `npm test` (scripts/test.sh) and .ci/run, so the two cannot drift.
 # Settings: D1NODE_TEST_PG=skip (no PostgreSQL), D1NODE_TEST_PG_URL, D1NODE_CHROMIUM, CI=true (the client kit
-# must be there).
+# must be there). Ceph's RADOS Gateway (the S3 server of the S3 store's tests) is installed here and started by
+# scripts/s3-test-server.sh when a test first needs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,11 +41,15 @@ apt_install() {
 missing=() packages=()
 command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-utils); }
 [[ -x $CHROMIUM ]] || { missing+=("Chromium ($CHROMIUM)") && packages+=(chromium); }
+for tool in radosgw ceph-mon ceph-osd ceph; do
+  command -v $tool >/dev/null || { missing+=("$tool") && packages+=(radosgw ceph-mon ceph-osd ceph-common) && break; }
+done
 if ((${#missing[@]})); then
   names=$(printf ', %s' "${missing[@]}")
   can_apt || stop "missing ${names:2}; install with: sudo apt-get install -y ${packages[*]}"
   apt_install "${packages[@]}"
   command -v xmllint >/dev/null || stop "xmllint is not on PATH after installing libxml2-utils"
+  command -v radosgw >/dev/null || stop "radosgw is not on PATH after installing radosgw"
   [[ -x $CHROMIUM ]] || stop "no Chromium at $CHROMIUM after installing chromium (D1NODE_CHROMIUM names another)"
 fi
 

@@ -9,7 +9,7 @@ import type { Command } from "commander";
 import { bulkLoadObjects } from "../db/bulk-load.ts";
 import { openDatabase } from "../db/open.ts";
 import type { StoredObject } from "../db/types.ts";
-import { createFsStore, type Digests } from "../store/index.ts";
+import { type Digests, openStore } from "../store/index.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface LoadFlags extends CommonFlags {
@@ -63,7 +63,7 @@ async function load(config: ReturnType<typeof configFromFlags>, plan: LoadPlan):
       ? { url: config.databaseUrl }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
-  const store = await createFsStore(path.join(config.dataDir, "store"));
+  const store = await openStore(config);
   try {
     // The bytes as any upload would arrive: recorded as an intent, committed, then referenced by the rows.
     const staged = await store.stage(Readable.from([content(plan.size)]));

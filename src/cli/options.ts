@@ -7,6 +7,8 @@ export interface CommonFlags {
   config?: string;
   dataDir?: string;
   databaseUrl?: string;
+  store?: string;
+  storeEndpoint?: string;
   adminSubject?: string[];
   cnSubject?: string[];
 }
@@ -21,6 +23,14 @@ export function addCommonOptions(command: Command): Command {
     .option(
       "--database-url <url>",
       "postgres://... to use PostgreSQL instead of the embedded SQLite (env: D1NODE_DATABASE_URL)",
+    )
+    .option(
+      "--store <url>",
+      "s3://bucket/prefix to keep object bytes in S3 instead of the data folder (env: D1NODE_STORE)",
+    )
+    .option(
+      "--store-endpoint <url>",
+      "endpoint of an S3-compatible server, e.g. http://127.0.0.1:7480 (env: D1NODE_STORE_ENDPOINT)",
     )
     .option(
       "--admin-subject <subject...>",
@@ -56,6 +66,8 @@ export function configFromFlags(flags: CommonFlags & Record<string, unknown>, ex
   const fromFlags: ConfigInput = {
     ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
     ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...(flags.store ? { store: flags.store } : {}),
+    ...(flags.storeEndpoint ? { storeEndpoint: flags.storeEndpoint } : {}),
     ...(flags.adminSubject ? { adminSubjects: flags.adminSubject } : {}),
     ...(flags.cnSubject ? { cnSubjects: flags.cnSubject } : {}),
     ...extra,

@@ -15,7 +15,7 @@ import type { IndexContext } from "../search/indexer.ts";
 import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/reindex.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import type { NodeLog } from "../services/logger.ts";
-import { createFsStore } from "../store/index.ts";
+import { openStore } from "../store/index.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface IndexFlags extends CommonFlags {
@@ -44,7 +44,7 @@ export function registerIndexCommand(program: Command): void {
           : " (a node running on this data folder holds it: stop it first)";
         return fail(`could not open the database${hint}: ${(error as Error).message}`);
       }
-      const store = await createFsStore(path.join(config.dataDir, "store"));
+      const store = await openStore(config);
       try {
         const summary = await rebuild({ db, store, formats: loadFormatRegistry(), log: stderrLog }, flags);
         process.stdout.write(

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { certificateSubject } from "../auth/node-certificate.ts";
+import { parseS3Url } from "../store/s3-location.ts";
 import type { Schedule } from "../types/node.ts";
 import {
   boolean,
@@ -38,6 +39,16 @@ export interface Config {
   dataDir: string;
   /** postgres://... to use PostgreSQL; unset means SQLite inside dataDir. */
   databaseUrl: string | undefined;
+  /** s3://bucket/prefix to keep object bytes in an S3-compatible bucket; unset: the folder `store` in dataDir. */
+  store: string | undefined;
+  /** The S3 endpoint (http(s)://host:port) of an S3-compatible server; unset: AWS. */
+  storeEndpoint: string | undefined;
+  /** The S3 region; unset: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1. */
+  storeRegion: string | undefined;
+  /** Address the bucket in the path (http://endpoint/bucket), as most S3-compatible servers want. */
+  storePathStyle: boolean;
+  /** Seconds after which an unfinished S3 upload counts as a crash's leftover and is removed at start-up. */
+  storeTempMaxAge: number;
   nodeId: string;
   nodeName: string;
   nodeDescription: string;
@@ -147,6 +158,11 @@ export function defaultConfig(): Config {
     baseUrl: "",
     dataDir: "d1node-data",
     databaseUrl: undefined,
+    store: undefined,
+    storeEndpoint: undefined,
+    storeRegion: undefined,
+    storePathStyle: false,
+    storeTempMaxAge: 86_400,
     nodeId: "urn:node:d1node",
     nodeName: "d1node Member Node",
     nodeDescription: "A DataONE Member Node served by d1node",
@@ -236,6 +252,11 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     dataDir: path.resolve(text("dataDir", c.dataDir)),
     databaseUrl:
       c.databaseUrl === undefined || c.databaseUrl === "" ? undefined : text("databaseUrl", c.databaseUrl),
+    store: storeLocation(optionalText("store", c.store)),
+    storeEndpoint: optionalText("storeEndpoint", c.storeEndpoint)?.replace(/\/+$/, ""),
+    storeRegion: optionalText("storeRegion", c.storeRegion),
+    storePathStyle: boolean("storePathStyle", c.storePathStyle),
+    storeTempMaxAge: integer("storeTempMaxAge", c.storeTempMaxAge, 0, 30 * 86_400),
     nodeId: text("nodeId", c.nodeId),
     adminSubjects: list("adminSubjects", c.adminSubjects),
     cnSubjects: list("cnSubjects", c.cnSubjects),
@@ -302,6 +323,17 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
   return Object.freeze(config);
 }
 
+/** `store`: unset or an s3:// location (checked here, so that a typo stops the node at start-up). */
+function storeLocation(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  try {
+    parseS3Url(value);
+  } catch (error) {
+    throw new Error(`setting "store": ${(error as Error).message}`);
+  }
+  return value;
+}
+
 /** Settings that only make sense together, and subjects that must not grant node-wide rights. */
 function checkAuthSettings(config: Config): void {
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
@@ -315,6 +347,9 @@ function checkAuthSettings(config: Config): void {
   }
   if (config.replicate && config.role === "mn" && config.cnBaseUrl === undefined) {
     throw new Error('setting "replicate" needs "cnBaseUrl": replicas are pulled from nodes the CN lists');
+  }
+  if (config.storeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(config.storeEndpoint)) {
+    throw new Error('setting "storeEndpoint" must be an http(s) URL such as http://127.0.0.1:7480');
   }
   if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
     throw new Error('setting "cnBaseUrl" must be an http(s) URL');

@@ -15,7 +15,7 @@ import { openSearchIndex } from "../search/search-index.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import type { NodeLog } from "../services/logger.ts";
-import { createFsStore } from "../store/index.ts";
+import { openStore } from "../store/index.ts";
 import { changeSubscribers } from "./subscribers.ts";
 
 export interface OpenedContext {
@@ -38,7 +38,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
         }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
-  const store = await createFsStore(path.join(config.dataDir, "store"));
+  const store = await openStore(config);
   const ctx: NodeContext = {
     config,
     db,

@@ -103,6 +103,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           committing ??= place(temp, key).then(
             () => {
               state = "committed";
+              active.delete(path.basename(temp));
             },
             (error: unknown) => {
               committing = undefined;
@@ -126,6 +127,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           if (state !== "staged" || committing) return;
           state = "discarded";
           await rm(temp, { force: true });
+          active.delete(path.basename(temp));
         },
       };
     },

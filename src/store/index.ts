@@ -8,5 +8,6 @@ export {
   type HashJob,
   type Slot,
 } from "./hasher-pool.ts";
+export { openStore } from "./open-store.ts";
 export { SMALL_READ_LIMIT } from "./small-reads.ts";
 export type { Digests, ObjectStore, StagedObject, StageOptions } from "./types.ts";

@@ -22,11 +22,12 @@ export interface StageSettings {
   smallLimit: number;
   /** Slots one upload may have in flight at once (so that concurrent uploads share the ring). */
   maxInFlight: number;
-  /** Names of temp files being written (sweepTemp leaves them alone). */
+  /** Names of temp files being written or staged, not yet committed or discarded (sweepTemp leaves them alone). */
   active: Set<string>;
 }
 
 export interface StagedFile {
+  /** The temp file; its name stays in `active` until the caller commits or discards it. */
   path: string;
   digests: Digests;
 }
@@ -77,10 +78,10 @@ export async function stageFile(
     await upload.abandon();
     if (fd !== undefined) closeQuietly(fd);
     await rm(file, { force: true });
+    settings.active.delete(name);
     throw error;
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    settings.active.delete(name);
   }
 }
 

@@ -34,21 +34,28 @@ export interface StageOptions {
 
 /** Content-addressed object bytes. Keys are SHA-256 hex strings, never identifiers. */
 export interface ObjectStore {
-  /** Stream `source` to a temp file while computing size and digests in one pass. */
+  /** Stream `source` to a temporary place while computing size and digests in one pass. */
   stage(source: Readable, options?: StageOptions): Promise<StagedObject>;
-  /** A read stream of committed bytes (1 MiB chunks); `range.end` is inclusive. Throws ENOENT-coded error when absent. */
+  /**
+   * A read stream of committed bytes; `range.end` is inclusive. A missing key is an ENOENT-coded error, thrown at
+   * once (filesystem) or as the stream's first event (S3); INVALID_KEY for a key that is not a SHA-256 hex.
+   */
   read(key: string, range?: { start: number; end: number }): Readable;
   /**
    * The whole of a small object (`size` at most SMALL_READ_LIMIT bytes), read synchronously or from memory: no
    * stream, no thread-pool round trip. The buffer may be shared: do not modify it. Throws an ENOENT-coded error
-   * when absent, SIZE_MISMATCH when the file is shorter than `size`.
+   * when absent, SIZE_MISMATCH when the file is shorter than `size`. Absent on stores that cannot read
+   * synchronously (S3): callers then use `read`.
    */
-  readSmall(key: string, size: number): Buffer;
+  readSmall?(key: string, size: number): Buffer;
   /** Whether committed bytes exist under this key. */
   has(key: string): Promise<boolean>;
   /** Remove committed bytes (no error when already absent). */
   remove(key: string): Promise<void>;
-  /** Remove leftover temp files (called at start-up, before serving). Returns how many. */
+  /**
+   * Remove temporaries a crash left (called at start-up, before serving). Returns how many. Uploads this
+   * instance has in progress are kept; a store shared by several processes keeps recent ones of theirs too.
+   */
   sweepTemp(): Promise<number>;
   /** Every committed key (for audits and orphan collection). */
   keys(): AsyncIterable<string>;

@@ -7,6 +7,7 @@ import { mintToken } from "../../src/auth/tokens.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import { type RunningNode, type StartOptions, startNode } from "../../src/http/server.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "./postgres.ts";
+import { createTestBucket, s3NodeSettings } from "./s3.ts";
 
 export const ADMIN = "CN=Test Admin,O=d1node,C=US,DC=cilogon,DC=org";
 export const CN_SUBJECT = "CN=urn:node:TESTCN,DC=dataone,DC=org";
@@ -34,6 +35,9 @@ export async function startTestNode(
       : await mkdtemp(path.join(tmpdir(), "d1node-test-"));
   let pg: TestPostgres | undefined;
   if (dialect === "postgres") pg = await createTestPostgresDatabase();
+  // D1NODE_TEST_STORE=s3 runs the node on an S3 bucket of its own (the RADOS Gateway), unless a store is given.
+  const bucket =
+    process.env.D1NODE_TEST_STORE === "s3" && !settings.store ? await createTestBucket() : undefined;
   const config = resolveConfig({
     port: 0,
     dataDir,
@@ -42,6 +46,7 @@ export async function startTestNode(
     cnSubjects: [CN_SUBJECT],
     logLevel: "warn",
     ...(pg ? { databaseUrl: pg.url } : {}),
+    ...(bucket ? s3NodeSettings(bucket) : {}),
     ...settings,
   });
   const node = await startNode(config, { logLevel: false, ...start });
@@ -54,6 +59,7 @@ export async function startTestNode(
     async close() {
       await node.close();
       await pg?.drop();
+      await bucket?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

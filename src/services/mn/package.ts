@@ -156,7 +156,8 @@ function placeMembers(ctx: NodeContext, members: StoredObject[]): BagPlan["membe
 
 function openBytes(ctx: NodeContext, object: StoredObject): Readable {
   const { size } = object.digests;
-  if (size <= SMALL_READ_LIMIT) return Readable.from([ctx.store.readSmall(object.contentKey, size)]);
+  if (size <= SMALL_READ_LIMIT && ctx.store.readSmall)
+    return Readable.from([ctx.store.readSmall(object.contentKey, size)]);
   return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
 }
 

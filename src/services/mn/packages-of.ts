@@ -45,7 +45,7 @@ async function membersOf(ctx: NodeContext, map: StoredObject): Promise<readonly 
   if (cached) return cached;
   const { size } = map.digests;
   const bytes =
-    size <= SMALL_READ_LIMIT
+    size <= SMALL_READ_LIMIT && ctx.store.readSmall
       ? Readable.from([ctx.store.readSmall(map.contentKey, size)])
       : ctx.store.read(map.contentKey, { start: 0, end: Math.max(size - 1, 0) });
   let members: readonly string[] = [];

@@ -59,7 +59,9 @@ function bytesOf(ctx: NodeContext, object: StoredObject, wanted: Wanted): Object
   if (wanted.bytes === "none") return undefined;
   const size = object.digests.size;
   const { start, end } = wanted.bytes === "range" ? wanted : { start: 0, end: size - 1 };
-  if (size <= SMALL_READ_LIMIT) return ctx.store.readSmall(object.contentKey, size).subarray(start, end + 1);
+  if (size <= SMALL_READ_LIMIT && ctx.store.readSmall) {
+    return ctx.store.readSmall(object.contentKey, size).subarray(start, end + 1);
+  }
   return ctx.store.read(object.contentKey, { start, end });
 }
 

@@ -1,0 +1,98 @@
+/**
+ * One streaming pass over an upload into S3: the bytes go through the hashes (size, MD5, SHA-1, SHA-256 and the
+ * algorithm the system metadata names) on their way into a multipart upload (`@aws-sdk/lib-storage`, at most
+ * `queueSize` parts of `partSize` bytes in memory). Nothing is kept beyond those parts.
+ */
+import { createHash, type Hash } from "node:crypto";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
+import type { Digests, StageOptions } from "./types.ts";
+
+export interface UploadSettings {
+  client: S3Client;
+  bucket: string;
+  /** Bytes per multipart part (S3's minimum is 5 MiB). */
+  partSize: number;
+  /** Parts of one upload sent at once. */
+  queueSize: number;
+}
+
+/** The hashes to compute for `options.algorithm`; throws UNSUPPORTED_ALGORITHM before any byte is read. */
+export function hashesFor(options: StageOptions): { hashes: HashKey[]; extra: HashKey | undefined } {
+  const extra = options.algorithm === undefined ? undefined : algorithmKey(options.algorithm);
+  if (options.algorithm !== undefined && !extra) throw unsupportedAlgorithm(options.algorithm);
+  const beyond = extra && !BASE_HASHES.includes(extra) ? extra : undefined;
+  return { hashes: beyond ? [...BASE_HASHES, beyond] : [...BASE_HASHES], extra: beyond };
+}
+
+/** Streams `source` to `key`, hashing as it goes. On any failure nothing is left under `key` (parts aborted). */
+export async function uploadHashed(
+  settings: UploadSettings,
+  key: string,
+  source: Readable,
+  options: StageOptions,
+): Promise<Digests> {
+  const { hashes, extra } = hashesFor(options);
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const hashers = hashes.map((name) => [name, createHash(name)] as [HashKey, Hash]);
+  let size = 0;
+  const hashing = new Transform({
+    writableObjectMode: true,
+    transform(chunk: unknown, _encoding, done) {
+      let bytes: Buffer;
+      try {
+        bytes = toBuffer(chunk);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      size += bytes.length;
+      for (const [, hash] of hashers) hash.update(bytes);
+      done(null, bytes);
+    },
+  });
+  const upload = new Upload({
+    client: settings.client,
+    params: { Bucket: settings.bucket, Key: key, Body: hashing },
+    partSize: settings.partSize,
+    queueSize: settings.queueSize,
+    leavePartsOnError: false,
+  });
+  // The first failure wins: the source's (a client gone) or the abort's reason, before the upload's own.
+  let failure: unknown;
+  const feeding = pipeline(source, hashing).catch((error: unknown) => {
+    failure ??= error;
+  });
+  const onAbort = () => {
+    failure ??= signal?.reason;
+    source.destroy(signal?.reason as Error);
+    upload.abort().catch(() => undefined);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await upload.done();
+    await feeding;
+    if (failure !== undefined) throw failure;
+  } catch (error) {
+    if (!source.destroyed) source.destroy();
+    await feeding;
+    throw failure ?? error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  const value = (name: HashKey) => hashers.find(([n]) => n === name)?.[1].digest("hex") ?? "";
+  const digests: Digests = { size, md5: value("md5"), sha1: value("sha1"), sha256: value("sha256") };
+  if (extra) digests.extra = { algorithm: DATAONE_NAME[extra], value: value(extra) };
+  return digests;
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === "string") return Buffer.from(chunk);
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError("An object upload must be a stream of bytes.");
+}
