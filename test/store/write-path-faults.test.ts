@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import { ingest, recoverStore, removeObject } from "../../src/objects/ingest.ts";
+import type { NodeContext } from "../../src/services/context.ts";
 import { forEachDialect } from "../helpers/databases.ts";
-import { storedObject } from "../helpers/sysmeta.ts";
 import { contextOver } from "../helpers/federation-context.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
 import { withFaults } from "./faulty-store.ts";
 import { chunked, readBytes } from "./object-store-suite.ts";
 
@@ -102,7 +102,11 @@ forEachDialect((_name, open) => {
     const first = await ctx.db.objects.get("first");
     assert.ok(first);
     store.faults = { delayMs: 20 };
-    await Promise.all([removeObject(ctx, "client", first), create(ctx, "second", data), removeObject(ctx, "client", first)]);
+    await Promise.all([
+      removeObject(ctx, "client", first),
+      create(ctx, "second", data),
+      removeObject(ctx, "client", first),
+    ]);
     assert.equal(await ctx.db.objects.get("first"), undefined);
     assert.ok(await ctx.db.objects.get("second"));
     assert.ok((await readBytes(ctx.store, key)).equals(data));
