@@ -16,6 +16,7 @@ import { mintToken } from "../../src/auth/tokens.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import { SYSMETA_CHANGED } from "../../src/tasks/kinds.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
+import { storedObject } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
@@ -113,14 +114,14 @@ for (const dialect of testDialects()) {
     it("CN: the announcement of a system metadata change is queued", { timeout: 120_000 }, async () => {
       const { args, token, database } = await place({ role: "cn", nodeId: "urn:node:CRASHCN" });
       const pid = uniquePid("crash-announce");
-      const first = await spawnNode(args);
-      const holder = `<originMemberNode>${FAR_MN}</originMemberNode><authoritativeMemberNode>${FAR_MN}</authoritativeMemberNode>`;
-      await okXml(
-        await create({ baseUrl: first.baseUrl, token }, pid, Buffer.from("held elsewhere"), {
-          extra: holder,
-        }),
-      );
-      await first.kill("SIGTERM");
+      // The CN's record of an object its Member Node holds (no bytes here), written before the node starts.
+      const before = await database();
+      try {
+        const record = storedObject(pid, { originMemberNode: FAR_MN, authoritativeMemberNode: FAR_MN });
+        await before.objects.insertMany([{ ...record, contentKey: "" }]);
+      } finally {
+        await before.close();
+      }
 
       const policy =
         '<?xml version="1.0" encoding="UTF-8"?><d1:accessPolicy xmlns:d1="http://ns.dataone.org/service/types/v1">' +
