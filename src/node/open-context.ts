@@ -16,7 +16,7 @@ import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import type { NodeLog } from "../services/logger.ts";
 import { openStore } from "../store/index.ts";
-import { changeSubscribers } from "./subscribers.ts";
+import { withChangeSubscribers } from "./subscribers.ts";
 
 export interface OpenedContext {
   ctx: NodeContext;
@@ -39,7 +39,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
   const store = await openStore(config);
-  const ctx: NodeContext = {
+  const ctx = withChangeSubscribers({
     config,
     db,
     search: openSearchIndex(db),
@@ -48,14 +48,9 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     contentLocks: createKeyedMutex(),
     tasks: db.tasks,
     taskHandlers,
-    changes: {
-      recorded: (tx, changes) => subscribers.recorded(tx, changes),
-      committed: (c) => subscribers.committed(c),
-    },
     log,
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
-  };
-  const subscribers = changeSubscribers(ctx);
+  });
   await recoverStore(ctx);
   // Search index: objects a crash (or `d1node load`) left without a document, all of them, before serving.
   await indexMissing(ctx);

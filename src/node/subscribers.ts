@@ -10,6 +10,13 @@ import { indexChanges } from "../search/hooks.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 
+/** A node's parts made its context, with what follows its writes registered on it. */
+export function withChangeSubscribers(parts: Omit<NodeContext, "changes">): NodeContext {
+  const ctx = parts as NodeContext;
+  ctx.changes = changeSubscribers(ctx);
+  return ctx;
+}
+
 export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
   return {
     async recorded(tx, changes) {

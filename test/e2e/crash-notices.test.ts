@@ -20,7 +20,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
 
 const FAR_MN = "urn:node:FARMN";
 
@@ -113,14 +113,14 @@ for (const dialect of testDialects()) {
     it("CN: the announcement of a system metadata change is queued", { timeout: 120_000 }, async () => {
       const { args, token, database } = await place({ role: "cn", nodeId: "urn:node:CRASHCN" });
       const pid = uniquePid("crash-announce");
-      const first = await spawnNode(args);
-      const holder = `<originMemberNode>${FAR_MN}</originMemberNode><authoritativeMemberNode>${FAR_MN}</authoritativeMemberNode>`;
-      await okXml(
-        await create({ baseUrl: first.baseUrl, token }, pid, Buffer.from("held elsewhere"), {
-          extra: holder,
-        }),
-      );
-      await first.kill("SIGTERM");
+      // The CN's record of an object its Member Node holds (no bytes here), written before the node starts.
+      const before = await database();
+      try {
+        const record = storedObject(pid, { originMemberNode: FAR_MN, authoritativeMemberNode: FAR_MN });
+        await before.objects.insertMany([{ ...record, contentKey: "" }]);
+      } finally {
+        await before.close();
+      }
 
       const policy =
         '<?xml version="1.0" encoding="UTF-8"?><d1:accessPolicy xmlns:d1="http://ns.dataone.org/service/types/v1">' +

@@ -6,7 +6,7 @@ import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
 import { taskHandlers } from "../../src/federation/handlers.ts";
-import { changeSubscribers } from "../../src/node/subscribers.ts";
+import { withChangeSubscribers } from "../../src/node/subscribers.ts";
 import { createKeyedMutex } from "../../src/objects/keyed-mutex.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import type { NodeContext } from "../../src/services/context.ts";
@@ -17,7 +17,7 @@ import { createFsStore } from "../../src/store/index.ts";
 export async function contextOver(db: Database, settings: ConfigInput = {}): Promise<NodeContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "d1node-ctx-"));
   after(() => rm(dataDir, { recursive: true, force: true }));
-  const ctx: NodeContext = {
+  return withChangeSubscribers({
     config: resolveConfig({ dataDir, nodeId: "urn:node:TESTCN", logLevel: "warn", ...settings }),
     db,
     search: openSearchIndex(db),
@@ -26,12 +26,6 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
     contentLocks: createKeyedMutex(),
     tasks: db.tasks,
     taskHandlers,
-    changes: {
-      recorded: (tx, changes) => subscribers.recorded(tx, changes),
-      committed: (c) => subscribers.committed(c),
-    },
     log: silentLog,
-  };
-  const subscribers = changeSubscribers(ctx);
-  return ctx;
+  });
 }

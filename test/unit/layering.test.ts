@@ -53,3 +53,17 @@ it("nothing but the composition root registers what follows a write: src/http ne
   }
   assert.deepEqual(viaSubscribers, []);
 });
+
+it("every change to an object goes through the write core: no transaction or object write elsewhere", async () => {
+  const found: string[] = [];
+  const write = /\bdb\.(?:transaction\(|objects\.(?:insert|insertMany|replaceSysmeta|remove)\()/;
+  for (const folder of ["services", "federation", "http", "cli", "node", "search", "tasks"]) {
+    const entries = await readdir(path.join(src, folder), { recursive: true, withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      if (write.test(await readFile(file, "utf8"))) found.push(path.relative(src, file));
+    }
+  }
+  assert.deepEqual(found, [], "write objects with writeObjects, ingest or removeObject (src/objects/)");
+});

@@ -2,7 +2,7 @@
  * A Member Node pulls an accepted replica (MNReplication.replicate) from its source node: the source's base URL
  * from the CN's node list, the bytes with MNRead.getReplica streamed into the store and hashed in the same pass,
  * compared with the size and checksum of the CN's system metadata, then committed as a replica (crash-safe, see
- * src/services/mn/ingest.ts) and indexed. The outcome is reported to the CN by its own task, so that a CN that
+ * src/objects/ingest.ts) and indexed. The outcome is reported to the CN by its own task, so that a CN that
  * is away does not make the node pull again. Failures that retrying cannot mend, or the last attempt, are
  * reported as failed with their description.
  */
