@@ -22,6 +22,9 @@ export type Role = "mn" | "cn";
 /** Who may read the event log: "trusted" (CNs, administrators) or "readers" (anyone, for objects they may read). */
 export type LogReaders = "trusted" | "readers";
 
+/** Who may read the metrics (GET {basePath}/metrics) or the status page: nobody, anyone, or node administrators. */
+export type Exposure = "off" | "public" | "admin";
+
 export interface Config {
   role: Role;
   host: string;
@@ -114,6 +117,10 @@ export interface Config {
   databaseStatementTimeout: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
   databaseConnectTimeout: number;
+  /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
+  metrics: Exposure;
+  /** The operators' status page at {basePath}/status: off, public, or admin. */
+  statusPage: Exposure;
   logLevel: string;
 }
 
@@ -172,6 +179,8 @@ export function defaultConfig(): Config {
     uploadIdleTimeout: 60,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
+    metrics: "admin",
+    statusPage: "admin",
     logLevel: "info",
   };
 }
@@ -257,6 +266,8 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
+    metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
+    statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {
