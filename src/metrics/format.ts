@@ -13,7 +13,7 @@ export function formatBytes(bytes: number): string {
 }
 
 export function formatCount(n: number): string {
-  return Number.isInteger(n) ? n.toLocaleString("en-US") : n.toFixed(n < 10 ? 2 : 1);
+  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Number(n.toFixed(n < 10 ? 2 : 1)));
 }
 
 export function formatDuration(seconds: number): string {

@@ -73,14 +73,16 @@ ${input.role === "cn" ? html`<h2>Harvest of the Member Nodes</h2>${harvestTable(
 }
 
 function plots(input: StatusPageInput): Html {
+  // The last hour, or the time since the first sample on a node up for less.
   const to = input.now.getTime();
-  const from = to - HOUR_MS;
+  const from = Math.max(to - HOUR_MS, input.samples[0]?.at.getTime() ?? to - HOUR_MS);
   const points = (pick: (s: Sample) => number | undefined) =>
     input.samples.flatMap((s) => {
       const value = pick(s);
       return value === undefined ? [] : [{ at: s.at.getTime(), value }];
     });
-  const perSecond = (n: number) => `${formatCount(Number(n.toPrecision(3)))}/s`;
+  const round = (n: number) => formatCount(Number(n.toPrecision(2)));
+  const perSecond = (n: number) => `${round(n)}/s`;
   if (input.samples.length < 2) {
     return html`<p class="none" id="plots-pending">The plots appear once the node has taken two samples (one every few seconds).</p>`;
   }
@@ -96,7 +98,7 @@ ${linePlot({
     { name: "sent", color: ORANGE, points: points((s) => s.bytesOutPerSecond) },
   ],
 })}
-${linePlot({ title: "Task queue depth", format: (n) => formatCount(Number(n.toPrecision(3))), from, to, series: [{ name: "waiting or running", color: BLUE, points: points((s) => s.queueDepth) }] })}
+${linePlot({ title: "Task queue depth", format: round, from, to, series: [{ name: "waiting or running", color: BLUE, points: points((s) => s.queueDepth) }] })}
 </div>`;
 }
 

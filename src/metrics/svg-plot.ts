@@ -35,7 +35,9 @@ export function linePlot(options: PlotOptions): Html {
   const x = (at: number) => LEFT + ((at - from) / Math.max(1, to - from)) * plotWidth;
   const y = (value: number) => TOP + plotHeight - (value / max) * plotHeight;
   const fixed = (n: number) => n.toFixed(1);
-  const minutes = Math.round((to - from) / 60_000);
+  const span = (to - from) / 1000;
+  const ago = (seconds: number) =>
+    span >= 300 ? `-${Math.round(seconds / 60)} min` : `-${Math.round(seconds)} s`;
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   const lines = series.map((s) => {
     const inWindow = s.points.filter((p) => p.at >= from && p.at <= to);
@@ -55,7 +57,7 @@ ${[0, 0.5, 1].map(
 )}
 ${ticks.map(
   (f) =>
-    html`<text x="${fixed(LEFT + f * plotWidth)}" y="${TOP + plotHeight + 14}" text-anchor="middle">${f === 1 ? "now" : `-${Math.round((1 - f) * minutes)} min`}</text>`,
+    html`<text x="${fixed(LEFT + f * plotWidth)}" y="${TOP + plotHeight + 14}" text-anchor="middle">${f === 1 ? "now" : ago((1 - f) * span)}</text>`,
 )}
 ${lines}${legend}</svg></figure>`;
 }
