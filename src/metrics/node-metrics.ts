@@ -6,7 +6,6 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeContext } from "../services/context.ts";
-import { outcomesOf } from "./outcomes.ts";
 import { SnapshotCache } from "./snapshot.ts";
 
 export interface AnsweredRequest {
@@ -118,7 +117,7 @@ export class NodeMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [kind, n] of outcomesOf(ctx).taskFailures) this.inc({ kind }, n);
+        for (const [kind, n] of ctx.outcomes.taskFailures) this.inc({ kind }, n);
       },
     });
     new Gauge({
@@ -161,7 +160,7 @@ export class NodeMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [kind, outcomes] of outcomesOf(ctx).audits) {
+        for (const [kind, outcomes] of ctx.outcomes.audits) {
           for (const [outcome, n] of outcomes) this.inc({ kind, outcome }, n);
         }
       },
@@ -173,7 +172,7 @@ export class NodeMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [kind, at] of outcomesOf(ctx).lastAudit) this.set({ kind }, at.getTime() / 1000);
+        for (const [kind, at] of ctx.outcomes.lastAudit) this.set({ kind }, at.getTime() / 1000);
       },
     });
   }

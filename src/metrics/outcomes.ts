@@ -1,6 +1,6 @@
 /**
  * Outcomes that background work reports to the node's metrics: audit results and task failures. Counted per
- * open database (one node; several may run in one process), in memory: they start from zero with the process,
+ * node (`NodeContext.outcomes`; several nodes may run in one process), in memory: they start from zero with the process,
  * as Prometheus counters do. Work running in another process (`d1node worker`, a command) counts there and is not
  * seen by the serving node; what it keeps in the database (dead tasks) is counted from the database instead.
  *
@@ -8,8 +8,6 @@
  * `recordAuditResult(ctx, { kind: "replica", outcome: "invalid" })`; the metrics expose
  * `d1node_audit_results_total{kind,outcome}` and `d1node_audit_last_timestamp_seconds{kind}`.
  */
-import type { Database } from "../db/types.ts";
-
 /** What one check found: the copy is good, is bad (wrong checksum, missing), or could not be checked. */
 export type AuditOutcome = "valid" | "invalid" | "unreachable" | "error";
 
@@ -30,23 +28,16 @@ export interface NodeOutcomes {
   readonly taskFailures: Map<string, number>;
 }
 
-type NodeRef = { db: Database };
-
-const byDatabase = new WeakMap<Database, NodeOutcomes>();
-
-/** The outcomes recorded for this node so far. */
-export function outcomesOf(node: NodeRef): NodeOutcomes {
-  let found = byDatabase.get(node.db);
-  if (!found) {
-    found = { audits: new Map(), lastAudit: new Map(), taskFailures: new Map() };
-    byDatabase.set(node.db, found);
-  }
-  return found;
+/** A node's outcomes, empty (one per node, opened with it: `NodeContext.outcomes`). */
+export function newOutcomes(): NodeOutcomes {
+  return { audits: new Map(), lastAudit: new Map(), taskFailures: new Map() };
 }
+
+type NodeRef = { outcomes: NodeOutcomes };
 
 /** One audit check finished. */
 export function recordAuditResult(node: NodeRef, result: AuditResult): void {
-  const outcomes = outcomesOf(node);
+  const { outcomes } = node;
   let perKind = outcomes.audits.get(result.kind);
   if (!perKind) {
     perKind = new Map();
@@ -58,6 +49,6 @@ export function recordAuditResult(node: NodeRef, result: AuditResult): void {
 
 /** One run of a background task failed (it will be retried, or kept as dead). */
 export function recordTaskFailure(node: NodeRef, kind: string): void {
-  const failures = outcomesOf(node).taskFailures;
+  const failures = node.outcomes.taskFailures;
   failures.set(kind, (failures.get(kind) ?? 0) + 1);
 }

@@ -7,6 +7,7 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
+import { newOutcomes } from "../metrics/outcomes.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
 import { createFsStore } from "../store/index.ts";
@@ -44,6 +45,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    outcomes: newOutcomes(),
     tasks: db.tasks,
     taskHandlers,
     log,

@@ -15,7 +15,6 @@ import { scheduleReplication } from "../../src/federation/replication/outcomes.t
 import { planReplication } from "../../src/federation/replication/plan.ts";
 import { scanForReplication } from "../../src/federation/replication/scan.ts";
 import { type RunningNode, startNode } from "../../src/http/server.ts";
-import { outcomesOf } from "../../src/metrics/outcomes.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
@@ -191,7 +190,7 @@ for (const dialect of testDialects()) {
       const report = await auditReplicas(fed.cn.ctx);
       assert.equal(report.invalidated, 1);
       // The node's metrics count each check (d1node_audit_results_total{kind="replica"}).
-      assert.ok((outcomesOf(fed.cn.ctx).audits.get("replica")?.get("invalid") ?? 0) >= 1);
+      assert.ok((fed.cn.ctx.outcomes.audits.get("replica")?.get("invalid") ?? 0) >= 1);
       assert.equal((await replicasOnCn(pid)).MN2, "invalidated");
       await settle(up);
       const after = await replicasOnCn(pid);

@@ -6,6 +6,7 @@ import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
 import { taskHandlers } from "../../src/federation/handlers.ts";
+import { newOutcomes } from "../../src/metrics/outcomes.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
@@ -23,6 +24,7 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
     store: await createFsStore(path.join(dataDir, "store")),
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    outcomes: newOutcomes(),
     tasks: db.tasks,
     taskHandlers,
     log: silentLog,

@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Exposure } from "../../config/config.ts";
 import { NotAuthorized } from "../../errors/exceptions.ts";
 import { NodeMetrics } from "../../metrics/node-metrics.ts";
-import { outcomesOf } from "../../metrics/outcomes.ts";
 import { startSampling } from "../../metrics/samples.ts";
 import { renderStatusPage } from "../../metrics/status-page.ts";
 import type { NodeContext } from "../../services/context.ts";
@@ -79,7 +78,7 @@ export function registerMetrics(
           totals: metrics.totals,
           methods: metrics.methods,
           counts: await metrics.snapshot.get(),
-          outcomes: outcomesOf(ctx),
+          outcomes: ctx.outcomes,
           samples: sampler.ring.all(),
         });
         return sendPage(reply, page);
