@@ -1,7 +1,7 @@
 /**
  * metrics: what a Prometheus scrape costs a node holding many objects (made by `d1node load`; default 100,000,
  * BENCH_METRICS_OBJECTS). Cold: the database's counts are read (objects and bytes, tasks, replica states, index
- * lag), at most once per 10 s; warm: answered from the cached counts. Baseline, in the same run and connection:
+ * lag), at most once per 30 s; warm: answered from the cached counts. Baseline, in the same run and connection:
  * MNCore.ping (which asks the database one small question). Target: a warm scrape costs about a ping (<= 3x),
  * and a cold one stays well under a second.
  */
@@ -14,7 +14,7 @@ import { databases, type SectionOptions } from "./types.ts";
 
 const OBJECTS = Number(process.env.BENCH_METRICS_OBJECTS ?? 100_000);
 /** The counts are cached this long by the node (src/metrics/snapshot.ts). */
-const CACHE_MS = 10_000;
+const CACHE_MS = 30_000;
 
 export async function metrics(options: SectionOptions): Promise<void> {
   for (const url of databases(options)) await onBackend(options, url);

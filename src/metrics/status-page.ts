@@ -66,7 +66,7 @@ ${card("index-lag", "Objects not yet indexed", formatCount(counts.unindexed), co
 <h2>Requests by API method</h2>${methodTable(input.methods)}
 <h2>Task queue</h2>${taskTable(input)}
 ${input.role === "cn" ? html`<h2>Harvest of the Member Nodes</h2>${harvestTable(counts, now)}` : ""}
-<h2>Replicas</h2>${replicaTable(counts.replicaStates)}
+${input.role === "cn" ? html`<h2>Replicas</h2>${replicaTable(counts.replicaStates)}` : ""}
 <h2>Audits</h2>${auditTable(input.outcomes)}
 </body></html>`;
   return page.toString();
