@@ -135,4 +135,29 @@ describe("metrics settings", () => {
       await closed.close();
     }
   });
+
+  it("a Coordinating Node serves its metrics and status page under its base path, with harvest and replicas", async () => {
+    const cn = await startTestNode("sqlite", { role: "cn", metrics: "public", statusPage: "public" });
+    try {
+      assert.match(cn.baseUrl, /\/cn$/);
+      await cn.node.ctx.db.harvestProgress.save("urn:node:MN1", {
+        harvestedTo: new Date(Date.now() - 120_000),
+        window: undefined,
+        listParams: "window",
+      });
+      const families = await scrape(cn);
+      assert.equal(value(families, "d1node_info", { role: "cn" }), 1);
+      const lag = value(families, "d1node_harvest_lag_seconds", { node: "urn:node:MN1" }) ?? 0;
+      assert.ok(lag >= 120 && lag < 600, `lag ${lag}`);
+      const page = await fetch(`${cn.baseUrl}/status`);
+      assert.equal(page.status, 200);
+      assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+      const text = await page.text();
+      assert.match(text, /<h2>Harvest of the Member Nodes<\/h2><table id="harvest">/);
+      assert.match(text, /<td>urn:node:MN1<\/td>/);
+      assert.match(text, /<h2>Replicas<\/h2>/);
+    } finally {
+      await cn.close();
+    }
+  });
 });
