@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication, store-memory, s3 (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, store-memory, s3, metrics (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
@@ -18,6 +18,7 @@ import { allFigures, format } from "./lib/report.ts";
 import { federation } from "./sections/federation.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
+import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
@@ -40,6 +41,7 @@ const SECTIONS: Record<string, Section> = {
   federation,
   "store-memory": storeMemory,
   s3,
+  metrics,
   soak,
   range,
 };

@@ -22,6 +22,8 @@ interface ServeFlags extends CommonFlags {
   clientCa?: string[];
   cnBaseUrl?: string;
   logReaders?: string;
+  metrics?: string;
+  statusPage?: string;
   also?: string[];
   /** false with --no-worker. */
   worker: boolean;
@@ -65,6 +67,14 @@ export function registerServeCommand(program: Command): void {
       "getLogRecords for: trusted (default) or readers (env: D1NODE_LOG_READERS)",
     )
     .option(
+      "--metrics <who>",
+      "Prometheus metrics at <base path>/metrics: off, public or admin (default) (env: D1NODE_METRICS)",
+    )
+    .option(
+      "--status-page <who>",
+      "status page at <base path>/status: off, public or admin (default) (env: D1NODE_STATUS_PAGE)",
+    )
+    .option(
       "--also <file...>",
       "start one more node in this process per JSON config file (its own role, port and data folder)",
     )
@@ -74,7 +84,17 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       const extra: ConfigInput = {};
-      const keys = ["role", "host", "port", "basePath", "baseUrl", "nodeId", "logLevel"] as const;
+      const keys = [
+        "role",
+        "host",
+        "port",
+        "basePath",
+        "baseUrl",
+        "nodeId",
+        "logLevel",
+        "metrics",
+        "statusPage",
+      ] as const;
       const node = ["nodeSubject", "nodeCert", "nodeKey", "peerCa", "nodeTokens"] as const;
       for (const key of [
         ...keys,

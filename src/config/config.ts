@@ -26,6 +26,8 @@ export type LogReaders = "trusted" | "readers";
 
 /** When node-to-node calls carry the node's bearer token (see Config.nodeTokens). */
 export type NodeTokens = "auto" | "always" | "never";
+/** Who may read the metrics (GET {basePath}/metrics) or the status page: nobody, anyone, or node administrators. */
+export type Exposure = "off" | "public" | "admin";
 
 export interface Config {
   role: Role;
@@ -142,6 +144,10 @@ export interface Config {
   databaseStatementTimeout: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
   databaseConnectTimeout: number;
+  /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
+  metrics: Exposure;
+  /** The operators' status page at {basePath}/status: off, public, or admin. */
+  statusPage: Exposure;
   logLevel: string;
 }
 
@@ -209,6 +215,8 @@ export function defaultConfig(): Config {
     uploadIdleTimeout: 60,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
+    metrics: "admin",
+    statusPage: "admin",
     logLevel: "info",
   };
 }
@@ -303,6 +311,8 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
+    metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
+    statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {

@@ -16,6 +16,7 @@ import { harvestProgressRepository } from "./harvest-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
+import { nodeCountsRepository } from "./node-counts.ts";
 import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
@@ -147,6 +148,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     harvestProgress: harvestProgressRepository(db),
     logProgress: logProgressRepository(db),
     replicaNodes: replicaNodeRepository(db),
+    counts: nodeCountsRepository(db, dialect),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;

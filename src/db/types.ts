@@ -6,6 +6,7 @@ import type { CnRepository } from "./cn-repository.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
 import type { LogProgressStore } from "./log-progress.ts";
+import type { NodeCounts } from "./node-counts.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
@@ -18,6 +19,7 @@ export type {
   OpenWindow,
 } from "./harvest-progress.ts";
 export type { LogProgress, LogProgressStore } from "./log-progress.ts";
+export type { HarvestPosition, NodeCounts, StoredCounts, TaskCount } from "./node-counts.ts";
 export type { NodeRecord, ReplicaNodeRecords } from "./replica-nodes.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
 
@@ -173,6 +175,8 @@ export interface Database extends Repositories {
   logProgress: LogProgressStore;
   /** CN: each Member Node's record as a replication target. */
   replicaNodes: ReplicaNodeRecords;
+  /** Counts for the metrics and the status page (objects, tasks, harvest positions, replica states, index lag). */
+  counts: NodeCounts;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

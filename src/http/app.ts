@@ -10,6 +10,7 @@ import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { FrameworkErrors } from "./plugins/framework-errors.ts";
+import { type MetricsOptions, registerMetrics } from "./plugins/metrics.ts";
 import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
@@ -22,9 +23,11 @@ export interface AppOptions {
   sessions: SessionResolver;
   /** The node's pino logger (src/services/logger.ts); none: no logging. Requests are logged at debug and trace. */
   logger?: FastifyBaseLogger;
+  /** The status page's sampling (tests sample faster). */
+  metrics?: MetricsOptions;
 }
 
-export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): Promise<FastifyInstance> {
   const logLevel = logger?.level;
   const frameworkErrors = new FrameworkErrors(ctx.config.nodeId);
   const app = Fastify({
@@ -48,6 +51,7 @@ export async function buildApp({ ctx, sessions, logger }: AppOptions): Promise<F
   registerRequestBodies(app, ctx.config);
   registerTokenKeysRoute(app, ctx.config);
   if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
+  registerMetrics(app, ctx, metrics);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -14,6 +14,7 @@ import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
+import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { openNodeContext } from "../node/open-context.ts";
 import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
@@ -36,6 +37,8 @@ export interface StartOptions {
   worker?: boolean;
   /** Where the node's log lines go (default: standard output); tests read them from here. */
   logDestination?: DestinationStream;
+  /** Milliseconds between two samples of the status page's plots (default 10 s; tests sample faster). */
+  metricsSampleMs?: number;
 }
 
 export async function startNode(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningNode> {
@@ -53,7 +56,12 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     (message) => app.log.warn(message),
     config.role === "cn" ? ctx : undefined,
   );
-  const app = await buildApp({ ctx, sessions, ...(logger ? { logger } : {}) });
+  const app = await buildApp({
+    ctx,
+    sessions,
+    ...(logger ? { logger } : {}),
+    ...(options.metricsSampleMs ? { metrics: { sampleIntervalMs: options.metricsSampleMs } } : {}),
+  });
   const tls = config.tlsCert && config.tlsKey ? await listenTls(app, config) : undefined;
   if (!tls) await app.listen({ host: config.host, port: config.port });
   const address = (tls ?? app.server).address();
@@ -67,8 +75,10 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     options.worker === false
       ? undefined
       : startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
-          onError: (task, error) =>
-            app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed"),
+          onError: (task, error) => {
+            recordTaskFailure(ctx, task.kind);
+            app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed");
+          },
         });
   for (const job of startupJobs) await job(ctx);
   const warming = warmSearch(ctx.search, (error) => app.log.warn({ err: error }, "search warm-up failed"));

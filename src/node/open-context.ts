@@ -8,6 +8,7 @@ import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
+import { newOutcomes } from "../metrics/outcomes.ts";
 import { recoverStore } from "../objects/ingest.ts";
 import { createKeyedMutex } from "../objects/keyed-mutex.ts";
 import { indexMissing } from "../search/reindex.ts";
@@ -46,6 +47,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     store,
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    outcomes: newOutcomes(),
     tasks: db.tasks,
     taskHandlers,
     log,

@@ -4,6 +4,7 @@
 import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import type { Database, TaskStore } from "../db/types.ts";
+import type { NodeOutcomes } from "../metrics/outcomes.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { SearchIndex } from "../search/search-index.ts";
@@ -29,6 +30,8 @@ export interface NodeContext {
   changes: ChangeSubscribers;
   /** The node's logger (the HTTP app's): background failures, such as a write's indexing, are logged here. */
   log: NodeLog;
+  /** Audit results and task failures, counted for the metrics (src/metrics/outcomes.ts). */
+  outcomes: NodeOutcomes;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */
   replicaAuthorizer?: ReplicaAuthorizer;
 }

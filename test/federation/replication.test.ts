@@ -189,6 +189,8 @@ for (const dialect of testDialects()) {
       await corruptStoredBytes(mn(2), pid);
       const report = await auditReplicas(fed.cn.ctx);
       assert.equal(report.invalidated, 1);
+      // The node's metrics count each check (d1node_audit_results_total{kind="replica"}).
+      assert.ok((fed.cn.ctx.outcomes.audits.get("replica")?.get("invalid") ?? 0) >= 1);
       assert.equal((await replicasOnCn(pid)).MN2, "invalidated");
       await settle(up);
       const after = await replicasOnCn(pid);

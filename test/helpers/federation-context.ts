@@ -6,6 +6,7 @@ import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/db/types.ts";
 import { taskHandlers } from "../../src/federation/handlers.ts";
+import { newOutcomes } from "../../src/metrics/outcomes.ts";
 import { withChangeSubscribers } from "../../src/node/subscribers.ts";
 import { createKeyedMutex } from "../../src/objects/keyed-mutex.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
@@ -24,6 +25,7 @@ export async function contextOver(db: Database, settings: ConfigInput = {}): Pro
     store: await createFsStore(path.join(dataDir, "store")),
     formats: loadFormatRegistry(),
     contentLocks: createKeyedMutex(),
+    outcomes: newOutcomes(),
     tasks: db.tasks,
     taskHandlers,
     log: silentLog,

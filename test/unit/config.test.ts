@@ -15,6 +15,13 @@ describe("config", () => {
     assert.equal(c.baseUrl, "http://127.0.0.1:9100/node");
   });
 
+  it("metrics and the status page: administrators only unless set", () => {
+    assert.equal(resolveConfig().metrics, "admin");
+    assert.equal(resolveConfig().statusPage, "admin");
+    const env = configFromEnv({ D1NODE_METRICS: "public", D1NODE_STATUS_PAGE: "off" });
+    assert.deepEqual([resolveConfig(env).metrics, resolveConfig(env).statusPage], ["public", "off"]);
+  });
+
   it("reads ;-separated subject lists from the environment", () => {
     const c = resolveConfig(configFromEnv({ D1NODE_ADMIN_SUBJECTS: "CN=a,DC=x; CN=b,DC=y" }));
     assert.deepEqual(c.adminSubjects, ["CN=a,DC=x", "CN=b,DC=y"]);
@@ -25,6 +32,11 @@ describe("config", () => {
     assert.throws(() => resolveConfig({ nodeId: "node1" }), /nodeId/);
     assert.throws(() => resolveConfig({ role: "xx" }), /role/);
     assert.throws(() => resolveConfig({ colour: "blue" } as never), /colour/);
+    assert.throws(
+      () => resolveConfig({ metrics: "yes" }),
+      /setting "metrics" must be one of off, public, admin/,
+    );
+    assert.throws(() => resolveConfig({ statusPage: "all" }), /statusPage/);
   });
 
   it("replication settings: booleans and lists from the environment; replicate needs a CN", () => {

@@ -8,6 +8,7 @@
  * reached is left for the next audit, so that a node down for maintenance does not lose its replicas at once.
  */
 import { D1Error } from "../../errors/exceptions.ts";
+import { recordAuditResult } from "../../metrics/outcomes.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
 import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
@@ -43,6 +44,8 @@ export async function auditReplicas(ctx: NodeContext): Promise<AuditReport> {
       if (node?.type !== "mn") continue;
       const verdict = await verifyReplica(ctx, node, sysmeta);
       report.checked++;
+      const outcome = verdict.valid === undefined ? "unreachable" : verdict.valid ? "valid" : "invalid";
+      recordAuditResult(ctx, { kind: "replica", outcome });
       if (verdict.valid === undefined) report.unreachable++;
       else await recordVerdict(ctx, sysmeta.identifier, replica, verdict);
       if (verdict.valid === false) report.invalidated++;

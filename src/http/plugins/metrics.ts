@@ -1,0 +1,120 @@
+/**
+ * Metrics and the status page. Every answered request is counted by its route's API method and status, with its
+ * time and bytes (src/metrics/node-metrics.ts). `GET {basePath}/metrics` serves the Prometheus text format and
+ * `GET {basePath}/status` the operators' page, each as the `metrics` and `statusPage` settings say: not at all
+ * ("off": NotImplemented, as any path the node does not serve), to anyone ("public"), or to an authenticated
+ * administrator subject only ("admin", the default; anyone else gets NotAuthorized).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Exposure } from "../../config/config.ts";
+import { NotAuthorized } from "../../errors/exceptions.ts";
+import { NodeMetrics } from "../../metrics/node-metrics.ts";
+import { startSampling } from "../../metrics/samples.ts";
+import { renderStatusPage } from "../../metrics/status-page.ts";
+import type { NodeContext } from "../../services/context.ts";
+
+export interface MetricsOptions {
+  /** Milliseconds between two samples of the status page's plots (default 10 s). */
+  sampleIntervalMs?: number;
+}
+
+interface SocketMark {
+  read: number;
+  written: number;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    socketMark: SocketMark | null;
+  }
+}
+
+export function registerMetrics(
+  app: FastifyInstance,
+  ctx: NodeContext,
+  options: MetricsOptions = {},
+): NodeMetrics {
+  const metrics = new NodeMetrics(ctx);
+  app.decorateRequest("socketMark", null);
+  app.addHook("onRequest", async (request) => {
+    const socket = request.raw.socket;
+    request.socketMark = { read: socket?.bytesRead ?? 0, written: socket?.bytesWritten ?? 0 };
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.observe({
+      method: request.routeOptions.config?.apiMethod ?? "none",
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+      ...bytesMoved(request),
+    });
+  });
+
+  const { config } = ctx;
+  if (config.metrics !== "off") {
+    app.get(
+      `${config.basePath}/metrics`,
+      { config: { apiMethod: "d1node.metrics" } },
+      async (request, reply) => {
+        allow(request, config.metrics, "the metrics");
+        const { contentType, text } = await metrics.exposition();
+        return reply.header("cache-control", "no-store").type(contentType).send(text);
+      },
+    );
+  }
+  if (config.statusPage !== "off") {
+    const sampler = startSampling(metrics, options.sampleIntervalMs ?? 10_000);
+    app.addHook("onClose", async () => sampler.stop());
+    app.get(
+      `${config.basePath}/status`,
+      { config: { apiMethod: "d1node.status" } },
+      async (request, reply) => {
+        allow(request, config.statusPage, "the status page");
+        const page = renderStatusPage({
+          nodeId: config.nodeId,
+          nodeName: config.nodeName,
+          role: config.role,
+          startedAt: metrics.startedAt,
+          now: new Date(),
+          totals: metrics.totals,
+          methods: metrics.methods,
+          counts: await metrics.snapshot.get(),
+          outcomes: ctx.outcomes,
+          samples: sampler.ring.all(),
+        });
+        return sendPage(reply, page);
+      },
+    );
+  }
+  return metrics;
+}
+
+function allow(request: FastifyRequest, exposure: Exposure, what: string): void {
+  if (exposure === "public" || request.session?.isAdmin) return;
+  throw new NotAuthorized(
+    `Only the node's administrators may read ${what} (an adminSubjects subject with a client certificate or bearer token).`,
+  );
+}
+
+function sendPage(reply: FastifyReply, page: string): FastifyReply {
+  return reply
+    .header("cache-control", "no-store")
+    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
+    .type("text/html; charset=utf-8")
+    .send(page);
+}
+
+/**
+ * Body bytes received (the declared length of a body read to its end, else what the connection delivered while
+ * the request was served) and bytes sent (headers and body) for one request.
+ */
+function bytesMoved(request: FastifyRequest): { bytesIn: number; bytesOut: number } {
+  const socket = request.raw.socket;
+  const mark = request.socketMark;
+  if (!socket || !mark) return { bytesIn: 0, bytesOut: 0 };
+  const declared = Number(request.headers["content-length"]);
+  const bytesIn =
+    request.raw.complete && Number.isSafeInteger(declared) && declared >= 0
+      ? declared
+      : Math.max(0, (socket.bytesRead ?? 0) - mark.read);
+  return { bytesIn, bytesOut: Math.max(0, (socket.bytesWritten ?? 0) - mark.written) };
+}

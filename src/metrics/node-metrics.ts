@@ -1,0 +1,204 @@
+/**
+ * A node's metrics in Prometheus form (prom-client, one registry per node): requests by API method and status,
+ * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
+ * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
+ * through the snapshot cache; audit results and task failures from src/metrics/outcomes.ts.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { NodeContext } from "../services/context.ts";
+import { SnapshotCache } from "./snapshot.ts";
+
+export interface AnsweredRequest {
+  /** The route's API method ("MNRead.get"); "none" when no route matched. */
+  method: string;
+  status: number;
+  seconds: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** Requests served per API method since the node started (for the status page). */
+export interface MethodTally {
+  requests: number;
+  /** Answers with status 400 or more. */
+  failures: number;
+  seconds: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly snapshot: SnapshotCache;
+  readonly startedAt = new Date();
+  /** Per API method, in the order first seen. */
+  readonly methods = new Map<string, MethodTally>();
+  readonly totals: MethodTally = { requests: 0, failures: 0, seconds: 0, bytesIn: 0, bytesOut: 0 };
+  private readonly requests: Counter<"method" | "status">;
+  private readonly latency: Histogram<"method">;
+  private readonly bytesIn: Counter<"method">;
+  private readonly bytesOut: Counter<"method">;
+
+  constructor(readonly ctx: NodeContext) {
+    const registers = [this.registry];
+    this.snapshot = new SnapshotCache(ctx.db, ctx.config.role);
+    collectDefaultMetrics({ register: this.registry });
+    const snapshot = this.snapshot;
+    new Gauge({
+      name: "d1node_info",
+      help: "The node: its identifier and role (always 1).",
+      labelNames: ["node_id", "role"],
+      registers,
+    }).set({ node_id: ctx.config.nodeId, role: ctx.config.role }, 1);
+    this.requests = new Counter({
+      name: "d1node_http_requests_total",
+      help: "Requests answered, by API method and HTTP status.",
+      labelNames: ["method", "status"],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: "d1node_http_request_duration_seconds",
+      help: "Time from a request's arrival to the end of its answer, by API method.",
+      labelNames: ["method"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.bytesIn = new Counter({
+      name: "d1node_http_received_bytes_total",
+      help: "Request body bytes received, by API method.",
+      labelNames: ["method"],
+      registers,
+    });
+    this.bytesOut = new Counter({
+      name: "d1node_http_sent_bytes_total",
+      help: "Response bytes sent (headers and body), by API method.",
+      labelNames: ["method"],
+      registers,
+    });
+    new Gauge({
+      name: "d1node_objects",
+      help: "Objects stored, as the node's own (or harvested) copies and as replicas.",
+      labelNames: ["copy"],
+      registers,
+      async collect() {
+        const { stored } = await snapshot.get();
+        this.set({ copy: "own" }, stored.objects);
+        this.set({ copy: "replica" }, stored.replicaObjects);
+      },
+    });
+    new Gauge({
+      name: "d1node_object_bytes",
+      help: "Bytes of the objects stored (their system metadata sizes), own copies and replicas.",
+      labelNames: ["copy"],
+      registers,
+      async collect() {
+        const { stored } = await snapshot.get();
+        this.set({ copy: "own" }, stored.bytes);
+        this.set({ copy: "replica" }, stored.replicaBytes);
+      },
+    });
+    new Gauge({
+      name: "d1node_tasks",
+      help: "Background tasks in the queue by kind and state: ready and running (the queue's depth), dead (failed for good).",
+      labelNames: ["kind", "state"],
+      registers,
+      async collect() {
+        const { tasks } = await snapshot.get();
+        this.reset();
+        for (const t of tasks) this.set({ kind: t.kind, state: t.state }, t.count);
+      },
+    });
+    new Counter({
+      name: "d1node_task_failures_total",
+      help: "Failed runs of background tasks in this process, by kind (retried or kept dead).",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, n] of ctx.outcomes.taskFailures) this.inc({ kind }, n);
+      },
+    });
+    new Gauge({
+      name: "d1node_harvest_lag_seconds",
+      help: "Coordinating Node: how far behind now each Member Node's objects are synchronized.",
+      labelNames: ["node"],
+      registers,
+      async collect() {
+        const { harvest, takenAt } = await snapshot.get();
+        this.reset();
+        for (const h of harvest) {
+          if (h.harvestedTo)
+            this.set({ node: h.nodeId }, (takenAt.getTime() - h.harvestedTo.getTime()) / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: "d1node_replicas",
+      help: "Replica entries in the system metadata held, by replicationStatus.",
+      labelNames: ["state"],
+      registers,
+      async collect() {
+        const { replicaStates } = await snapshot.get();
+        this.reset();
+        for (const [state, n] of replicaStates) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: "d1node_index_lag_objects",
+      help: "Objects stored but not yet in the search index.",
+      registers,
+      async collect() {
+        this.set((await snapshot.get()).unindexed);
+      },
+    });
+    new Counter({
+      name: "d1node_audit_results_total",
+      help: "Audit checks since the process started, by what was audited and what was found.",
+      labelNames: ["kind", "outcome"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, outcomes] of ctx.outcomes.audits) {
+          for (const [outcome, n] of outcomes) this.inc({ kind, outcome }, n);
+        }
+      },
+    });
+    new Gauge({
+      name: "d1node_audit_last_timestamp_seconds",
+      help: "When the latest audit check of each kind ran (Unix time).",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, at] of ctx.outcomes.lastAudit) this.set({ kind }, at.getTime() / 1000);
+      },
+    });
+  }
+
+  observe(answered: AnsweredRequest): void {
+    const { method, status, seconds, bytesIn, bytesOut } = answered;
+    this.requests.inc({ method, status: String(status) });
+    this.latency.observe({ method }, seconds);
+    if (bytesIn > 0) this.bytesIn.inc({ method }, bytesIn);
+    if (bytesOut > 0) this.bytesOut.inc({ method }, bytesOut);
+    let tally = this.methods.get(method);
+    if (!tally) {
+      tally = { requests: 0, failures: 0, seconds: 0, bytesIn: 0, bytesOut: 0 };
+      this.methods.set(method, tally);
+    }
+    for (const t of [tally, this.totals]) {
+      t.requests++;
+      if (status >= 400) t.failures++;
+      t.seconds += seconds;
+      t.bytesIn += bytesIn;
+      t.bytesOut += bytesOut;
+    }
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
