@@ -1,6 +1,7 @@
-/** The d1node command: serve, federation, worker, token, load, index, node. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
+import { registerImportCommand } from "./import.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { registerIndexCommand } from "./search-index.ts";
@@ -18,5 +19,6 @@ registerWorkerCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
+registerImportCommand(program);
 registerNodeCommands(program);
 await program.parseAsync(process.argv);

@@ -13,6 +13,7 @@ import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
+import { importProgressRepository } from "./import-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
@@ -146,6 +147,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     harvestProgress: harvestProgressRepository(db),
     logProgress: logProgressRepository(db),
     replicaNodes: replicaNodeRepository(db),
+    importProgress: importProgressRepository(db),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;

@@ -4,6 +4,7 @@ import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
+import type { ImportProgressStore } from "./import-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
 import type { LogProgressStore } from "./log-progress.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
@@ -17,6 +18,7 @@ export type {
   ListParams,
   OpenWindow,
 } from "./harvest-progress.ts";
+export type { ImportFailure, ImportProgressStore } from "./import-progress.ts";
 export type { LogProgress, LogProgressStore } from "./log-progress.ts";
 export type { NodeRecord, ReplicaNodeRecords } from "./replica-nodes.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
@@ -171,6 +173,8 @@ export interface Database extends Repositories {
   logProgress: LogProgressStore;
   /** CN: each Member Node's record as a replication target. */
   replicaNodes: ReplicaNodeRecords;
+  /** `d1node import`: positions in each source node's lists, and the objects that could not be copied. */
+  importProgress: ImportProgressStore;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;
