@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, import (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres). Every section starts its own node (replication: a local
  * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
  * that server). Results go to bench/results/latest.json.
@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
 import { federation } from "./sections/federation.ts";
+import { importSection } from "./sections/import.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { packageSection } from "./sections/package.ts";
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, Section> = {
   package: packageSection,
   replication,
   federation,
+  import: importSection,
   soak,
 };
 /** Sections run only when named. */
