@@ -36,6 +36,13 @@ export function progressView(stream: NodeJS.WriteStream, startedAt = Date.now())
   const tty = stream.isTTY === true;
   let shown = 0;
   let drawn = false;
+  /** The counts of the last plain line (a line with the same counts is not written again). */
+  let lastCounts = "";
+  const plain = (c: Readonly<ImportCounts>) => {
+    const counts = JSON.stringify(c);
+    if (counts !== lastCounts) stream.write(`import: ${describe(c)}\n`);
+    lastCounts = counts;
+  };
   const describe = (c: Readonly<ImportCounts>) => {
     const seconds = Math.max((Date.now() - startedAt) / 1000, 0.001);
     const rate = c.done / seconds;
@@ -62,13 +69,13 @@ export function progressView(stream: NodeJS.WriteStream, startedAt = Date.now())
       if (now - shown < (tty ? TTY_INTERVAL_MS : PLAIN_INTERVAL_MS) && !force) return;
       shown = now;
       if (tty) draw(counts);
-      else stream.write(`import: ${describe(counts)}\n`);
+      else plain(counts);
     },
     finish(counts) {
       if (tty) {
         draw(counts);
         stream.write("\n");
-      } else stream.write(`import: ${describe(counts)}\n`);
+      } else plain(counts);
       drawn = false;
     },
     note(message) {
