@@ -102,7 +102,7 @@ export function registerImportCommand(program: Command): void {
         };
         const summary = await runImport(ctx, { source, view, ...settings.run });
         report(summary, flags.logs === true);
-        if (summary.failures.length > 0) process.exitCode = 1;
+        if (summary.failures.length > 0 || summary.logFailure) process.exitCode = 1;
       } catch (error) {
         fail(`${source ? "stopped" : "could not start"}: ${describe(error)}; run it again to continue`);
       } finally {
@@ -163,6 +163,7 @@ function report(summary: ImportSummary, logs: boolean): void {
     process.stderr.write(
       `... and ${failures.length - FAILURES_SHOWN} more (the next run tries them all again)\n`,
     );
+  if (summary.logFailure) process.stderr.write(`the event log was not copied: ${summary.logFailure}\n`);
   const mib = (counts.bytes / 1024 / 1024).toFixed(1);
   process.stdout.write(
     `objects copied ${counts.copied}, updated ${counts.updated}, unchanged ${counts.unchanged}, ` +

@@ -71,6 +71,11 @@ async function updateHeld(run: ObjectImport, held: StoredObject, sysmeta: System
       { pid },
     );
   }
+  // Changed here since it was copied (a node serving on PostgreSQL meanwhile): this node's record is the newer.
+  if (
+    (held.sysmeta.dateSysMetadataModified?.getTime() ?? 0) > (sysmeta.dateSysMetadataModified?.getTime() ?? 0)
+  )
+    return "unchanged";
   await writeImported(run.ctx, { kind: "sysmeta", sysmeta }).catch((error: unknown) => {
     throw refusal(error, sysmeta);
   });

@@ -41,6 +41,8 @@ export interface ImportSummary {
   failures: ImportFailure[];
   /** Event log entries new here (with `logs`). */
   logEntries: number;
+  /** Why the source would not give its event log (with `logs`). */
+  logFailure?: string;
   /** Objects indexed at the end because an earlier run stopped before indexing them. */
   indexedLate: number;
 }
@@ -155,14 +157,22 @@ export async function runImport(ctx: ImportContext, options: ImportOptions): Pro
   view.finish(counts);
 
   let logEntries = 0;
+  let logFailure: string | undefined;
   if (options.logs) {
-    logEntries = await importLogs(ctx.db, source, () => undefined);
+    try {
+      logEntries = await importLogs(ctx.db, source, () => undefined);
+    } catch (error) {
+      // Refused (credentials that may not read the log): the objects are copied all the same.
+      if (!(error instanceof D1Error) || error instanceof SourceUnreachable) throw error;
+      logFailure = `${error.exception}: ${error.description}`;
+    }
   }
   const indexedLate = await indexMissing(ctx);
   return {
     counts,
     failures: [...failures].map(([pid, reason]) => ({ pid, reason })),
     logEntries,
+    ...(logFailure ? { logFailure } : {}),
     indexedLate,
   };
 }

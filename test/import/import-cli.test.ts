@@ -78,6 +78,13 @@ describe("d1node import (certificates, operator mistakes)", () => {
       run.stdout,
       /objects copied 5, updated 0, unchanged \d+, failed 0; [\d.]+ MiB received; log entries copied \d+/,
     );
+    // A user who may not read the source's log: the objects are fine, the log is named as not copied (exit 1).
+    const { certFile: userCert, keyFile: userKey } = pki.users.reader;
+    const user = ["--from", source.baseUrl, "--cert", userCert, "--key", userKey, "--ca", pki.caFile];
+    const refusedLog = await d1node(["import", ...user, "-d", target, "--logs"]);
+    assert.equal(refusedLog.code, 1, refusedLog.stderr);
+    assert.match(refusedLog.stderr, /the event log was not copied: NotAuthorized/);
+    assert.match(refusedLog.stdout, /objects copied 0, updated 0, unchanged \d+, failed 0/);
   });
 
   it("answers a bad flag, an unreachable source and a running node's data folder with one line", async () => {
