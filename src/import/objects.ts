@@ -11,7 +11,7 @@ import { D1Error, IdentifierNotUnique, InvalidRequest, InvalidSystemMetadata } f
 import type { ObjectInfo } from "../types/index.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { serializeSystemMetadata } from "../types/sysmeta-xml.ts";
-import type { SourceNode } from "./source.ts";
+import { type SourceNode, SourceUnreachable } from "./source.ts";
 import { type WriteContext, writeImported } from "./write.ts";
 
 export type Outcome = "copied" | "updated" | "unchanged";
@@ -29,6 +29,8 @@ export interface ObjectImport {
   /** An older version, copied ahead of the listed one that obsoletes it, could not be copied. */
   onFailure(failure: ImportFailure): Promise<void>;
 }
+
+const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
 
 /** Longest run of older versions copied ahead of a listed one (guards against a cycle of obsoletes links). */
 const MAX_CHAIN = 10_000;
@@ -113,7 +115,17 @@ async function importPredecessors(run: ObjectImport, sysmeta: SystemMetadata): P
 async function copyObject(run: ObjectImport, sysmeta: SystemMetadata): Promise<Outcome> {
   const pid = sysmeta.identifier;
   const bytes = await run.source.get(pid);
-  const staged = await run.ctx.store.stage(bytes, { algorithm: sysmeta.checksum.algorithm });
+  const staged = await run.ctx.store
+    .stage(bytes, { algorithm: sysmeta.checksum.algorithm })
+    .catch((error: unknown) => {
+      // The connection failed while the bytes came (worth trying again); anything else is this node's trouble.
+      const code = String((error as NodeJS.ErrnoException).code ?? "");
+      if (code.startsWith("UND_ERR") || NETWORK_CODES.has(code))
+        throw new SourceUnreachable(`the bytes of "${pid}" stopped coming: ${(error as Error).message}`, {
+          pid,
+        });
+      throw error;
+    });
   try {
     run.onBytes(staged.digests.size);
     const isReplica =

@@ -14,7 +14,7 @@ import { after, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { NotFound } from "../../src/errors/exceptions.ts";
 import { importListed, importRecord, type ObjectImport } from "../../src/import/objects.ts";
-import type { SourceNode } from "../../src/import/source.ts";
+import { type SourceNode, SourceUnreachable } from "../../src/import/source.ts";
 import { createKeyedMutex } from "../../src/services/keyed-mutex.ts";
 import { createFsStore, type ObjectStore } from "../../src/store/index.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
@@ -122,6 +122,22 @@ forEachDialect((_name, open) => {
     });
     assert.equal(await db.objects.get("bad"), undefined);
     assert.equal((await db.blobIntents.list()).length, 0);
+  });
+
+  it("calls a connection cut while the bytes come an unreachable source, and keeps nothing", async () => {
+    const sysmeta = record("cut", "never complete");
+    const source: SourceNode = {
+      ...fakeSource(new Map([["cut", { sysmeta, bytes: "never complete" }]])),
+      get: async () =>
+        new Readable({
+          read() {
+            this.push(Buffer.from("never"));
+            this.destroy(Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }));
+          },
+        }),
+    };
+    await assert.rejects(importRecord(run(source), sysmeta), (error) => error instanceof SourceUnreachable);
+    assert.equal(await db.objects.get("cut"), undefined);
   });
 
   it("takes the source's new system metadata for an object held, and refuses other bytes", async () => {
