@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication, store-memory, s3, metrics (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, store-memory, s3, metrics, import (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
 import { federation } from "./sections/federation.ts";
+import { importSection } from "./sections/import.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { metrics } from "./sections/metrics.ts";
@@ -42,6 +43,7 @@ const SECTIONS: Record<string, Section> = {
   "store-memory": storeMemory,
   s3,
   metrics,
+  import: importSection,
   soak,
   range,
 };

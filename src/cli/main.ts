@@ -1,6 +1,7 @@
-/** The d1node command: serve, federation, worker, token, load, index, node, keys, register. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register. */
 import { Command } from "commander";
 import { registerFederationCommand } from "./federation.ts";
+import { registerImportCommand } from "./import.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
@@ -21,6 +22,7 @@ registerWorkerCommand(program);
 registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
+registerImportCommand(program);
 registerNodeCommands(program);
 registerKeysCommand(program);
 registerRegisterCommand(program);

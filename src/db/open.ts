@@ -13,6 +13,7 @@ import { cnRepository } from "./cn-repository.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
+import { importProgressRepository } from "./import-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
@@ -149,6 +150,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     logProgress: logProgressRepository(db),
     replicaNodes: replicaNodeRepository(db),
     counts: nodeCountsRepository(db, dialect),
+    importProgress: importProgressRepository(db),
     events,
     async transaction(work) {
       let logged: TransactionEvents | undefined;

@@ -223,6 +223,26 @@ export interface ReplicationNodesTable {
   last_failure: string | null;
 }
 
+/** `d1node import`: the position in a source node's object list and event log (migration 0011-import). */
+export interface ImportProgressTable {
+  source: string;
+  harvested_to: number | null;
+  window_to: number | null;
+  cursor_from: number | null;
+  cursor_start: number;
+  list_params: string;
+  logs_to: number | null;
+  updated_at: number;
+}
+
+/** `d1node import`: a source's object that could not be copied, and why. */
+export interface ImportFailuresTable {
+  source: string;
+  pid: string;
+  reason: string;
+  failed_at: number;
+}
+
 export interface Tables {
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
@@ -244,4 +264,6 @@ export interface Tables {
   harvest_progress: HarvestProgressTable;
   log_aggregation: LogAggregationTable;
   replication_nodes: ReplicationNodesTable;
+  import_progress: ImportProgressTable;
+  import_failures: ImportFailuresTable;
 }

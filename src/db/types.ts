@@ -4,6 +4,7 @@ import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { CnRepository } from "./cn-repository.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
+import type { ImportProgressStore } from "./import-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
 import type { LogProgressStore } from "./log-progress.ts";
 import type { NodeCounts } from "./node-counts.ts";
@@ -18,6 +19,7 @@ export type {
   ListParams,
   OpenWindow,
 } from "./harvest-progress.ts";
+export type { ImportFailure, ImportProgressStore } from "./import-progress.ts";
 export type { LogProgress, LogProgressStore } from "./log-progress.ts";
 export type { HarvestPosition, NodeCounts, StoredCounts, TaskCount } from "./node-counts.ts";
 export type { NodeRecord, ReplicaNodeRecords } from "./replica-nodes.ts";
@@ -177,6 +179,8 @@ export interface Database extends Repositories {
   replicaNodes: ReplicaNodeRecords;
   /** Counts for the metrics and the status page (objects, tasks, harvest positions, replica states, index lag). */
   counts: NodeCounts;
+  /** `d1node import`: positions in each source node's lists, and the objects that could not be copied. */
+  importProgress: ImportProgressStore;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -17,7 +17,9 @@ export type ChangeOrigin =
   /** Replication: a replica arriving on or leaving this Member Node, the CN's bookkeeping of replicas. */
   | "replication"
   /** The CN's harvest (synchronization) of a Member Node's object. */
-  | "harvest";
+  | "harvest"
+  /** `d1node import`: a copy from another Member Node, kept as the source has it. */
+  | "import";
 
 export type ObjectChange =
   /** A new object: its row as written. */
