@@ -1,5 +1,8 @@
-/** The d1node command: serve, federation, worker, token, load, index, node. */
+/** The d1node command: serve, federation, worker, token, load, index, node, audit, backup, restore. */
 import { Command } from "commander";
+import { registerAuditCommand } from "./audit.ts";
+import { registerBackupCommands } from "./backup.ts";
+import { describeFailure } from "./failures.ts";
 import { registerFederationCommand } from "./federation.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
@@ -19,4 +22,14 @@ registerTokenCommand(program);
 registerLoadCommand(program);
 registerIndexCommand(program);
 registerNodeCommands(program);
-await program.parseAsync(process.argv);
+registerAuditCommand(program);
+registerBackupCommands(program);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // An operator's mistake (or anything else that stops a command): one line, exit code 2, no stack trace.
+  const command = program.args[0] ?? "";
+  process.stderr.write(`d1node${command ? ` ${command}` : ""}: ${describeFailure(error)}\n`);
+  if (process.env.D1NODE_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(2);
+}

@@ -7,6 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { compiledRegexp } from "../search/lucene-regexp.ts";
+import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
@@ -24,6 +25,7 @@ import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
+import { sqliteSnapshot } from "./snapshot.ts";
 import { taskRepository } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
@@ -146,7 +148,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     harvestProgress: harvestProgressRepository(db),
     logProgress: logProgressRepository(db),
     replicaNodes: replicaNodeRepository(db),
+    audit: auditStore(db),
     events,
+    async snapshotTo(file) {
+      if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");
+      await events.flush();
+      await sqliteSnapshot(handle, file);
+    },
     async transaction(work) {
       let logged: TransactionEvents | undefined;
       let committed = false;

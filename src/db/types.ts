@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { AuditStore } from "./audit-runs.ts";
 import type { CnRepository } from "./cn-repository.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
@@ -11,6 +12,13 @@ import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
 import type { TaskStore } from "./tasks.ts";
 
+export type {
+  AuditFinding,
+  AuditFindingKind,
+  AuditRun,
+  AuditStore,
+  RecordedFixity,
+} from "./audit-runs.ts";
 export type {
   HarvestProgress,
   HarvestProgressStore,
@@ -171,6 +179,13 @@ export interface Database extends Repositories {
   logProgress: LogProgressStore;
   /** CN: each Member Node's record as a replication target. */
   replicaNodes: ReplicaNodeRecords;
+  /** Fixity audits: the recorded digests to check, and each run's outcome (`audit.latest()`). */
+  audit: AuditStore;
+  /**
+   * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
+   * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).
+   */
+  snapshotTo(file: string): Promise<void>;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

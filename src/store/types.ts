@@ -48,6 +48,12 @@ export interface ObjectStore {
   has(key: string): Promise<boolean>;
   /** Remove committed bytes (no error when already absent). */
   remove(key: string): Promise<void>;
+  /**
+   * Until the returned function is called, remove() removes nothing and notes the key instead (a backup copying
+   * the bytes of a database snapshot needs them all); that function returns the noted keys, which the caller
+   * removes once it checked that no object took them back meanwhile. One hold at a time.
+   */
+  holdRemovals(): () => string[];
   /** Remove leftover temp files (called at start-up, before serving). Returns how many. */
   sweepTemp(): Promise<number>;
   /** Every committed key (for audits and orphan collection). */

@@ -15,6 +15,7 @@ import { replicationMigration } from "./0007-replication.ts";
 import { propagationLogsMigration } from "./0008-propagation-logs.ts";
 import { searchSpeedMigration } from "./0009-search-speed.ts";
 import { identifiersMigration } from "./0010-identifiers.ts";
+import { auditMigration } from "./0011-audit.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   propagationLogsMigration,
   searchSpeedMigration,
   identifiersMigration,
+  auditMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
