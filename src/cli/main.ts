@@ -24,12 +24,18 @@ registerIndexCommand(program);
 registerNodeCommands(program);
 registerAuditCommand(program);
 registerBackupCommands(program);
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  // An operator's mistake (or anything else that stops a command): one line, exit code 2, no stack trace.
+/** An operator's mistake (or anything else that stops a command): one line, exit code 2, no stack trace. */
+function fail(error: unknown): never {
   const command = program.args[0] ?? "";
   process.stderr.write(`d1node${command ? ` ${command}` : ""}: ${describeFailure(error)}\n`);
   if (process.env.D1NODE_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(2);
 }
+// Until the command is under way (a node serving), errors raised as events (a socket that cannot listen) too.
+process.on("uncaughtException", fail);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  fail(error);
+}
+process.off("uncaughtException", fail);

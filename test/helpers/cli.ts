@@ -15,7 +15,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...process.env, D1NODE_DEBUG: "", ...env }, maxBuffer: 64 * 1024 * 1024 },
+      { env: { ...process.env, D1NODE_DEBUG: "", ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 90_000 },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
         resolve({ code, stdout, stderr });
