@@ -8,7 +8,7 @@
  * bytes; removals of bytes are held while the backup copies them, so none of the snapshot's disappears meanwhile.
  */
 import { constants } from "node:fs";
-import { copyFile, cp, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, open, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { contentOfSnapshot } from "../db/snapshot.ts";
 import type { Database } from "../db/types.ts";
@@ -182,8 +182,4 @@ async function fsyncFile(file: string): Promise<number> {
   } finally {
     await handle.close();
   }
-}
-
-export async function removeUnfinished(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
 }
