@@ -1,4 +1,5 @@
 /** Every kind of background task a node runs, and its handler. */
+import { FIXITY_AUDIT, runFixityAudit } from "../ops/scheduled-audit.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
 import { HARVEST_TASK, NOTIFY_CN_TASK, SYNCHRONIZE_TASK } from "./harvest/requests.ts";
@@ -17,5 +18,6 @@ export const taskHandlers: TaskHandlers = {
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,
   [NODE_LOG]: runNodeLog,
+  [FIXITY_AUDIT]: runFixityAudit,
   ...replicationTaskHandlers,
 };
