@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, audit (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres). Every section starts its own node (replication: a local
  * federation) on a temp data folder (SQLite; with --postgres the DB-bound sections also run on a fresh database on
  * that server). Results go to bench/results/latest.json.
@@ -14,6 +14,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
+import { audit } from "./sections/audit.ts";
 import { federation } from "./sections/federation.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
@@ -35,6 +36,7 @@ const SECTIONS: Record<string, Section> = {
   replication,
   federation,
   soak,
+  audit,
 };
 /** Sections run only when named. */
 const ON_REQUEST = new Set(["soak"]);
