@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication, store-memory, s3, metrics, import (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
@@ -15,6 +15,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
+import { audit } from "./sections/audit.ts";
 import { federation } from "./sections/federation.ts";
 import { importSection } from "./sections/import.ts";
 import { large } from "./sections/large.ts";
@@ -46,6 +47,7 @@ const SECTIONS: Record<string, Section> = {
   import: importSection,
   soak,
   range,
+  audit,
 };
 /** Sections run only when named (range writes a 10 GiB object). */
 const ON_REQUEST = new Set(["soak", "range"]);

@@ -1,5 +1,8 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore. */
 import { Command } from "commander";
+import { registerAuditCommand } from "./audit.ts";
+import { registerBackupCommands } from "./backup.ts";
+import { describeFailure } from "./failures.ts";
 import { registerFederationCommand } from "./federation.ts";
 import { registerImportCommand } from "./import.ts";
 import { registerKeysCommand } from "./keys.ts";
@@ -26,10 +29,21 @@ registerImportCommand(program);
 registerNodeCommands(program);
 registerKeysCommand(program);
 registerRegisterCommand(program);
+registerAuditCommand(program);
+registerBackupCommands(program);
+/** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
+function fail(error: unknown): never {
+  const command = program.args[0] ?? "";
+  const message = error instanceof OperatorError ? error.message : describeFailure(error);
+  process.stderr.write(`d1node${command ? ` ${command}` : ""}: ${message}\n`);
+  if (process.env.D1NODE_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(error instanceof OperatorError ? error.exitCode : 2);
+}
+// Until the command is under way (a node serving), errors raised as events (a socket that cannot listen) too.
+process.on("uncaughtException", fail);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (!(error instanceof OperatorError)) throw error;
-  process.stderr.write(`d1node: ${error.message}\n`);
-  process.exit(error.exitCode);
+  fail(error);
 }
+process.off("uncaughtException", fail);

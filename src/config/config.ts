@@ -138,6 +138,10 @@ export interface Config {
   replicaAuditInterval: number;
   /** Coordinating Node: a completed replica verified less than this many seconds ago is not audited again. */
   replicaAuditAge: number;
+  /** Seconds between scheduled fixity audits of every stored object (0: none; `d1node audit` runs one at once). */
+  auditInterval: number;
+  /** MiB per second a scheduled audit reads at most (0: no limit). */
+  auditRate: number;
   /** Seconds an upload (a multipart body) may send nothing before it is ended (InvalidRequest, connection closed). */
   uploadIdleTimeout: number;
   /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
@@ -212,6 +216,8 @@ export function defaultConfig(): Config {
     replicationScanInterval: 600,
     replicaAuditInterval: 3600,
     replicaAuditAge: 30 * 86_400,
+    auditInterval: 7 * 86_400,
+    auditRate: 20,
     uploadIdleTimeout: 60,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
@@ -308,6 +314,8 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     replicationScanInterval: integer("replicationScanInterval", c.replicationScanInterval, 0, 30 * 86_400),
     replicaAuditInterval: integer("replicaAuditInterval", c.replicaAuditInterval, 0, 30 * 86_400),
     replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
+    auditInterval: integer("auditInterval", c.auditInterval, 0, 366 * 86_400),
+    auditRate: integer("auditRate", c.auditRate, 0, 1_000_000),
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),

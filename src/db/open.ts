@@ -7,6 +7,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { compiledRegexp } from "../search/lucene-regexp.ts";
+import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
@@ -26,6 +27,7 @@ import { replicaNodeRepository } from "./replica-nodes.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
+import { sqliteSnapshot } from "./snapshot.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 
@@ -151,7 +153,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     replicaNodes: replicaNodeRepository(db),
     counts: nodeCountsRepository(db, dialect),
     importProgress: importProgressRepository(db),
+    audit: auditStore(db),
     events,
+    async snapshotTo(file) {
+      if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");
+      await events.flush();
+      await sqliteSnapshot(handle, file);
+    },
     async transaction(work) {
       let logged: TransactionEvents | undefined;
       let queued: ReturnType<typeof transactionTasks> | undefined;

@@ -243,7 +243,22 @@ export interface ImportFailuresTable {
   failed_at: number;
 }
 
+/** One fixity audit of the stored bytes (src/ops/audit.ts); `findings` is JSON, the first 100 at most. */
+export interface AuditRunsTable {
+  id: Generated<number>;
+  trigger: string;
+  started_at: number;
+  finished_at: number;
+  objects: number;
+  bytes: number;
+  mismatches: number;
+  missing: number;
+  repaired: number;
+  findings: string;
+}
+
 export interface Tables {
+  audit_runs: AuditRunsTable;
   cn_equivalents: CnEquivalentsTable;
   cn_pending_maps: CnPendingMapsTable;
   cn_groups: CnGroupsTable;

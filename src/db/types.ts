@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { AuditStore } from "./audit-runs.ts";
 import type { CnRepository } from "./cn-repository.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
 import type { ImportProgressStore } from "./import-progress.ts";
@@ -13,6 +14,13 @@ import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 
+export type {
+  AuditFinding,
+  AuditFindingKind,
+  AuditRun,
+  AuditStore,
+  RecordedFixity,
+} from "./audit-runs.ts";
 export type {
   HarvestProgress,
   HarvestProgressStore,
@@ -181,6 +189,13 @@ export interface Database extends Repositories {
   counts: NodeCounts;
   /** `d1node import`: positions in each source node's lists, and the objects that could not be copied. */
   importProgress: ImportProgressStore;
+  /** Fixity audits: the recorded digests to check, and each run's outcome (`audit.latest()`). */
+  audit: AuditStore;
+  /**
+   * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
+   * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).
+   */
+  snapshotTo(file: string): Promise<void>;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

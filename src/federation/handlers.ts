@@ -1,4 +1,6 @@
 /** Every kind of background task a node runs, and its handler. */
+
+import { FIXITY_AUDIT, runFixityAudit } from "../ops/scheduled-audit.ts";
 import {
   HARVEST_TASK,
   NOTIFY_CN_TASK,
@@ -22,5 +24,6 @@ export const taskHandlers: TaskHandlers = {
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,
   [NODE_LOG]: runNodeLog,
+  [FIXITY_AUDIT]: runFixityAudit,
   ...replicationTaskHandlers,
 };

@@ -1,4 +1,5 @@
 /** Jobs run once a node is listening: they enqueue the first run of periodic work (harvests, audits). */
+import { startFixityAudits } from "../ops/scheduled-audit.ts";
 import type { NodeContext } from "../services/context.ts";
 import { startPruningSyncRequests } from "./harvest/prune-requests.ts";
 import { scheduleHarvests } from "./harvest/tasks.ts";
@@ -12,4 +13,5 @@ export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   queueRecordedRefreshes,
   startReplicationPasses,
   startPruningSyncRequests,
+  startFixityAudits,
 ];

@@ -16,6 +16,7 @@ import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { openNodeContext } from "../node/open-context.ts";
+import { startControlSocket } from "../ops/control-socket.ts";
 import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -81,6 +82,10 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
           },
         });
   for (const job of startupJobs) await job(ctx);
+  // SQLite: operator commands (backup, audit) reach the node, which holds the database alone, on this socket.
+  const control = config.databaseUrl
+    ? undefined
+    : await startControlSocket(ctx, (message) => app.log.warn(message));
   const warming = warmSearch(ctx.search, (error) => app.log.warn({ err: error }, "search warm-up failed"));
   let closed = false;
   return {
@@ -91,6 +96,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       if (closed) return;
       closed = true;
       await warming;
+      await control?.close();
       const tlsClosed = tls ? closeServer(tls) : undefined;
       // Fastify closes the connections idle when it closes; one busy then (another node's request) turns idle
       // later and would hold the close until its keep-alive timeout (72 s): close those as they go idle too.

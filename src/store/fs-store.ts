@@ -40,6 +40,8 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   await mkdir(objectsDir, { recursive: true });
   await mkdir(tmpDir, { recursive: true });
   const active = new Set<string>();
+  /** While a backup copies the store: keys whose removal waits (undefined: removals run at once). */
+  let heldRemovals: Set<string> | undefined;
   let pool: HasherPool | undefined;
   let closed = false;
 
@@ -152,10 +154,25 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
     },
 
     async remove(key) {
+      if (heldRemovals) {
+        pathOf(key);
+        heldRemovals.add(key);
+        return;
+      }
       smallReads.forget(key);
       await rm(pathOf(key), { force: true });
       // A read that ran while the file was being removed may have kept its bytes again.
       smallReads.forget(key);
+    },
+
+    holdRemovals() {
+      if (heldRemovals) throw new Error("Removals are already held (a backup is running).");
+      const held = new Set<string>();
+      heldRemovals = held;
+      return () => {
+        heldRemovals = undefined;
+        return [...held];
+      };
     },
 
     async sweepTemp() {

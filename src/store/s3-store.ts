@@ -80,6 +80,8 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
   const tempMaxAgeMs = (options.tempMaxAgeSeconds ?? 86_400) * 1000;
   /** Temporary keys this instance is writing or holds staged: sweeps leave them alone. */
   const active = new Set<string>();
+  /** While a backup copies a snapshot's bytes: keys whose removal waits (see ObjectStore.holdRemovals). */
+  let heldRemovals: Set<string> | undefined;
   let closed = false;
 
   const remove = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => undefined);
@@ -157,7 +159,21 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
     },
 
     async remove(key) {
+      if (heldRemovals) {
+        heldRemovals.add(key);
+        return;
+      }
       await remove(objectKey(location, key));
+    },
+
+    holdRemovals() {
+      if (heldRemovals) throw new Error("Removals are already held (a backup is running).");
+      const held = new Set<string>();
+      heldRemovals = held;
+      return () => {
+        heldRemovals = undefined;
+        return [...held];
+      };
     },
 
     async sweepTemp() {

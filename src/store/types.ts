@@ -53,6 +53,12 @@ export interface ObjectStore {
   /** Remove committed bytes (no error when already absent). */
   remove(key: string): Promise<void>;
   /**
+   * Until the returned function is called, remove() removes nothing and notes the key instead (a backup copying
+   * the bytes of a database snapshot needs them all); that function returns the noted keys, which the caller
+   * removes once it checked that no object took them back meanwhile. One hold at a time.
+   */
+  holdRemovals(): () => string[];
+  /**
    * Remove temporaries a crash left (called at start-up, before serving). Returns how many. Uploads this
    * instance has in progress are kept; a store shared by several processes keeps recent ones of theirs too.
    */

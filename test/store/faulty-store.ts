@@ -61,6 +61,7 @@ export function withFaults(inner: ObjectStore, initial: Faults = {}): FaultyStor
       calls.remove++;
       await inner.remove(key);
     },
+    holdRemovals: () => inner.holdRemovals(),
     sweepTemp: () => inner.sweepTemp(),
     keys: () => inner.keys(),
     close: () => inner.close(),

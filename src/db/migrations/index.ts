@@ -16,6 +16,7 @@ import { propagationLogsMigration } from "./0008-propagation-logs.ts";
 import { searchSpeedMigration } from "./0009-search-speed.ts";
 import { identifiersMigration } from "./0010-identifiers.ts";
 import { importMigration } from "./0011-import.ts";
+import { auditMigration } from "./0012-audit.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   searchSpeedMigration,
   identifiersMigration,
   importMigration,
+  auditMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
