@@ -3,6 +3,7 @@ import type { TaskHandlers } from "../tasks/worker.ts";
 import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
 import { HARVEST_TASK, NOTIFY_CN_TASK, SYNCHRONIZE_TASK } from "./harvest/requests.ts";
 import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
+import { NODE_PING, pingNodes } from "./health/ping.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
 import { REFRESH_SYSMETA, SYSMETA_CHANGED } from "./propagation/kinds.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
@@ -17,5 +18,6 @@ export const taskHandlers: TaskHandlers = {
   [REFRESH_SYSMETA]: runRefreshSysmeta,
   [LOG_AGGREGATION]: runLogAggregation,
   [NODE_LOG]: runNodeLog,
+  [NODE_PING]: pingNodes,
   ...replicationTaskHandlers,
 };

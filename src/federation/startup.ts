@@ -2,6 +2,7 @@
 import type { NodeContext } from "../services/context.ts";
 import { startPruningSyncRequests } from "./harvest/prune-requests.ts";
 import { scheduleHarvests } from "./harvest/tasks.ts";
+import { startNodePings } from "./health/ping.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
 import { startReplicationPasses } from "./replication/tasks.ts";
@@ -12,4 +13,5 @@ export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   queueRecordedRefreshes,
   startReplicationPasses,
   startPruningSyncRequests,
+  startNodePings,
 ];
