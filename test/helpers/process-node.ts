@@ -20,7 +20,7 @@ export async function spawnNode(args: string[], env: Record<string, string> = {}
   });
   let output = "";
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`node did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`node did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /serving (\S+)/.exec(output);
