@@ -134,6 +134,8 @@ export interface Config {
   replicationRequestTimeout: number;
   /** Coordinating Node: seconds between scans for objects short of replicas (0: no periodic scan). */
   replicationScanInterval: number;
+  /** Coordinating Node: seconds between two pings of each approved Member Node (0: no pings). */
+  nodePingInterval: number;
   /** Coordinating Node: seconds between replica audits (0: no audits). */
   replicaAuditInterval: number;
   /** Coordinating Node: a completed replica verified less than this many seconds ago is not audited again. */
@@ -214,6 +216,7 @@ export function defaultConfig(): Config {
     replicationAllowedFormats: [],
     replicationRequestTimeout: 3600,
     replicationScanInterval: 600,
+    nodePingInterval: 30,
     replicaAuditInterval: 3600,
     replicaAuditAge: 30 * 86_400,
     auditInterval: 7 * 86_400,
@@ -312,6 +315,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
       30 * 86_400,
     ),
     replicationScanInterval: integer("replicationScanInterval", c.replicationScanInterval, 0, 30 * 86_400),
+    nodePingInterval: integer("nodePingInterval", c.nodePingInterval, 0, 86_400),
     replicaAuditInterval: integer("replicaAuditInterval", c.replicaAuditInterval, 0, 30 * 86_400),
     replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
     auditInterval: integer("auditInterval", c.auditInterval, 0, 366 * 86_400),

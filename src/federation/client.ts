@@ -45,6 +45,8 @@ export interface ListWindow {
 
 export interface D1Client {
   readonly baseUrl: string;
+  /** MNCore.ping / CNCore.ping. */
+  ping(): Promise<void>;
   getCapabilities(): Promise<Node>;
   /** CNCore.listNodes. */
   listNodes(): Promise<Node[]>;
@@ -179,6 +181,9 @@ export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOpti
 
   return {
     baseUrl,
+    ping: async () => {
+      await text("GET", "/monitor/ping");
+    },
     getCapabilities: async () => parseNode(await text("GET", "/node")),
     listNodes: async () => parseNodeList(await text("GET", "/node")),
     listObjects: async ({ fromDate, toDate, formatId, start, count }) =>

@@ -11,6 +11,7 @@ import {
 import type { TaskHandlers } from "../tasks/worker.ts";
 import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
 import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
+import { NODE_PING, pingNodes } from "./health/ping.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
 import { replicationTaskHandlers } from "./replication/tasks.ts";
@@ -25,5 +26,6 @@ export const taskHandlers: TaskHandlers = {
   [LOG_AGGREGATION]: runLogAggregation,
   [NODE_LOG]: runNodeLog,
   [FIXITY_AUDIT]: runFixityAudit,
+  [NODE_PING]: pingNodes,
   ...replicationTaskHandlers,
 };

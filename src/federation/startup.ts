@@ -3,6 +3,7 @@ import { startFixityAudits } from "../ops/scheduled-audit.ts";
 import type { NodeContext } from "../services/context.ts";
 import { startPruningSyncRequests } from "./harvest/prune-requests.ts";
 import { scheduleHarvests } from "./harvest/tasks.ts";
+import { startNodePings } from "./health/ping.ts";
 import { startLogAggregation } from "./logs/tasks.ts";
 import { queueRecordedRefreshes } from "./propagation/tasks.ts";
 import { startReplicationPasses } from "./replication/tasks.ts";
@@ -14,4 +15,5 @@ export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   startReplicationPasses,
   startPruningSyncRequests,
   startFixityAudits,
+  startNodePings,
 ];

@@ -13,6 +13,7 @@ import { createCnTokenKeySource } from "../auth/cn-token-keys.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
+import { D1Error } from "../errors/exceptions.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { openNodeContext } from "../node/open-context.ts";
@@ -78,7 +79,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       : startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
           onError: (task, error) => {
             recordTaskFailure(ctx, task.kind);
-            app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed");
+            logTaskFailure(app, task, error);
           },
         });
   for (const job of startupJobs) await job(ctx);
@@ -107,6 +108,19 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       await opened.close();
     },
   };
+}
+
+/**
+ * A task that failed and will be retried. Expected conditions (a peer down or refusing, a DataONE exception from
+ * another node) are one line naming the task and why; anything else is a bug and keeps its stack trace.
+ */
+function logTaskFailure(app: FastifyInstance, task: { kind: string; key: string }, error: unknown): void {
+  if (error instanceof D1Error) {
+    app.log.warn(
+      { task: task.kind, key: task.key },
+      `task ${task.kind} ${task.key} failed, retried later: ${error.exception}: ${error.description}`,
+    );
+  } else app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed");
 }
 
 /** Sessions from tokens signed by the node's own key or a trusted key, client certificates, and the CN. */

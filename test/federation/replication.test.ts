@@ -52,7 +52,8 @@ for (const dialect of testDialects()) {
         worker: false,
         settings: (name) =>
           name === "cn"
-            ? { replicationScanInterval: 0, replicaAuditInterval: 0, replicaAuditAge: 0 }
+            ? // No pings: the suite stops nodes and checks what the planner does with them (pings would skip them).
+              { replicationScanInterval: 0, replicaAuditInterval: 0, replicaAuditAge: 0, nodePingInterval: 0 }
             : { replicate: true },
       });
       up = [fed.cn, ...fed.mns];
@@ -349,7 +350,13 @@ for (const dialect of testDialects()) {
         worker: false,
         settings: (name) =>
           name === "cn"
-            ? { replicationRequestTimeout: 1, replicationScanInterval: 0, replicaAuditInterval: 0 }
+            ? // No pings: this suite drives the planner itself while a node is down (pings would mark it down).
+              {
+                replicationRequestTimeout: 1,
+                replicationScanInterval: 0,
+                replicaAuditInterval: 0,
+                nodePingInterval: 0,
+              }
             : { replicate: true },
       });
     });

@@ -7,16 +7,20 @@ const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 export interface NodeProcess {
   child: ChildProcess;
   baseUrl: string;
+  /** Everything the process wrote so far (standard output and error). */
+  output(): string;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function spawnNode(args: string[]): Promise<NodeProcess> {
+/** `env`: further D1NODE_* settings for this node (added to the test's own environment). */
+export async function spawnNode(args: string[], env: Record<string, string> = {}): Promise<NodeProcess> {
   const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--log-level", "warn", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   let output = "";
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`node did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`node did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /serving (\S+)/.exec(output);
@@ -37,6 +41,7 @@ export async function spawnNode(args: string[]): Promise<NodeProcess> {
   return {
     child,
     baseUrl,
+    output: () => output,
     kill: (signal = "SIGTERM") =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

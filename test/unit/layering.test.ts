@@ -57,7 +57,17 @@ it("nothing but the composition root registers what follows a write: src/http ne
 it("every change to an object goes through the write core: no transaction or object write elsewhere", async () => {
   const found: string[] = [];
   const write = /\bdb\.(?:transaction\(|objects\.(?:insert|insertMany|replaceSysmeta|remove)\()/;
-  for (const folder of ["services", "federation", "http", "cli", "node", "search", "tasks", "import", "ops"]) {
+  for (const folder of [
+    "services",
+    "federation",
+    "http",
+    "cli",
+    "node",
+    "search",
+    "tasks",
+    "import",
+    "ops",
+  ]) {
     const entries = await readdir(path.join(src, folder), { recursive: true, withFileTypes: true });
     for (const entry of entries) {
       if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
