@@ -11,6 +11,7 @@ import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
+import { createRemovalHold } from "./removal-hold.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { ObjectStore, StagedObject } from "./types.ts";
@@ -40,8 +41,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   await mkdir(objectsDir, { recursive: true });
   await mkdir(tmpDir, { recursive: true });
   const active = new Set<string>();
-  /** While a backup copies the store: keys whose removal waits (undefined: removals run at once). */
-  let heldRemovals: Set<string> | undefined;
+  const removals = createRemovalHold();
   let pool: HasherPool | undefined;
   let closed = false;
 
@@ -154,25 +154,16 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
     },
 
     async remove(key) {
-      if (heldRemovals) {
-        pathOf(key);
-        heldRemovals.add(key);
-        return;
-      }
+      const file = pathOf(key);
+      if (removals.defer(key)) return;
       smallReads.forget(key);
-      await rm(pathOf(key), { force: true });
+      await rm(file, { force: true });
       // A read that ran while the file was being removed may have kept its bytes again.
       smallReads.forget(key);
     },
 
     holdRemovals() {
-      if (heldRemovals) throw new Error("Removals are already held (a backup is running).");
-      const held = new Set<string>();
-      heldRemovals = held;
-      return () => {
-        heldRemovals = undefined;
-        return [...held];
-      };
+      return removals.hold();
     },
 
     async sweepTemp() {

@@ -23,6 +23,7 @@ import {
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
 import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
+import { createRemovalHold } from "./removal-hold.ts";
 import { contentKeyOf, objectKey, objectsPrefix, type S3Location, tempPrefix } from "./s3-location.ts";
 import { uploadHashed } from "./s3-upload.ts";
 import type { ObjectStore, StagedObject } from "./types.ts";
@@ -80,8 +81,7 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
   const tempMaxAgeMs = (options.tempMaxAgeSeconds ?? 86_400) * 1000;
   /** Temporary keys this instance is writing or holds staged: sweeps leave them alone. */
   const active = new Set<string>();
-  /** While a backup copies a snapshot's bytes: keys whose removal waits (see ObjectStore.holdRemovals). */
-  let heldRemovals: Set<string> | undefined;
+  const removals = createRemovalHold();
   let closed = false;
 
   const remove = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => undefined);
@@ -159,21 +159,12 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
     },
 
     async remove(key) {
-      if (heldRemovals) {
-        heldRemovals.add(key);
-        return;
-      }
+      if (removals.defer(key)) return;
       await remove(objectKey(location, key));
     },
 
     holdRemovals() {
-      if (heldRemovals) throw new Error("Removals are already held (a backup is running).");
-      const held = new Set<string>();
-      heldRemovals = held;
-      return () => {
-        heldRemovals = undefined;
-        return [...held];
-      };
+      return removals.hold();
     },
 
     async sweepTemp() {
