@@ -5,7 +5,6 @@
  * unfinished multipart upload and no bytes that nothing references.
  */
 import assert from "node:assert/strict";
-import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,14 +13,12 @@ import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import { createS3Store } from "../../src/store/s3-store.ts";
-import { type Caller, call, create, enc, update } from "../helpers/client.ts";
+import type { Caller } from "../helpers/client.ts";
+import { assertOldOrNew, loadThenKill } from "../helpers/crash-load.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
 import { countUnder, createTestBucket, S3_CREDENTIALS, S3_ENDPOINT, type TestBucket } from "../helpers/s3.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
-
-const sha1 = (data: Buffer) => createHash("sha1").update(data).digest("hex");
 
 for (const dialect of testDialects()) {
   describe(`SIGKILL during creates and updates on an S3 store (${dialect})`, () => {
@@ -61,56 +58,17 @@ for (const dialect of testDialects()) {
       const token = await mintToken(loadOrCreateSigningKey(dataDir).privateKey, { subject: ADMIN });
       let caller: Caller = { baseUrl: running.baseUrl, token };
 
-      const created = new Map<string, Buffer>();
-      const updates: [string, string][] = [];
-      let stop = false;
-      const worker = async () => {
-        while (!stop) {
-          const pid = uniquePid("crash");
-          const bytes = randomBytes(64 * 1024 + Math.floor(Math.random() * 12 * 1024 * 1024));
-          created.set(pid, bytes);
-          try {
-            const response = await create(caller, pid, bytes);
-            if (response.status !== 200 || stop) continue;
-            const next = uniquePid("crash-v2");
-            const nextBytes = randomBytes(100_000);
-            created.set(next, nextBytes);
-            updates.push([pid, next]);
-            await update(caller, pid, next, nextBytes);
-          } catch {
-            return; // the server is gone
-          }
-        }
-      };
-      const workers = Array.from({ length: 4 }, worker);
-      await new Promise((r) => setTimeout(r, 4000));
-      await running.kill("SIGKILL");
-      stop = true;
-      await Promise.all(workers);
+      const load = await loadThenKill(running, caller, {
+        workers: 4,
+        maxExtraBytes: 12 * 1024 * 1024,
+        runMs: 4000,
+      });
       const left = await countUnder(bucket.client, bucket.name, "node/tmp/");
       t.diagnostic(`temporaries and unfinished uploads the kill left: ${left}`);
 
       running = await spawnNode(args);
       caller = { baseUrl: running.baseUrl, token };
-      let visible = 0;
-      for (const [pid, bytes] of created) {
-        const meta = await call(caller, "GET", `/meta/${enc(pid)}`);
-        if (meta.status === 404) continue;
-        assert.equal(meta.status, 200);
-        visible++;
-        const body = Buffer.from(await (await call(caller, "GET", `/object/${enc(pid)}`)).arrayBuffer());
-        assert.equal(sha1(body), sha1(bytes), pid);
-      }
-      assert.ok(visible > 0, "no object was created before the kill");
-      for (const [oldPid, newPid] of updates) {
-        const oldMeta = await (await call(caller, "GET", `/meta/${enc(oldPid)}`)).text();
-        const newExists = (await call(caller, "GET", `/meta/${enc(newPid)}`)).status === 200;
-        assert.equal(
-          oldMeta.includes(`<obsoletedBy>${newPid}</obsoletedBy>`),
-          newExists,
-          `${oldPid} -> ${newPid}`,
-        );
-      }
+      await assertOldOrNew(caller, load);
       await running.kill("SIGTERM");
       running = undefined;
 
