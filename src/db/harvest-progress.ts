@@ -36,6 +36,41 @@ export interface HarvestProgressStore {
 const toDate = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)));
 const toMs = (date: Date | undefined) => (date === undefined ? null : date.getTime());
 
+/** The position columns harvest_progress and import_progress share. */
+interface ProgressColumns {
+  harvested_to: number | null;
+  window_to: number | null;
+  cursor_from: number | null;
+  cursor_start: number;
+  list_params: string;
+}
+
+/** A stored row's position (an unknown list_params reads as "window"). */
+export function progressFromRow(row: ProgressColumns): HarvestProgress {
+  const windowTo = toDate(row.window_to);
+  return {
+    harvestedTo: toDate(row.harvested_to),
+    window: windowTo
+      ? { to: windowTo, cursorFrom: toDate(row.cursor_from), cursorStart: Number(row.cursor_start) }
+      : undefined,
+    listParams: LIST_PARAMS.includes(row.list_params as ListParams)
+      ? (row.list_params as ListParams)
+      : "window",
+  };
+}
+
+/** The columns that store a position, stamped with the time of writing. */
+export function progressColumns(progress: HarvestProgress): ProgressColumns & { updated_at: number } {
+  return {
+    harvested_to: toMs(progress.harvestedTo),
+    window_to: toMs(progress.window?.to),
+    cursor_from: toMs(progress.window?.cursorFrom),
+    cursor_start: progress.window?.cursorStart ?? 0,
+    list_params: progress.listParams,
+    updated_at: Date.now(),
+  };
+}
+
 export function harvestProgressRepository(db: Kysely<Tables>): HarvestProgressStore {
   return {
     async load(nodeId) {
@@ -45,26 +80,10 @@ export function harvestProgressRepository(db: Kysely<Tables>): HarvestProgressSt
         .where("node_id", "=", nodeId)
         .executeTakeFirst();
       if (!row) return undefined;
-      const windowTo = toDate(row.window_to);
-      return {
-        harvestedTo: toDate(row.harvested_to),
-        window: windowTo
-          ? { to: windowTo, cursorFrom: toDate(row.cursor_from), cursorStart: Number(row.cursor_start) }
-          : undefined,
-        listParams: LIST_PARAMS.includes(row.list_params as ListParams)
-          ? (row.list_params as ListParams)
-          : "window",
-      };
+      return progressFromRow(row);
     },
     async save(nodeId, progress) {
-      const values = {
-        harvested_to: toMs(progress.harvestedTo),
-        window_to: toMs(progress.window?.to),
-        cursor_from: toMs(progress.window?.cursorFrom),
-        cursor_start: progress.window?.cursorStart ?? 0,
-        list_params: progress.listParams,
-        updated_at: Date.now(),
-      };
+      const values = progressColumns(progress);
       await db
         .insertInto("harvest_progress")
         .values({ node_id: nodeId, ...values })

@@ -4,7 +4,7 @@
  * both), the event log's position, and the objects that could not be copied.
  */
 import type { Kysely } from "kysely";
-import { type HarvestProgress, LIST_PARAMS, type ListParams } from "./harvest-progress.ts";
+import { type HarvestProgress, progressColumns, progressFromRow } from "./harvest-progress.ts";
 import type { Tables } from "./schema.ts";
 
 export interface ImportFailure {
@@ -27,7 +27,6 @@ export interface ImportProgressStore {
 }
 
 const toDate = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)));
-const toMs = (date: Date | undefined) => (date === undefined ? null : date.getTime());
 
 export function importProgressRepository(db: Kysely<Tables>): ImportProgressStore {
   const row = (source: string) =>
@@ -44,27 +43,11 @@ export function importProgressRepository(db: Kysely<Tables>): ImportProgressStor
     async load(source) {
       const found = await row(source);
       if (!found) return undefined;
-      const windowTo = toDate(found.window_to);
-      return {
-        harvestedTo: toDate(found.harvested_to),
-        window: windowTo
-          ? { to: windowTo, cursorFrom: toDate(found.cursor_from), cursorStart: Number(found.cursor_start) }
-          : undefined,
-        listParams: LIST_PARAMS.includes(found.list_params as ListParams)
-          ? (found.list_params as ListParams)
-          : "window",
-      };
+      return progressFromRow(found);
     },
 
     async save(source, progress) {
-      const values = {
-        harvested_to: toMs(progress.harvestedTo),
-        window_to: toMs(progress.window?.to),
-        cursor_from: toMs(progress.window?.cursorFrom),
-        cursor_start: progress.window?.cursorStart ?? 0,
-        list_params: progress.listParams,
-        updated_at: Date.now(),
-      };
+      const values = progressColumns(progress);
       await db
         .insertInto("import_progress")
         .values({ source, logs_to: null, ...values })
