@@ -10,7 +10,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
 import { D1Error } from "../errors/exceptions.ts";
 import { progressView } from "../import/progress.ts";
@@ -19,9 +18,9 @@ import { openSource, type SourceCredentials, type SourceNode } from "../import/s
 import { IMPORT_FOLLOWS_NOTHING } from "../import/write.ts";
 import { createKeyedMutex } from "../objects/keyed-mutex.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
-import type { NodeLog } from "../services/logger.ts";
 import { createFsStore } from "../store/index.ts";
 import type { ApiVersion } from "../types/sysmeta.ts";
+import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ImportFlags extends CommonFlags {
@@ -72,16 +71,9 @@ export function registerImportCommand(program: Command): void {
       }
       let db: Database;
       try {
-        db = await openDatabase(
-          config.databaseUrl
-            ? { url: config.databaseUrl }
-            : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-        );
+        db = await openConfiguredDatabase(config);
       } catch (error) {
-        const hint = config.databaseUrl
-          ? ""
-          : " (a node running on this data folder holds it: stop it first)";
-        return fail(`could not open the database${hint}: ${(error as Error).message}`);
+        return fail(openFailure(config, error));
       }
       const store = await createFsStore(path.join(config.dataDir, "store"));
       let source: SourceNode | undefined;
@@ -178,18 +170,6 @@ function report(summary: ImportSummary, logs: boolean): void {
 function describe(error: unknown): string {
   if (error instanceof D1Error) return `${error.exception}: ${error.description}`;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Index failures, one line each on standard error. */
-const stderrLog: NodeLog = {
-  error: (details, message) => process.stderr.write(`\n${message}: ${errorText(details)}\n`),
-  warn: (details, message) => process.stderr.write(`\n${message}: ${errorText(details)}\n`),
-  info: () => undefined,
-};
-
-function errorText(details: object): string {
-  const err = (details as { err?: unknown }).err;
-  return err instanceof Error ? err.message : JSON.stringify(details);
 }
 
 function fail(message: string): void {

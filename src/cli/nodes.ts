@@ -6,12 +6,11 @@
  * folder's key signs for its first administrator). Without `--cn` the database is opened directly: with SQLite
  * only while the CN is stopped (it holds the file alone); PostgreSQL any time.
  */
-import path from "node:path";
 import type { Command } from "commander";
 import type { Config } from "../config/config.ts";
-import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
 import { approveNode } from "../services/cn/register.ts";
+import { openConfiguredDatabase } from "./offline-database.ts";
 import { OperatorError } from "./operator-error.ts";
 import {
   addCommonOptions,
@@ -37,11 +36,7 @@ interface Entry {
 async function withDatabase<T>(config: Readonly<Config>, work: (db: Database) => Promise<T>): Promise<T> {
   let db: Database;
   try {
-    db = await openDatabase(
-      config.databaseUrl
-        ? { url: config.databaseUrl }
-        : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-    );
+    db = await openConfiguredDatabase(config);
   } catch (error) {
     const locked = error instanceof Error && /locked|busy/i.test(error.message);
     throw new OperatorError(

@@ -7,15 +7,13 @@
  * Progress goes to standard error, the summary to standard output. Exit code: 0 when every object was indexed,
  * 1 when some could not be (each one is named on standard error), 2 when the index could not be rebuilt at all.
  */
-import path from "node:path";
 import type { Command } from "commander";
-import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
 import type { IndexContext } from "../search/indexer.ts";
 import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/reindex.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
-import type { NodeLog } from "../services/logger.ts";
 import { openStore } from "../store/index.ts";
+import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface IndexFlags extends CommonFlags {
@@ -33,16 +31,9 @@ export function registerIndexCommand(program: Command): void {
       const config = configFromFlags(flags as IndexFlags & Record<string, unknown>);
       let db: Database;
       try {
-        db = await openDatabase(
-          config.databaseUrl
-            ? { url: config.databaseUrl }
-            : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-        );
+        db = await openConfiguredDatabase(config);
       } catch (error) {
-        const hint = config.databaseUrl
-          ? ""
-          : " (a node running on this data folder holds it: stop it first)";
-        return fail(`could not open the database${hint}: ${(error as Error).message}`);
+        return fail(openFailure(config, error));
       }
       const store = await openStore(config);
       try {
@@ -82,18 +73,6 @@ async function rebuild(ctx: IndexContext, flags: IndexFlags): Promise<ReindexPro
   show(summary);
   process.stderr.write(`\ndone in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return summary;
-}
-
-/** Index failures, one line each on standard error. */
-const stderrLog: NodeLog = {
-  error: (details, message) => process.stderr.write(`\n${message}: ${errorText(details)}\n`),
-  warn: (details, message) => process.stderr.write(`\n${message}: ${errorText(details)}\n`),
-  info: () => undefined,
-};
-
-function errorText(details: object): string {
-  const err = (details as { err?: unknown }).err;
-  return err instanceof Error ? err.message : JSON.stringify(details);
 }
 
 function fail(message: string): void {
