@@ -4,8 +4,8 @@
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
  * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
-import type { StoredObject } from "../db/types.ts";
 import type { NodeContext } from "../services/context.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
 import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";

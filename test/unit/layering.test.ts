@@ -65,6 +65,16 @@ it("HTTP sits below the composition root: src/http never imports src/node/start 
   assert.deepEqual(viaStart, []);
 });
 
+it("the domain types (src/types) sit below every layer: they import only src/errors", async () => {
+  const reached = (await reachedFolders("types")).filter(({ target }) => target !== "types");
+  assert.deepEqual(
+    reached
+      .filter(({ target }) => target !== "errors")
+      .map(({ file, target }) => `${file} imports src/${target}`),
+    [],
+  );
+});
+
 it("every change to an object goes through the write core: no transaction or object write elsewhere", async () => {
   const found: string[] = [];
   const write = /\bdb\.(?:transaction\(|objects\.(?:insert|insertMany|replaceSysmeta|remove)\()/;
