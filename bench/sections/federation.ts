@@ -18,7 +18,7 @@ import { resolveConfig } from "../../src/config/config.ts";
 import { clientFor } from "../../src/federation/client.ts";
 import { harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
-import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { type RunningNode, startNode } from "../../src/node/start.ts";
 import { approveNode } from "../../src/services/cn/register.ts";
 import { CONTENT_TYPE, createBody, smallContent } from "../lib/multipart.ts";
 import { type Backend, BIN, backend, dbFlags, runCli, tempDir } from "../lib/node.ts";

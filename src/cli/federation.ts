@@ -4,8 +4,8 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { startFederation } from "../federation/local.ts";
 import { postgresDatabasePerNode } from "../federation/postgres-per-node.ts";
+import { startFederation } from "../node/local-federation.ts";
 
 interface FederationFlags {
   dir: string;

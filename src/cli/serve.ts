@@ -1,7 +1,7 @@
 /** `d1node serve`: start a node and print the base URL it serves. */
 import type { Command } from "commander";
 import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
-import { type RunningNode, startNode } from "../http/server.ts";
+import { type RunningNode, startNode } from "../node/start.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ServeFlags extends CommonFlags {

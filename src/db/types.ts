@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import type { Digests } from "../store/types.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { AuditStore } from "./audit-runs.ts";
 import type { CnRepository } from "./cn-repository.ts";
@@ -35,18 +35,8 @@ export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
-export type { LogEntry, ObjectInfo };
-
-/** An object as the node holds it: its full system metadata (v2 shape) and where its bytes are. */
-export interface StoredObject {
-  sysmeta: SystemMetadata;
-  /** Content key in the object store (SHA-256 hex of the bytes). */
-  contentKey: string;
-  /** Digests computed when the bytes arrived; getChecksum answers from these. */
-  digests: Digests;
-  /** True when this node holds the object as a replica (not the authoritative copy). */
-  isReplica: boolean;
-}
+/** Plain values defined with the other domain types (src/types/), re-exported for the repositories' callers. */
+export type { LogEntry, ObjectInfo, StoredObject };
 
 export interface ObjectListFilter {
   /** dateSysMetadataModified >= fromDate */

@@ -6,9 +6,10 @@
  * arrives after the one it obsoletes and a series' head moves along the chain as it did at the source.
  */
 import { DuplicateKeyError, SeriesConflictError } from "../db/errors.ts";
-import type { ImportFailure, StoredObject } from "../db/types.ts";
+import type { ImportFailure } from "../db/types.ts";
 import { D1Error, IdentifierNotUnique, InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ObjectInfo } from "../types/index.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { serializeSystemMetadata } from "../types/sysmeta-xml.ts";
 import { type SourceNode, SourceUnreachable } from "./source.ts";

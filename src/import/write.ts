@@ -5,12 +5,12 @@
  * obsolescence links, policies, subjects, dates, origin and authoritative node, replicas): nothing is filled in.
  * A crash at any point leaves the old state or the new one; bytes nothing references are collected at start-up.
  */
-import type { StoredObject } from "../db/types.ts";
 import { InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { ObjectWriteContext } from "../objects/context.ts";
 import { writeObjects } from "../objects/write.ts";
-import { algorithmKey, type Digests, type StagedObject } from "../store/index.ts";
+import { algorithmKey, type StagedObject } from "../store/index.ts";
+import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
 /** The write core's context (src/objects): its `changes` say what follows an imported write (see src/cli/import.ts). */

@@ -8,25 +8,9 @@
  * `recordAuditResult(ctx, { kind: "replica", outcome: "invalid" })`; the metrics expose
  * `d1node_audit_results_total{kind,outcome}` and `d1node_audit_last_timestamp_seconds{kind}`.
  */
-/** What one check found: the copy is good, is bad (wrong checksum, missing), or could not be checked. */
-export type AuditOutcome = "valid" | "invalid" | "unreachable" | "error";
+import type { AuditOutcome, AuditResult, NodeOutcomes } from "../types/outcomes.ts";
 
-export interface AuditResult {
-  /** What was audited: "replica" (a CN checking a Member Node's copy), "fixity" (the node's own bytes), ... */
-  kind: string;
-  outcome: AuditOutcome;
-  /** When the check ran (default: now). */
-  at?: Date;
-}
-
-export interface NodeOutcomes {
-  /** Checks per kind and outcome. */
-  readonly audits: Map<string, Map<AuditOutcome, number>>;
-  /** The latest check per kind. */
-  readonly lastAudit: Map<string, Date>;
-  /** Failed task runs per kind (retried or kept dead). */
-  readonly taskFailures: Map<string, number>;
-}
+export type { AuditOutcome, AuditResult, NodeOutcomes };
 
 /** A node's outcomes, empty (one per node, opened with it: `NodeContext.outcomes`). */
 export function newOutcomes(): NodeOutcomes {

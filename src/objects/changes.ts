@@ -2,7 +2,8 @@
  * What the write core records of each change to an object, and the interface of those who act on it. The core
  * knows only this interface; the node's composition root (src/node/) registers what follows a change.
  */
-import type { StoredObject, TransactionRepositories } from "../db/types.ts";
+import type { TransactionRepositories } from "../db/types.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
 /**

@@ -6,10 +6,11 @@
  *   intent that no row references.
  */
 import { DuplicateKeyError } from "../db/errors.ts";
-import type { NewLogEntry, StoredObject } from "../db/types.ts";
+import type { NewLogEntry } from "../db/types.ts";
 import { IdentifierNotUnique, InvalidSystemMetadata } from "../errors/exceptions.ts";
 import { algorithmKey } from "../store/index.ts";
-import type { Digests, StagedObject } from "../store/types.ts";
+import type { StagedObject } from "../store/types.ts";
+import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { ChangeOrigin } from "./changes.ts";
 import type { ObjectWriteContext } from "./context.ts";

@@ -4,7 +4,8 @@
  * must follow durably (notify the CN, announce to holders, plan replicas: rows of the task table, committed with
  * the change or not at all); after it, they index the change inline, so the caller reads its own write in search.
  */
-import type { ObjectRepository, StoredObject, TransactionRepositories } from "../db/types.ts";
+import type { ObjectRepository, TransactionRepositories } from "../db/types.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { ChangeOrigin, ObjectChange } from "./changes.ts";
 import type { ObjectWriteContext } from "./context.ts";

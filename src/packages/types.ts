@@ -1,6 +1,6 @@
 /** The package serializations this node builds, and what a bag is made of. */
 import type { Readable } from "node:stream";
-import type { StoredObject } from "../db/types.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 
 /** "the BagIt serialization MUST be supported and is the default" (MNPackage.getPackage). */
 export const BAGIT_097 = "application/bagit-097";

@@ -4,15 +4,23 @@
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
  * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
-import type { StoredObject } from "../db/types.ts";
-import type { NodeContext } from "../services/context.ts";
+import type { Database } from "../db/types.ts";
+import type { ObjectStore } from "../store/types.ts";
+import type { FormatRegistry } from "../types/format-registry.ts";
+import type { NodeLog } from "../types/node-log.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import type { SearchDocument } from "./document.ts";
 import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
 import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
-export type IndexContext = Pick<NodeContext, "db" | "store" | "formats"> & Partial<Pick<NodeContext, "log">>;
+export interface IndexContext {
+  db: Database;
+  store: ObjectStore;
+  formats: FormatRegistry;
+  log?: NodeLog;
+}
 
 /**
  * Index an object held in the store: system metadata, access, package fields and (for known formats) science

@@ -10,7 +10,7 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
-import type { StoredObject } from "../db/types.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import { guarded } from "./hooks.ts";
 import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
 

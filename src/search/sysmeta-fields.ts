@@ -4,7 +4,7 @@
  * and each access subject goes to the field of the permission it is granted.
  */
 import { isPublic } from "../auth/readers.ts";
-import type { FormatRegistry } from "../services/formats.ts";
+import type { FormatRegistry } from "../types/format-registry.ts";
 import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
 import { DocumentBuilder, type SearchDocument } from "./document.ts";
 

@@ -4,12 +4,12 @@
 import type { ReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
 import type { Database, TaskStore } from "../db/types.ts";
-import type { NodeOutcomes } from "../metrics/outcomes.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { ObjectStore } from "../store/types.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
+import type { NodeOutcomes } from "../types/outcomes.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { NodeLog } from "./logger.ts";
 

@@ -4,12 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type ObjectFormat, parseObjectFormatList } from "../types/index.ts";
+import type { FormatRegistry } from "../types/format-registry.ts";
+import { parseObjectFormatList } from "../types/index.ts";
 
-export interface FormatRegistry {
-  get(formatId: string): ObjectFormat | undefined;
-  all(): readonly ObjectFormat[];
-}
+export type { FormatRegistry };
 
 export const OFFICIAL_FORMAT_LIST = fileURLToPath(
   new URL("../../data/object-formats/objectFormatListV2.xml", import.meta.url),

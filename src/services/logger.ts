@@ -4,13 +4,9 @@
  * log where the app's requests do. Nodes sharing a process (`--also`, the local federation) each have their own.
  */
 import { type DestinationStream, type Logger, pino } from "pino";
+import type { NodeLog } from "../types/node-log.ts";
 
-/** What the node logs through: pino's call shape, details first, then the message. */
-export interface NodeLog {
-  error(details: object, message: string): void;
-  warn(details: object, message: string): void;
-  info(details: object, message: string): void;
-}
+export type { NodeLog };
 
 /** A pino logger at `level`, writing JSON lines to `destination`: a stream or a file descriptor (1: stdout). */
 export function createNodeLogger(level: string, destination: DestinationStream | number = 1): Logger {

@@ -1,14 +1,8 @@
 import type { Readable } from "node:stream";
+import type { Digests } from "../types/stored-object.ts";
 
-/** Digests computed in the single pass over an upload. Hex values are lower case. */
-export interface Digests {
-  size: number;
-  md5: string;
-  sha1: string;
-  sha256: string;
-  /** The algorithm the system metadata names, when it is none of the three above (e.g. SHA-512). */
-  extra?: { algorithm: string; value: string };
-}
+/** Digests computed in the single pass over an upload: a plain value defined with the domain types (src/types/). */
+export type { Digests };
 
 /** Bytes written to a temporary file inside the store, hashed, not yet visible. */
 export interface StagedObject {

@@ -3,9 +3,9 @@
  * Node each pass their own sources (where bytes come from, which packages an object is in) and links.
  */
 import type { Readable } from "node:stream";
-import type { StoredObject } from "../db/types.ts";
 import { parseResourceMap, ResourceMapError } from "../ore/index.ts";
 import type { ObjectFormat } from "../types/format-xml.ts";
+import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "./extract/index.ts";
 import { emptyModel, type MetadataModel, type PackageSummary, type ViewModel } from "./model.ts";
 

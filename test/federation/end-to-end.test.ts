@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 import { call, enc, form, okXml } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";

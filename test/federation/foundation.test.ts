@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { D1Error } from "../../src/errors/exceptions.ts";
 import { clientFor } from "../../src/federation/client.ts";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 import { create, okXml } from "../helpers/client.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";

@@ -12,7 +12,7 @@ import { clientFor } from "../../src/federation/client.ts";
 import { type HarvestSource, harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
 import { harvestTask } from "../../src/federation/harvest/tasks.ts";
-import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { type RunningNode, startNode } from "../../src/node/start.ts";
 import { capabilities } from "../../src/services/mn/core.ts";
 import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";

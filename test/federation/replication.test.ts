@@ -12,7 +12,7 @@ import { clientFor } from "../../src/federation/client.ts";
 import { auditReplicas } from "../../src/federation/replication/audit.ts";
 import { planReplication } from "../../src/federation/replication/plan.ts";
 import { scanForReplication } from "../../src/federation/replication/scan.ts";
-import { type RunningNode, startNode } from "../../src/http/server.ts";
+import { type RunningNode, startNode } from "../../src/node/start.ts";
 import { scheduleReplication } from "../../src/services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import { PULL_REPLICA } from "../../src/tasks/kinds.ts";

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { openDatabase } from "../../src/db/open.ts";
 import { harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 import { HARVEST_TASK } from "../../src/tasks/kinds.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { eventually as eventuallyWithin } from "../helpers/eventually.ts";

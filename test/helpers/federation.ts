@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Federation, type FederationOptions, startFederation } from "../../src/federation/local.ts";
+import { type Federation, type FederationOptions, startFederation } from "../../src/node/local-federation.ts";
 import type { Dialect } from "./node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "./postgres.ts";
 

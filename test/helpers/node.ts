@@ -5,7 +5,7 @@ import path from "node:path";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
-import { type RunningNode, type StartOptions, startNode } from "../../src/http/server.ts";
+import { type RunningNode, type StartOptions, startNode } from "../../src/node/start.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "./postgres.ts";
 import { createTestBucket, s3NodeSettings } from "./s3.ts";
 

@@ -2,7 +2,7 @@
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { clientFor } from "../../src/federation/client.ts";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
 import type { StoredObject } from "../../src/db/types.ts";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 

@@ -1,7 +1,8 @@
 /**
  * The modules' direction: the Member and Coordinating Node operations (src/services) never import the federation
  * (src/federation), which works on top of them; the object-write core (src/objects) imports neither, nor the
- * composition root (src/node) that registers what follows a write.
+ * composition root (src/node) that registers what follows a write and starts the node; HTTP (src/http) only
+ * builds the app the root starts.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -52,6 +53,26 @@ it("nothing but the composition root registers what follows a write: src/http ne
     if (text.includes("node/subscribers")) viaSubscribers.push(file);
   }
   assert.deepEqual(viaSubscribers, []);
+});
+
+it("HTTP sits below the composition root: src/http never imports src/node/start (startNode builds the app)", async () => {
+  const found = (await reachedFolders("http")).filter(({ target }) => target === "node");
+  const viaStart = [];
+  for (const { file } of found) {
+    const text = await readFile(path.join(src, file), "utf8");
+    if (/node\/start(?:\.ts)?"/.test(text)) viaStart.push(file);
+  }
+  assert.deepEqual(viaStart, []);
+});
+
+it("the domain types (src/types) sit below every layer: they import only src/errors", async () => {
+  const reached = (await reachedFolders("types")).filter(({ target }) => target !== "types");
+  assert.deepEqual(
+    reached
+      .filter(({ target }) => target !== "errors")
+      .map(({ file, target }) => `${file} imports src/${target}`),
+    [],
+  );
 });
 
 it("every change to an object goes through the write core: no transaction or object write elsewhere", async () => {

@@ -6,7 +6,7 @@
  */
 import type { Readable } from "node:stream";
 import { DuplicateKeyError } from "../../db/errors.ts";
-import type { Repositories, StoredObject } from "../../db/types.ts";
+import type { Repositories } from "../../db/types.ts";
 import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
 import { checkDigests, ingest } from "../../objects/ingest.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
@@ -14,6 +14,7 @@ import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
 import type { ObjectInfo } from "../../types/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { replanIfWanted } from "./after-sync.ts";
 import { type FailureReceiver, reportSyncFailure } from "./report.ts";

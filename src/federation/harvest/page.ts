@@ -5,12 +5,12 @@
  * every other object goes through synchronizeObject one by one. The page goes in chunks: while one chunk is
  * written, the next one's system metadata is fetched.
  */
-import type { StoredObject } from "../../db/types.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import { writeObjects } from "../../objects/write.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { ObjectInfo } from "../../types/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { replanIfWanted } from "./after-sync.ts";
 import {

@@ -9,8 +9,8 @@
  * the node a new object came from.
  */
 import { type D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
-import type { FormatRegistry } from "../../services/formats.ts";
 import { algorithmKey } from "../../store/index.ts";
+import type { FormatRegistry } from "../../types/format-registry.ts";
 import type { Replica, SystemMetadata } from "../../types/sysmeta.ts";
 
 function fail(pid: string, description: string): D1Error {

@@ -6,7 +6,6 @@
 
 import { isTrusted } from "../../auth/access.ts";
 import { DuplicateKeyError, StaleVersionError } from "../../db/errors.ts";
-import type { StoredObject } from "../../db/types.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -18,6 +17,7 @@ import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
 import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEntry, logEvent } from "../mn/events.ts";

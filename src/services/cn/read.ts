@@ -3,9 +3,9 @@
  * are the MN's, over the CN's tables; the query engine and search are in `search.ts` and the query routes.
  */
 import { isAllowed, isTrusted } from "../../auth/access.ts";
-import type { StoredObject } from "../../db/types.ts";
 import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { requireIdentifier } from "../identifiers.ts";

@@ -6,7 +6,6 @@
  */
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
-import type { StoredObject } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { writeBag } from "../../packages/bag.ts";
@@ -14,6 +13,7 @@ import { safeFileName, UniqueNames } from "../../packages/names.ts";
 import { type BagPlan, isPackageType, PACKAGE_TYPES, type PackageType } from "../../packages/types.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import { serializeSystemMetadata } from "../../types/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { ApiVersion } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";

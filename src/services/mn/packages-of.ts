@@ -5,9 +5,9 @@
  */
 
 import { Readable } from "node:stream";
-import type { StoredObject } from "../../db/types.ts";
 import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { NodeContext } from "../context.ts";
 
 /** At most this many resource maps are examined per request. */

@@ -1,9 +1,10 @@
 /** MNRead: get, getSystemMetadata, describe, getChecksum, listObjects, getReplica. */
 import type { Readable } from "node:stream";
 import { isAllowed, isTrusted, readFilter } from "../../auth/access.ts";
-import type { ObjectInfo, ObjectListFilter, Page, StoredObject } from "../../db/types.ts";
+import type { ObjectInfo, ObjectListFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { algorithmKey, DATAONE_NAME, SMALL_READ_LIMIT } from "../../store/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 import { findByPid, findByPidOrSid } from "./resolve.ts";

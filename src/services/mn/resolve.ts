@@ -3,8 +3,8 @@
  * series" (API text, General rules 2). "Operations that read an object raise NotFound when it is not held by
  * the node serving the request" (General rules 1); the message points to CNRead.resolve.
  */
-import type { StoredObject } from "../../db/types.ts";
 import { type D1Error, NotFound } from "../../errors/exceptions.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { NodeContext } from "../context.ts";
 
 export async function findByPid(ctx: NodeContext, pid: string): Promise<StoredObject> {

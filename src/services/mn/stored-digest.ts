@@ -3,9 +3,9 @@
  * are not enough: a CN auditing replicas, a node checking a replica it already holds.
  */
 import { createHash } from "node:crypto";
-import type { StoredObject } from "../../db/types.ts";
 import { InvalidRequest, NotFound } from "../../errors/exceptions.ts";
 import { algorithmKey } from "../../store/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import type { NodeContext } from "../context.ts";
 
 /** The hex digest of the stored bytes; NotFound when they are missing from the store. */

@@ -5,8 +5,8 @@
  */
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
-import type { StoredObject } from "../../db/types.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
 import { buildViewModel, type ViewSources } from "../../views/build.ts";
 import type { ViewLinks } from "../../views/model.ts";
 import { THEMES, themeFor } from "../../views/themes.ts";

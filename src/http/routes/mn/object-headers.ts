@@ -5,7 +5,7 @@
  * so both names are sent. Object bytes never change under a PID, so Last-Modified is the sysmeta's dateUploaded
  * and the strong entity tag is the SHA-256 the bytes are stored under (see docs/decisions.md).
  */
-import type { StoredObject } from "../../../db/types.ts";
+import type { StoredObject } from "../../../types/stored-object.ts";
 import type { Validators } from "../../conditional-read.ts";
 import { contentDisposition, headerSafe, httpDate } from "../../headers.ts";
 import type { RouteScope } from "./context.ts";

@@ -4,8 +4,8 @@
  * headers. A 304 or 416 delivers no bytes, so the service logs no event for it.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { StoredObject } from "../../../db/types.ts";
 import type { Choose, ObjectBody, Wanted } from "../../../services/mn/read.ts";
+import type { StoredObject } from "../../../types/stored-object.ts";
 import { answerRead, contentRange, type ReadAnswer, unsatisfiedRange } from "../../conditional-read.ts";
 import type { RouteScope } from "./context.ts";
 import { objectHeaders, validatorsOf } from "./object-headers.ts";

@@ -10,11 +10,11 @@ import path from "node:path";
 import { loadOrCreateSigningKey } from "../auth/keys.ts";
 import { mintToken } from "../auth/tokens.ts";
 import { type ConfigInput, resolveConfig } from "../config/config.ts";
-import { type RunningNode, startNode } from "../http/server.ts";
 import { approveNode } from "../services/cn/register.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { serializeNode } from "../types/index.ts";
 import { serializePerson } from "../types/subject-xml.ts";
+import { type RunningNode, startNode } from "./start.ts";
 
 export interface FederationOptions {
   /** Parent folder: one sub-folder per node ("cn", "mn1", "mn2", ...). */

@@ -15,15 +15,15 @@ import { createSessionResolver, type SessionResolver } from "../auth/session.ts"
 import type { Config } from "../config/config.ts";
 import { D1Error } from "../errors/exceptions.ts";
 import { startupJobs } from "../federation/startup.ts";
+import { buildApp } from "../http/app.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
-import { openNodeContext } from "../node/open-context.ts";
 import { startControlSocket } from "../ops/control-socket.ts";
 import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
-import { buildApp } from "./app.ts";
+import { openNodeContext } from "./open-context.ts";
 
 export interface RunningNode {
   app: FastifyInstance;

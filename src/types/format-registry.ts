@@ -1,0 +1,7 @@
+/** The object format registry as every layer reads it (loaded by `src/services/formats.ts`). */
+import type { ObjectFormat } from "./format-xml.ts";
+
+export interface FormatRegistry {
+  get(formatId: string): ObjectFormat | undefined;
+  all(): readonly ObjectFormat[];
+}
