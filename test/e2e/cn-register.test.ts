@@ -109,7 +109,7 @@ for (const dialect of testDialects()) {
           node.dataDir,
         ]);
         assert.equal(locked.status, 2);
-        assert.match(locked.stderr.toString(), /^d1node: .*--cn/);
+        assert.match(locked.stderr.toString(), /^d1node node: .*--cn/);
         const token = await node.token(ADMIN, 600);
         // Not spawnSync: the CN answering runs in this process.
         const cli = (id: string) =>
