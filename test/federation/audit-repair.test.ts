@@ -10,6 +10,7 @@ import { after, before, describe, it } from "node:test";
 import type { RunningNode } from "../../src/http/server.ts";
 import { auditStoredObjects } from "../../src/ops/audit.ts";
 import { repairFromReplicas } from "../../src/ops/repair.ts";
+import { FIXITY_AUDIT, runFixityAudit } from "../../src/ops/scheduled-audit.ts";
 import { scheduleReplication } from "../../src/services/cn/replica-outcomes.ts";
 import { runCli } from "../helpers/cli.ts";
 import { create, okXml } from "../helpers/client.ts";
@@ -55,7 +56,8 @@ for (const dialect of testDialects()) {
         settings: (name) =>
           name === "cn"
             ? { replicationScanInterval: 0, replicaAuditInterval: 0, replicaAuditAge: 0, nodePingInterval: 0 }
-            : { replicate: true, auditInterval: 0 },
+            : // The scheduled audit is run by hand below (its first run is due a day after the start).
+              { replicate: true, auditInterval: 86_400, auditRepair: true },
       });
       [mn1, mn2] = fed.mns as [RunningNode, RunningNode];
     });
@@ -123,6 +125,17 @@ for (const dialect of testDialects()) {
       assert.equal(run.repaired, 1);
       const again = await audit(mn1, false);
       assert.equal(again.mismatches + again.missing, 0);
+    });
+
+    it("the scheduled audit repairs when auditRepair is set", async () => {
+      const pid = await replicated("repair-scheduled", Buffer.from("repaired on schedule\n"));
+      await flipOneByte(mn2, pid);
+      await runFixityAudit(mn2.ctx, { id: 0, kind: FIXITY_AUDIT, key: "", payload: {}, attempts: 1 });
+      const latest = await mn2.ctx.db.audit.latest();
+      assert.equal(latest?.trigger, "scheduled");
+      assert.equal(latest?.mismatches, 1);
+      assert.equal(latest?.repaired, 1);
+      assert.equal((await audit(mn2, false)).mismatches, 0);
     });
 
     it("without another holder the finding stays unrepaired and nothing is stored", async () => {
