@@ -77,7 +77,7 @@ export function registerAuditCommand(program: Command): void {
             onProgress: show,
             onFinding: report,
             repair: flags.repair
-              ? repairFromReplicas({ config, store: local.store, onSkip: skipped })
+              ? repairFromReplicas({ config, db: local.db, store: local.store, onSkip: skipped })
               : undefined,
           });
         } finally {

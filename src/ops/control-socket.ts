@@ -100,6 +100,7 @@ async function run(ctx: NodeContext, url: URL, send: (line: object) => void): Pr
       repair: repair
         ? repairFromReplicas({
             config: ctx.config,
+            db: ctx.db,
             store: ctx.store,
             onSkip: (pid, nodeId, why) => send({ skipped: { pid, nodeId, why } }),
           })

@@ -11,7 +11,7 @@
  */
 import type { Readable } from "node:stream";
 import type { Config } from "../config/config.ts";
-import type { AuditFinding, RecordedFixity } from "../db/types.ts";
+import type { AuditFinding, Database, RecordedFixity } from "../db/types.ts";
 import { clientFor } from "../federation/client.ts";
 import { algorithmKey } from "../store/algorithms.ts";
 import type { Digests, ObjectStore } from "../store/types.ts";
@@ -20,6 +20,7 @@ import type { RepairBytes } from "./audit.ts";
 
 export interface RepairSources {
   config: Readonly<Config>;
+  db: Database;
   store: ObjectStore;
   /** Told why a holder could not give a good copy (the repair goes on with the next holder). */
   onSkip?: (pid: string, nodeId: string, why: string) => void;
@@ -50,7 +51,7 @@ export function repairFromReplicas(sources: RepairSources): RepairBytes {
       const client = clientFor(sources, node.baseURL);
       for (const fetch of [client.getReplica, client.get]) {
         try {
-          if (await replaceWith(sources.store, object, await fetch(object.pid))) return true;
+          if (await replaceWith(sources, object, await fetch(object.pid))) return true;
           sources.onSkip?.(object.pid, nodeId, "its copy differs from the recorded digests");
           break;
         } catch (error) {
@@ -63,12 +64,22 @@ export function repairFromReplicas(sources: RepairSources): RepairBytes {
 }
 
 /** Stages the bytes and commits them only when they are the recorded ones; false (nothing kept) otherwise. */
-async function replaceWith(store: ObjectStore, object: RecordedFixity, bytes: Readable): Promise<boolean> {
+async function replaceWith(
+  { db, store }: RepairSources,
+  object: RecordedFixity,
+  bytes: Readable,
+): Promise<boolean> {
   const staged = await store.stage(bytes, { algorithm: object.checksum.algorithm });
   try {
     if (staged.key !== object.contentKey || !matchesRecord(object, staged.digests)) return false;
+    // As any commit (src/objects/ingest.ts): an intent first, so that bytes put back for an object deleted
+    // meanwhile are collected, here or at the next start after a crash.
+    await db.blobIntents.add(staged.key);
     await staged.commit();
-    return true;
+    const referenced = (await db.objects.countByContentKey(staged.key)) > 0;
+    if (!referenced) await store.remove(staged.key);
+    await db.blobIntents.remove(staged.key);
+    return referenced;
   } finally {
     await staged.discard();
   }

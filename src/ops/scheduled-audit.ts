@@ -44,6 +44,7 @@ export async function runFixityAudit(ctx: NodeContext, task: Task): Promise<void
 export function repairSources(ctx: NodeContext) {
   return {
     config: ctx.config,
+    db: ctx.db,
     store: ctx.store,
     onSkip: (pid: string, nodeId: string, why: string) =>
       ctx.log.warn({ pid, nodeId, why }, "fixity audit: no good copy from this holder"),
