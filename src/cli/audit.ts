@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import type { AuditFinding, AuditRun } from "../db/types.ts";
 import { type AuditProgress, auditStoredObjects } from "../ops/audit.ts";
 import { askRunningNode } from "../ops/control-client.ts";
+import { repairFromReplicas } from "../ops/repair.ts";
 import { nodeIsRunning, openLocalNode } from "./node-access.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 import { mib, progressLine } from "./progress.ts";
@@ -16,6 +17,7 @@ import { mib, progressLine } from "./progress.ts";
 interface AuditFlags extends CommonFlags {
   rate?: string;
   report?: string;
+  repair?: boolean;
 }
 
 export function registerAuditCommand(program: Command): void {
@@ -26,6 +28,10 @@ export function registerAuditCommand(program: Command): void {
   )
     .option("--rate <MiB/s>", "read at most this many MiB per second (default: no limit)")
     .option("--report <file>", "write the full report (every finding) as JSON")
+    .option(
+      "--repair",
+      "replace bad or missing bytes with a verified copy from another node holding the object",
+    )
     .action(async (flags: AuditFlags) => {
       const config = configFromFlags(flags as AuditFlags & Record<string, unknown>);
       const rate = flags.rate === undefined ? undefined : Number(flags.rate);
@@ -42,16 +48,27 @@ export function registerAuditCommand(program: Command): void {
         );
       const report = (finding: AuditFinding) =>
         process.stdout.write(
-          `${finding.kind === "missing" ? "MISSING" : "MISMATCH"} ${finding.pid}: ${finding.detail}\n`,
+          `${finding.kind === "missing" ? "MISSING" : "MISMATCH"} ${finding.pid}: ${finding.detail}` +
+            `${finding.repaired ? " (repaired from another node)" : ""}\n`,
         );
+      const skipped = (pid: string, nodeId: string, why: string) =>
+        process.stderr.write(`no good copy of ${pid} from ${nodeId}: ${why}\n`);
       let run: AuditRun;
       if (await nodeIsRunning(config)) {
-        const query = bytesPerSecond ? `?rate=${bytesPerSecond}` : "";
-        run = (await askRunningNode(config.dataDir, `/audit${query}`, (message) => {
+        const query = new URLSearchParams();
+        if (bytesPerSecond) query.set("rate", String(bytesPerSecond));
+        if (flags.repair) query.set("repair", "1");
+        const ask = `/audit${query.size > 0 ? `?${query}` : ""}`;
+        run = (await askRunningNode(config.dataDir, ask, (message) => {
           if (message.progress) show(message.progress as AuditProgress);
           if (message.finding) report(message.finding as AuditFinding);
+          if (message.skipped) {
+            const s = message.skipped as { pid: string; nodeId: string; why: string };
+            skipped(s.pid, s.nodeId, s.why);
+          }
         })) as AuditRun;
       } else {
+        if (flags.repair && !config.cnBaseUrl) throw usage(NO_CN);
         const local = await openLocalNode(config);
         try {
           run = await auditStoredObjects(local, {
@@ -59,6 +76,9 @@ export function registerAuditCommand(program: Command): void {
             bytesPerSecond,
             onProgress: show,
             onFinding: report,
+            repair: flags.repair
+              ? repairFromReplicas({ config, db: local.db, store: local.store, onSkip: skipped })
+              : undefined,
           });
         } finally {
           await local.close();
@@ -76,6 +96,8 @@ export function registerAuditCommand(program: Command): void {
       if (run.mismatches + run.missing > run.repaired) process.exitCode = 1;
     });
 }
+
+const NO_CN = "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders";
 
 /** A mistake in the command line: its message is the whole story (exit code 2). */
 function usage(message: string): Error {

@@ -42,6 +42,8 @@ export function registerFederationCommand(program: Command): void {
         basePort,
         host: flags.host,
         logLevel: flags.logLevel,
+        // A line per start-up step on standard error (migrations and a first index can take a while).
+        onStep: (step) => process.stderr.write(`federation: ${step}\n`),
         // The Member Nodes take replicas from each other, as the CN directs.
         ...(flags.postgres ? { databaseUrl: postgresDatabasePerNode(flags.postgres) } : {}),
       });

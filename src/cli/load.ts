@@ -11,6 +11,7 @@ import { openDatabase } from "../db/open.ts";
 import type { StoredObject } from "../db/types.ts";
 import { type Digests, openStore } from "../store/index.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+import { progressLine } from "./progress.ts";
 
 interface LoadFlags extends CommonFlags {
   count: string;
@@ -43,7 +44,7 @@ export function registerLoadCommand(program: Command): void {
         formatId: flags.formatId,
         subject: flags.subject,
       });
-      process.stderr.write(`\nloaded ${count} objects in ${seconds.toFixed(1)} s\n`);
+      process.stderr.write(`loaded ${count} objects in ${seconds.toFixed(1)} s\n`);
     });
 }
 
@@ -64,16 +65,22 @@ async function load(config: ReturnType<typeof configFromFlags>, plan: LoadPlan):
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );
   const store = await openStore(config);
+  const line = progressLine();
   try {
     // The bytes as any upload would arrive: recorded as an intent, committed, then referenced by the rows.
     const staged = await store.stage(Readable.from([content(plan.size)]));
     await db.blobIntents.add(staged.key);
     await staged.commit();
     const objects = synthetic(plan, staged.key, staged.digests, config.nodeId);
+    let done = 0;
+    const shown = () =>
+      `loaded ${done} / ${plan.count} (${Math.round(done / Math.max(elapsed(), 0.001))} objects/s)`;
+    // A line per second at most (rewritten in place on a terminal), then the last count.
     await bulkLoadObjects(db, objects, (loaded) => {
-      const rate = Math.round(loaded / elapsed());
-      process.stderr.write(`\rloaded ${loaded} / ${plan.count} (${rate} objects/s)`);
+      done = loaded;
+      line.update(shown);
     });
+    line.finish(shown());
     await db.blobIntents.remove(staged.key);
   } finally {
     await store.close();

@@ -144,6 +144,8 @@ export interface Config {
   auditInterval: number;
   /** MiB per second a scheduled audit reads at most (0: no limit). */
   auditRate: number;
+  /** A scheduled audit fetches a good copy of bad or missing bytes from another holder (through cnBaseUrl). */
+  auditRepair: boolean;
   /** Seconds an upload (a multipart body) may send nothing before it is ended (InvalidRequest, connection closed). */
   uploadIdleTimeout: number;
   /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
@@ -221,6 +223,7 @@ export function defaultConfig(): Config {
     replicaAuditAge: 30 * 86_400,
     auditInterval: 7 * 86_400,
     auditRate: 20,
+    auditRepair: false,
     uploadIdleTimeout: 60,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
@@ -320,6 +323,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     replicaAuditAge: integer("replicaAuditAge", c.replicaAuditAge, 0, 3650 * 86_400),
     auditInterval: integer("auditInterval", c.auditInterval, 0, 366 * 86_400),
     auditRate: integer("auditRate", c.auditRate, 0, 1_000_000),
+    auditRepair: boolean("auditRepair", c.auditRepair),
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),

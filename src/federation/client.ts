@@ -115,7 +115,11 @@ async function remoteFailure(response: Answer, what: string, pid?: string): Prom
   }
 }
 
-export function clientFor(ctx: NodeContext, baseUrl: string, options: ClientOptions = {}): D1Client {
+export function clientFor(
+  ctx: Pick<NodeContext, "config">,
+  baseUrl: string,
+  options: ClientOptions = {},
+): D1Client {
   const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;

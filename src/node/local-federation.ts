@@ -30,6 +30,8 @@ export interface FederationOptions {
   logLevel?: string | false;
   /** Run background tasks in the nodes (default true). */
   worker?: boolean;
+  /** Told each start-up step as it is done (`d1node federation` prints them). */
+  onStep?: (step: string) => void;
 }
 
 export interface Federation {
@@ -59,6 +61,8 @@ export async function startFederation(options: FederationOptions): Promise<Feder
     await writeFile(file, publicKey.export({ type: "spki", format: "pem" }));
     keyFiles.set(name, file);
   }
+  const step = options.onStep ?? (() => undefined);
+  step(`signing keys ready for ${names.length} nodes in ${options.dir}`);
 
   const started: RunningNode[] = [];
   const start = async (name: string, index: number, layer: ConfigInput) => {
@@ -90,6 +94,7 @@ export async function startFederation(options: FederationOptions): Promise<Feder
 
   try {
     const cn = await start("cn", 0, { role: "cn", basePath: "/cn" });
+    step(`started ${cn.ctx.config.nodeId} (1 / ${names.length})`);
     const mns: RunningNode[] = [];
     for (const [i, name] of names.slice(1).entries()) {
       const mn = await start(name, i + 1, {
@@ -100,12 +105,14 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       });
       await registerWith(cn, mn);
       mns.push(mn);
+      step(`started ${mn.ctx.config.nodeId}, registered and approved (${i + 2} / ${names.length})`);
     }
     const { privateKey } = loadOrCreateSigningKey(cn.ctx.config.dataDir);
     await registerAdministrator(
       cn,
       await mintToken(privateKey, { subject: FEDERATION_ADMIN, ttlSeconds: 600 }),
     );
+    step("administrator account ready on the CN");
     return {
       cn,
       mns,

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { NodeContext } from "../services/context.ts";
 import { auditStoredObjects } from "./audit.ts";
 import { BackupRefused, backupNode } from "./backup.ts";
+import { repairFromReplicas } from "./repair.ts";
 
 export const CONTROL_SOCKET = "control.sock";
 /** Unix socket paths are limited (108 bytes on Linux). */
@@ -87,9 +88,23 @@ async function run(ctx: NodeContext, url: URL, send: (line: object) => void): Pr
   }
   if (url.pathname === "/audit") {
     const rate = Number(url.searchParams.get("rate") ?? 0);
+    const repair = url.searchParams.get("repair") === "1";
+    if (repair && !ctx.config.cnBaseUrl) {
+      throw new Error(
+        "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders",
+      );
+    }
     return auditStoredObjects(ctx, {
       trigger: "command",
       bytesPerSecond: rate > 0 ? rate : undefined,
+      repair: repair
+        ? repairFromReplicas({
+            config: ctx.config,
+            db: ctx.db,
+            store: ctx.store,
+            onSkip: (pid, nodeId, why) => send({ skipped: { pid, nodeId, why } }),
+          })
+        : undefined,
       onProgress: (progress) => every({ progress }),
       onFinding: (finding) => send({ finding }),
     });
