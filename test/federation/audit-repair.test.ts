@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { RunningNode } from "../../src/http/server.ts";
+import type { RunningNode } from "../../src/node/start.ts";
 import { auditStoredObjects } from "../../src/ops/audit.ts";
 import { repairFromReplicas } from "../../src/ops/repair.ts";
 import { FIXITY_AUDIT, runFixityAudit } from "../../src/ops/scheduled-audit.ts";
