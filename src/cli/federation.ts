@@ -48,15 +48,16 @@ export function registerFederationCommand(program: Command): void {
         ...(flags.postgres ? { databaseUrl: postgresDatabasePerNode(flags.postgres) } : {}),
       });
       const { cn, mns } = federation;
-      process.stdout.write(`d1node CN ${cn.ctx.config.nodeId} serving ${cn.baseUrl}\n`);
-      for (const mn of mns) process.stdout.write(`d1node MN ${mn.ctx.config.nodeId} serving ${mn.baseUrl}\n`);
-      process.stdout.write(`administrator ${federation.adminSubject}\n`);
-      process.stdout.write(`token ${await federation.token(federation.adminSubject, 86_400)}\n`);
+      // Handlers first: whoever reads the lines below may signal at once.
       const stop = async () => {
         await federation.close();
         process.exit(0);
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      process.stdout.write(`d1node CN ${cn.ctx.config.nodeId} serving ${cn.baseUrl}\n`);
+      for (const mn of mns) process.stdout.write(`d1node MN ${mn.ctx.config.nodeId} serving ${mn.baseUrl}\n`);
+      process.stdout.write(`administrator ${federation.adminSubject}\n`);
+      process.stdout.write(`token ${await federation.token(federation.adminSubject, 86_400)}\n`);
     });
 }

@@ -36,7 +36,12 @@ describe("status page in a browser", () => {
 
   before(async () => {
     // Samples every 250 ms instead of every 10 s, so that a few seconds of requests draw the plots.
-    node = await startTestNode("sqlite", { nodeName: "Lake Ontiki Member Node" }, { metricsSampleMs: 250 });
+    node = await startTestNode(
+      "sqlite",
+      // No scheduled audit: the queue holds only the task queued below.
+      { nodeName: "Lake Ontiki Member Node", auditInterval: 0 },
+      { metricsSampleMs: 250 },
+    );
     admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     const pids = sizes.map(() => uniquePid("status"));
     for (const [i, pid] of pids.entries()) {
