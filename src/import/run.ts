@@ -7,6 +7,7 @@
  */
 import type { ImportFailure } from "../db/types.ts";
 import { D1Error } from "../errors/exceptions.ts";
+import { inLanes } from "../federation/harvest/page.ts";
 import { harvestWindow } from "../federation/harvest/window.ts";
 import { indexNewObjects, indexSysmetaChange } from "../search/hooks.ts";
 import type { IndexContext } from "../search/indexer.ts";
@@ -175,26 +176,4 @@ export async function runImport(ctx: ImportContext, options: ImportOptions): Pro
     ...(logFailure ? { logFailure } : {}),
     indexedLate,
   };
-}
-
-/** Runs `work` on every item, `lanes` at a time; the first failure stops the others and is thrown. */
-async function inLanes<T>(
-  items: readonly T[],
-  lanes: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async () => {
-    while (!failure && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure = { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
-  if (failure) throw failure.error;
 }

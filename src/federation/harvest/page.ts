@@ -30,7 +30,11 @@ export type Outcomes = Record<SyncOutcome, number>;
 export const noOutcomes = (): Outcomes => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
 
 /** Runs `work` on every item, `lanes` at a time; the first failure stops the others and is thrown. */
-export async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function inLanes<T>(
+  items: readonly T[],
+  lanes: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const lane = async () => {
