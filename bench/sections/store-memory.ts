@@ -7,8 +7,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { createFsStore } from "../../src/store/index.ts";
+import { generated } from "../../test/unit/store/helpers.ts";
 import { record } from "../lib/report.ts";
 import type { SectionOptions } from "./types.ts";
 
@@ -61,18 +61,4 @@ async function growthWhile(work: () => Promise<void>): Promise<number> {
   }
   peak = Math.max(peak, process.memoryUsage().rss);
   return (peak - before) / 1e6;
-}
-
-/** `count` MiB: the same random 1 MiB block with its index stamped in, produced on demand. */
-function generated(count: number, block: Buffer): Readable {
-  let i = 0;
-  return new Readable({
-    highWaterMark: MIB,
-    read() {
-      if (i === count) return void this.push(null);
-      const chunk = Buffer.from(block);
-      chunk.writeUInt32LE(i++, 0);
-      this.push(chunk);
-    },
-  });
 }

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import type { ObjectStore } from "../../src/store/types.ts";
+import { stallingSource } from "../unit/store/helpers.ts";
 import { withFaults } from "./faulty-store.ts";
 
 export interface StoreHarness {
@@ -47,24 +48,6 @@ async function allKeys(store: ObjectStore): Promise<string[]> {
   const keys: string[] = [];
   for await (const key of store.keys()) keys.push(key);
   return keys.sort();
-}
-
-/** Pushes `before` bytes, then calls `then` and stalls (never ends by itself). */
-function stallingSource(before: number, then: (source: Readable) => void): Readable {
-  let sent = 0;
-  const source = new Readable({
-    read() {
-      if (sent < before) {
-        const n = Math.min(64 * 1024, before - sent);
-        sent += n;
-        this.push(Buffer.alloc(n, 7));
-      } else if (sent === before) {
-        sent++;
-        setImmediate(() => then(source));
-      }
-    },
-  });
-  return source;
 }
 
 /** Sizes that cross the stores' internal boundaries (thread hashing at 128 KiB, multipart parts of 5 MiB). */

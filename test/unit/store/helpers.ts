@@ -63,3 +63,17 @@ export function stallingSource(before: number, then: (source: Readable) => void)
   });
   return source;
 }
+
+/** `count` MiB: the same random 1 MiB block with its index stamped in, produced on demand. */
+export function generated(count: number, block: Buffer): Readable {
+  let i = 0;
+  return new Readable({
+    highWaterMark: 1 << 20,
+    read() {
+      if (i === count) return void this.push(null);
+      const chunk = Buffer.from(block);
+      chunk.writeUInt32LE(i++, 0);
+      this.push(chunk);
+    },
+  });
+}

@@ -4,25 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { Readable } from "node:stream";
 import { describe, it } from "node:test";
-import { scratchStore } from "./helpers.ts";
+import { generated, scratchStore } from "./helpers.ts";
 
 const MIB = 1 << 20;
-
-/** `count` MiB: the same random 1 MiB block with its index stamped in, produced on demand. */
-function generated(count: number, block: Buffer): Readable {
-  let i = 0;
-  return new Readable({
-    highWaterMark: MIB,
-    read() {
-      if (i === count) return void this.push(null);
-      const chunk = Buffer.from(block);
-      chunk.writeUInt32LE(i++, 0);
-      this.push(chunk);
-    },
-  });
-}
 
 describe("memory", () => {
   it("stages 16 MiB produced on demand, to the key and size of the bytes", async () => {
