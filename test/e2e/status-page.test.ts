@@ -5,27 +5,16 @@
  * D1NODE_UPDATE_SCREENSHOTS=1.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { recordAuditResult } from "../../src/metrics/outcomes.ts";
+import { launchBrowser, removeScreenshotFolder, screenshotFolder } from "../helpers/browser.ts";
 import { type Caller, call, create, enc, errorOf } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
-
-const CHROMIUM = process.env.D1NODE_CHROMIUM ?? "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-];
-const DOCS_IMAGES = fileURLToPath(new URL("../../docs/images/", import.meta.url));
 
 describe("status page in a browser", () => {
   let node: TestNode;
@@ -64,15 +53,13 @@ describe("status page in a browser", () => {
     recordAuditResult(node.node.ctx, { kind: "replica", outcome: "valid" });
     recordAuditResult(node.node.ctx, { kind: "replica", outcome: "unreachable" });
     await sleep(600);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    shots = process.env.D1NODE_UPDATE_SCREENSHOTS
-      ? DOCS_IMAGES
-      : await mkdtemp(path.join(tmpdir(), "d1node-shots-"));
+    browser = await launchBrowser();
+    shots = await screenshotFolder();
   });
   after(async () => {
     await browser?.close();
     await node?.close();
-    if (shots && shots !== DOCS_IMAGES) await rm(shots, { recursive: true, force: true });
+    await removeScreenshotFolder(shots);
   });
 
   it("shows what is stored, the requests by API method, the task queue, audits and three plots", async () => {

@@ -5,29 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchBrowser, removeScreenshotFolder, screenshotFolder } from "../helpers/browser.ts";
 import { type Caller, create, enc } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
-const CHROMIUM = process.env.D1NODE_CHROMIUM ?? "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const DOCS_IMAGES = fileURLToPath(new URL("../../docs/images/", import.meta.url));
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/views/${name}`, import.meta.url));
 const EML = "eml://ecoinformatics.org/eml-2.1.1";
 
@@ -54,15 +41,13 @@ describe("MNView in a browser", () => {
     });
     await put(map, Buffer.from(resourceMapXml(map, metadata, [data])), { formatId: RESOURCE_MAP_FORMAT });
     await put(hostile, fixture("eml-hostile.xml"), { formatId: EML });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    shots = process.env.D1NODE_UPDATE_SCREENSHOTS
-      ? DOCS_IMAGES
-      : await mkdtemp(path.join(tmpdir(), "d1node-shots-"));
+    browser = await launchBrowser();
+    shots = await screenshotFolder();
   });
   after(async () => {
     await browser?.close();
     await node?.close();
-    if (shots && shots !== DOCS_IMAGES) await rm(shots, { recursive: true, force: true });
+    await removeScreenshotFolder(shots);
   });
 
   it("shows the dataset page: title, creators, coverage, the download link and the system metadata", async () => {
