@@ -19,12 +19,13 @@ import { type IndexEntry, writeDocument, writeDocuments } from "../../src/db/sea
 import type { Database } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { extractorFor } from "../../src/search/extract/index.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { solrJson } from "../../src/search/response.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
-import { searchPageParams } from "../../src/search/warm.ts";
+import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
@@ -135,10 +136,10 @@ async function timeQueries(database: Database): Promise<void> {
   const db = database.kysely;
   const dialect = database.dialect;
   const index = openSearchIndex(database);
-  const params = searchPageParams();
+  const params = searchPageRequest();
   const caller = { subjects: new Set(["public"]) };
   const engine = async () => {
-    await runQuery(index, "solr", params, caller);
+    await runQuery(index, params, caller);
   };
   const plain = async () => {
     await sql`select pid, doc from search_docs where format_type = 'METADATA' and obsoleted = 0 and archived = 0
@@ -163,7 +164,7 @@ async function timeQueries(database: Database): Promise<void> {
       `${keywordClause(variant)} AND NOT ${keywordClause(variant + 1 + Math.floor(variant / KEYWORD_WORDS.length))}`,
     );
     variant++;
-    await runQuery(index, "solr", p, caller);
+    await runQuery(index, parseSearchRequest(p), caller);
   };
   // A document written before each query: the kept clause sets and field values recheck it (not timed).
   let written = 0;

@@ -1,14 +1,13 @@
 /**
  * One facet field's counts and the page of them a request asks for: facet.prefix, facet.mincount, facet.sort
  * (count: most first, ties in index order; index: byte order, or number order for numeric fields), facet.offset
- * and facet.limit, each also per field as f.<field>.facet.*. Counts are kept as parallel arrays by value number
+ * and facet.limit, each also per field as f.<field>.facet.* (read by parse-request.ts). Counts are kept as parallel arrays by value number
  * with the numbers listed in byte order of value, so a field of many values (a hundred thousand sites) pages
  * without an object per value.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
 import { byteOrder } from "./byte-order.ts";
-import { type FieldSpec, isNumeric } from "./fields.ts";
-import type { SolrParams } from "./params.ts";
+import { isNumeric } from "./fields.ts";
+import type { FacetFieldRequest } from "./request.ts";
 
 export interface ValueCounts {
   /** Each value, how many matching documents have it, and its number (numeric fields). */
@@ -30,18 +29,10 @@ export function valueCountsOf(list: { value: string; n: number; num: number | nu
   };
 }
 
-export function pageOf(params: SolrParams, spec: FieldSpec, counts: ValueCounts): (string | number)[] {
-  const field = spec.name;
-  const limit = params.int("facet.limit", 100, -1, Number.MAX_SAFE_INTEGER, field);
-  const offset = params.int("facet.offset", 0, 0, Number.MAX_SAFE_INTEGER, field);
-  const mincount = Math.max(1, params.int("facet.mincount", 1, 0, Number.MAX_SAFE_INTEGER, field));
-  const sortParam = params.forField(field, "facet.sort")?.trim().toLowerCase();
-  const byIndex = sortParam === "index" || sortParam === "lex" || (sortParam === undefined && limit <= 0);
-  if (sortParam !== undefined && !["index", "lex", "count"].includes(sortParam)) {
-    throw new InvalidRequest(`facet.sort must be count or index (not ${sortParam}).`);
-  }
-  const rawPrefix = params.forField(field, "facet.prefix") ?? "";
-  const prefix = spec.type === "text" ? rawPrefix.toLowerCase() : rawPrefix;
+/** The page of `counts` the facet field's settings ask for, as Solr's flat value, count, value, ... list. */
+export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string | number)[] {
+  const { spec, limit, offset, mincount, prefix } = facet;
+  const byIndex = facet.sort === "index";
   const { values, counts: n, nums, order } = counts;
   let kept: Int32Array = new Int32Array(order.length);
   let length = 0;

@@ -7,9 +7,9 @@
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
-import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
-import type { SolrParams } from "./params.ts";
+import { isNumeric } from "./fields.ts";
 import { and, type Condition } from "./query-sql.ts";
+import type { FacetRangeRequest, FacetRequest, KnownField } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 import { markOf } from "./terms.ts";
 
@@ -33,14 +33,14 @@ const MAX_BUCKETS = 10_000;
 /** Where counts come from: the database (sqlFacetSource) or the engine's memory (memory/facet-source.ts). */
 export interface FacetSource {
   /** Counts of every value of these (non-text) fields over the matching documents, in byte order of value. */
-  valueCounts(fields: string[]): Promise<Map<string, ValueCounts>>;
+  valueCounts(fields: readonly KnownField[]): Promise<Map<string, ValueCounts>>;
   /** How many matching documents also match `query` (facet.query). */
   queryCount(query: string): Promise<number>;
 }
 
 export async function facetCounts(
   index: SearchIndexHandle,
-  params: SolrParams,
+  facet: FacetRequest,
   where: Condition,
   source: FacetSource,
 ): Promise<FacetCounts> {
@@ -51,18 +51,16 @@ export async function facetCounts(
     facet_intervals: {},
     facet_heatmaps: {},
   };
-  for (const query of params.all("facet.query")) out.facet_queries[query] = await source.queryCount(query);
-  const fields = unique(params.all("facet.field"));
-  const counted = await source.valueCounts(fields.filter((f) => specOf(f).type !== "text"));
-  for (const field of fields) {
-    const spec = specOf(field);
+  for (const query of facet.queries) out.facet_queries[query] = await source.queryCount(query);
+  const counted = await source.valueCounts(facet.fields.filter((f) => f.spec.type !== "text"));
+  for (const field of facet.fields) {
     const counts =
-      spec.type === "text" ? await tokenCounts(index, where, field) : (counted.get(field) ?? NO_COUNTS);
-    out.facet_fields[field] = pageOf(params, spec, counts);
+      field.spec.type === "text"
+        ? await tokenCounts(index, where, field.field)
+        : (counted.get(field.field) ?? NO_COUNTS);
+    out.facet_fields[field.field] = pageOf(field, counts);
   }
-  for (const field of unique(params.all("facet.range"))) {
-    out.facet_ranges[field] = await rangeCounts(index, params, where, field);
-  }
+  for (const range of facet.ranges) out.facet_ranges[range.field] = await rangeCounts(index, range, where);
   return out;
 }
 
@@ -82,25 +80,17 @@ export function sqlFacetSource(
 
 const NO_COUNTS: ValueCounts = { values: [], counts: [], nums: [], order: [] };
 
-const unique = (list: string[]) => [...new Set(list.map((s) => s.trim()).filter(Boolean))];
-
-function specOf(field: string): FieldSpec {
-  const spec = fieldSpec(field);
-  if (!spec) throw new InvalidRequest(`undefined field ${field}`);
-  return spec;
-}
-
 /** Counts of every value of the (non-text) fields over the matching documents: one grouped query for all. */
 async function valueCounts(
   index: SearchIndexHandle,
   where: Condition,
-  fields: string[],
+  fields: readonly KnownField[],
 ): Promise<Map<string, ValueCounts>> {
   const out = new Map<string, ValueCounts>();
   if (fields.length === 0) return out;
   // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
-  const numeric = fields.filter((f) => isNumeric(specOf(f).type));
-  const other = fields.filter((f) => !isNumeric(specOf(f).type));
+  const numeric = fields.filter((f) => isNumeric(f.spec.type)).map((f) => f.field);
+  const other = fields.filter((f) => !isNumeric(f.spec.type)).map((f) => f.field);
   const rows = await index.db.search.valueCountRows(where, numeric, other);
   const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
   for (const row of rows) {
@@ -126,26 +116,14 @@ async function tokenCounts(index: SearchIndexHandle, where: Condition, field: st
   return valueCountsOf([...counts].map(([value, n]) => ({ value, n, num: null })));
 }
 
+/** facet.range: the matching documents counted in buckets from start to end, gap wide (dates: date math). */
 async function rangeCounts(
   index: SearchIndexHandle,
-  params: SolrParams,
+  range: FacetRangeRequest,
   where: Condition,
-  field: string,
 ): Promise<FacetRange> {
-  const spec = fieldSpec(field);
-  if (!spec || !isNumeric(spec.type))
-    throw new InvalidRequest(`facet.range needs a numeric or date field (${field}).`);
+  const { field, spec, start: startText, end: endText, gap } = range;
   const isDate = spec.type === "date";
-  const need = (name: string) => {
-    const value = params.forField(field, name);
-    if (value === undefined || value.trim() === "") {
-      throw new InvalidRequest(`Missing required parameter: f.${field}.${name} or ${name}`);
-    }
-    return value.trim();
-  };
-  const startText = need("facet.range.start");
-  const endText = need("facet.range.end");
-  const gap = need("facet.range.gap");
   const read = (text: string) => {
     const value = isDate ? readQueryDate(text) : Number(text);
     if (value === undefined || !Number.isFinite(value))

@@ -3,11 +3,9 @@
  * order); rows/start page the groups, group.limit (default 1) documents per group, group.ngroups=true counts
  * them. Documents without the field form the group with groupValue null.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { fieldSpec } from "./fields.ts";
 import type { StoredDoc } from "./index-rows.ts";
-import type { SolrParams } from "./params.ts";
 import type { Condition } from "./query-sql.ts";
+import type { GroupRequest, SearchRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 import { selectFields } from "./select-fields.ts";
 
@@ -20,16 +18,13 @@ export type Grouped = Record<string, { matches: number; ngroups?: number; groups
 
 export async function groupResults(
   index: SearchIndexHandle,
-  params: SolrParams,
+  request: SearchRequest,
+  group: GroupRequest,
   where: Condition,
   order: Condition,
 ): Promise<Grouped> {
-  const field = params.get("group.field")?.trim();
-  if (!field) throw new InvalidRequest("group=true needs group.field.");
-  if (!fieldSpec(field)) throw new InvalidRequest(`undefined field ${field}`);
-  const rows = params.int("rows", 10, 0, 50_000);
-  const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
-  const perGroup = params.int("group.limit", 1, 0, 1000);
+  const { field, limit: perGroup } = group;
+  const { rows, start } = request;
   const matched = await index.db.search.groupsOf(where, field, order);
   const groups = new Map<string | null, string[]>();
   for (const { pid, g } of matched) {
@@ -39,11 +34,11 @@ export async function groupResults(
   }
   const page = [...groups].slice(start, start + rows);
   const stored = await index.db.search.readStoredDocs(page.flatMap(([, pids]) => pids.slice(0, perGroup)));
-  const pick = selectFields(params.get("fl"));
+  const pick = selectFields(request.fields);
   const result: Grouped = {
     [field]: {
       matches: matched.length,
-      ...(params.bool("group.ngroups") ? { ngroups: groups.size } : {}),
+      ...(group.ngroups ? { ngroups: groups.size } : {}),
       groups: page.map(([value, pids]) => ({
         groupValue: value,
         doclist: {

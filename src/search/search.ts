@@ -7,7 +7,6 @@
  */
 import { accessCondition, notArchived } from "../db/search/conditions.ts";
 import { orderBy } from "../db/search/order-by.ts";
-import { InvalidRequest } from "../errors/exceptions.ts";
 import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
 import type { StoredDoc } from "./index-rows.ts";
@@ -15,11 +14,10 @@ import { Bitset } from "./memory/bitset.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
 import { topDocs } from "./memory/top-docs.ts";
-import type { SolrParams } from "./params.ts";
 import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
+import type { SearchRequest } from "./request.ts";
 import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
-import { sortKeys } from "./sort.ts";
 import { type Stats, statsFor } from "./stats.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
@@ -39,27 +37,24 @@ export interface SearchResponse {
   qtime: number;
 }
 
-/** Largest page (rows) one request may ask for. */
-export const MAX_ROWS = 50_000;
-
 /** What identifies a request to the caches: its parameters and the caller's subjects. */
-export function requestKey(params: SolrParams, caller: SearchCaller, ...more: string[]): string {
-  return JSON.stringify([...more, params.entries, caller === "all" ? "all" : [...caller.subjects].sort()]);
+export function requestKey(request: SearchRequest, caller: SearchCaller, ...more: string[]): string {
+  return JSON.stringify([...more, request.raw, caller === "all" ? "all" : [...caller.subjects].sort()]);
 }
 
 /** A search, answered from the result cache when the same caller asked the same since the index last changed. */
 export async function search(
   index: SearchIndexHandle,
-  params: SolrParams,
+  request: SearchRequest,
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const began = performance.now();
   const cache = index.cache;
-  const key = requestKey(params, caller);
+  const key = requestKey(request, caller);
   const generation = cache.generation();
   const cached = cache.get<SearchResponse>("result", key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
-  const result = await searchUncached(index, params, caller);
+  const result = await searchUncached(index, request, caller);
   cache.set("result", key, result, generation);
   return result;
 }
@@ -70,18 +65,16 @@ export async function search(
  */
 export async function searchUncached(
   index: SearchIndexHandle,
-  params: SolrParams,
+  request: SearchRequest,
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const began = performance.now();
-  const parts = filterParts(index, params, caller);
+  const translate = translator(index, request);
+  const parts = filterParts(index, request, caller, translate);
   const where = and(parts);
-  const start = params.int("start", 0, 0, Number.MAX_SAFE_INTEGER);
-  const rows = params.int("rows", 10, 0, MAX_ROWS);
-  const keys = sortKeys(params.get("sort"));
-  const translate = filterContext(index, params);
-  const response: SearchResponse = { params: params.echo(), numFound: 0, start, docs: [], qtime: 0 };
-  const memory = params.bool("group") ? undefined : index.memory();
+  const { start, rows, sort: keys } = request;
+  const response: SearchResponse = { params: { ...request.echo }, numFound: 0, start, docs: [], qtime: 0 };
+  const memory = request.group ? undefined : index.memory();
   let pids: string[] = [];
   let source: FacetSource;
   if (memory) {
@@ -94,8 +87,8 @@ export async function searchUncached(
     source = memoryFacetSource(memory, matches, response.numFound, translate);
   } else {
     response.numFound = await index.db.search.countMatching(where);
-    if (params.bool("group")) {
-      response.grouped = await groupResults(index, params, where, orderBy(keys));
+    if (request.group) {
+      response.grouped = await groupResults(index, request, request.group, where, orderBy(keys));
     } else if (rows > 0 && start < response.numFound) {
       pids = await index.db.search.pageOfPids(where, orderBy(keys), rows, start);
     }
@@ -103,49 +96,40 @@ export async function searchUncached(
   }
   if (pids.length > 0) {
     const stored = await index.db.search.readStoredDocs(pids);
-    const pick = selectFields(params.get("fl"));
+    const pick = selectFields(request.fields);
     response.docs = pids.flatMap((pid) => {
       const doc = stored.get(pid);
       return doc ? [pick(doc)] : [];
     });
   }
-  if (params.bool("facet")) response.facets = await facetCounts(index, params, where, source);
-  if (params.bool("stats")) response.stats = await statsFor(index, params, where, response.numFound);
+  if (request.facet) response.facets = await facetCounts(index, request.facet, where, source);
+  if (request.stats) response.stats = await statsFor(index, request.stats, where, response.numFound);
   response.qtime = Math.round(performance.now() - began);
   return response;
 }
 
-function filterContext(index: SearchIndexHandle, params: SolrParams) {
-  return (query: string) => translateQuery(query, translateOptions(index, params));
-}
-
-/**
- * Clauses without an operator are joined by AND, as DataONE's indexes answer them: the Coordinating Nodes' search
- * schema and Metacat's (the Member Nodes') both say `<solrQueryParser defaultOperator="AND"/>`. So d1_cli's
- * `id:X dateModified:[* TO *]` finds X alone. A request's q.op overrides it.
- */
-export const DEFAULT_OPERATOR = "AND";
-
-function translateOptions(index: SearchIndexHandle, params: SolrParams) {
-  const op = params.get("q.op")?.toUpperCase();
-  if (op !== undefined && op !== "AND" && op !== "OR")
-    throw new InvalidRequest(`q.op must be AND or OR (not ${op}).`);
-  return {
+/** A query of the request (q, fq, archived, facet.query) as its SQL condition. */
+function translator(index: SearchIndexHandle, request: SearchRequest): (query: string) => Condition {
+  const options = {
     dialect: index.dialect,
-    defaultField: params.get("df") ?? "text",
-    defaultOperator: (op ?? DEFAULT_OPERATOR) as "AND" | "OR",
+    defaultField: request.defaultField,
+    defaultOperator: request.defaultOperator,
   };
+  return (query) => translateQuery(query, options);
 }
 
 /** q, every fq, the caller's access and the archived rule: the conditions a document must all meet. */
-function filterParts(index: SearchIndexHandle, params: SolrParams, caller: SearchCaller): Condition[] {
-  const options = translateOptions(index, params);
-  const queries = [params.get("q") ?? "*:*", ...params.all("fq")];
-  const parts = queries.map((q) => translateQuery(q, options));
-  const archivedParam = params.all("archived");
+function filterParts(
+  index: SearchIndexHandle,
+  request: SearchRequest,
+  caller: SearchCaller,
+  translate: (query: string) => Condition,
+): Condition[] {
+  const queries = [request.q, ...request.fq];
+  const parts = queries.map(translate);
   const asksArchived = queries.some((q) => fieldsOf(q).has("archived"));
-  if (archivedParam.length > 0) {
-    for (const q of archivedParam) parts.push(translateQuery(q, options));
+  if (request.archived.length > 0) {
+    for (const q of request.archived) parts.push(translate(q));
   } else if (!asksArchived) {
     parts.push(notArchived());
   }

@@ -4,10 +4,10 @@
  */
 import { readersOf } from "../auth/readers.ts";
 import type { Session } from "../auth/session.ts";
-import { InvalidRequest, NotFound } from "../errors/exceptions.ts";
+import { NotFound } from "../errors/exceptions.ts";
 import { cachedAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
-import type { SolrParams } from "./params.ts";
+import type { SearchRequest } from "./request.ts";
 import { solrJson, solrXml } from "./response.ts";
 import { requestKey, type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
 
@@ -31,22 +31,17 @@ export interface QueryAnswer {
   body: string;
 }
 
-/** Run a Solr query; the answer is in the format `wt` names (xml by default, as Solr). */
+/** Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. */
 export async function runQuery(
   index: SearchIndexHandle,
-  engine: string,
-  params: SolrParams,
+  request: SearchRequest,
   caller: SearchCaller,
 ): Promise<QueryAnswer> {
-  requireEngine(engine);
-  const wt = (params.get("wt") ?? "xml").trim().toLowerCase();
-  if (wt !== "json" && wt !== "xml") {
-    throw new InvalidRequest(`wt=${wt} is not supported; use wt=json or wt=xml.`);
-  }
+  const { wt } = request;
   const began = performance.now();
-  const key = requestKey(params, caller, wt);
+  const key = requestKey(request, caller, wt);
   const body = await cachedAnswer(index.cache, key, began, async () => {
-    const result = await searchUncached(index, params, caller);
+    const result = await searchUncached(index, request, caller);
     const write = (qtime: number) => {
       const timed = { ...result, qtime };
       return wt === "json" ? JSON.stringify(solrJson(timed)) : solrXml(timed);
@@ -59,7 +54,8 @@ export async function runQuery(
   };
 }
 
-function requireEngine(engine: string): void {
+/** NotFound unless `engine` is one this node has. */
+export function requireEngine(engine: string): void {
   if (engine !== SOLR_ENGINE) {
     throw new NotFound(`There is no query engine "${engine}"; the engines are: ${QUERY_ENGINES.join(", ")}.`);
   }

@@ -1,9 +1,8 @@
 /** stats=true&stats.field=F: min, max, count, missing, sum, mean and stddev over the matched documents. */
-import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate } from "./dates.ts";
-import { fieldSpec, isNumeric } from "./fields.ts";
-import type { SolrParams } from "./params.ts";
+import { isNumeric } from "./fields.ts";
 import type { Condition } from "./query-sql.ts";
+import type { KnownField } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 
 export type FieldStats = Record<string, string | number | null>;
@@ -13,14 +12,12 @@ export interface Stats {
 
 export async function statsFor(
   index: SearchIndexHandle,
-  params: SolrParams,
+  fields: readonly KnownField[],
   where: Condition,
   numFound: number,
 ): Promise<Stats> {
   const out: Stats = { stats_fields: {} };
-  for (const field of new Set(params.all("stats.field").map((f) => f.trim()))) {
-    const spec = fieldSpec(field);
-    if (!spec) throw new InvalidRequest(`undefined field ${field}`);
+  for (const { field, spec } of fields) {
     const numeric = isNumeric(spec.type);
     const row = await index.db.search.fieldStatsRow(where, field, numeric);
     const count = Number(row?.c ?? 0);

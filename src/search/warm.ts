@@ -5,10 +5,17 @@
  * enough for that to matter; a failure only means the first visitor waits.
  */
 import { SolrParams } from "./params.ts";
+import { parseSearchRequest } from "./parse-request.ts";
+import type { SearchRequest } from "./request.ts";
 import { type SearchIndexHandle, searchUncached } from "./search.ts";
 
 /** Below this many documents the memory is read in well under a second: no warming. */
 const WARM_FROM = 5000;
+
+/** The MetacatUI search page's query, as a request. */
+export function searchPageRequest(): SearchRequest {
+  return parseSearchRequest(searchPageParams());
+}
 
 /** The MetacatUI search page: catalog filter, default fields, facets as Search.js asks for them. */
 export function searchPageParams(): SolrParams {
@@ -54,7 +61,7 @@ export async function warmSearch(
 ): Promise<void> {
   try {
     if (!(await index.db.search.holdsAtLeast(minimum))) return;
-    await searchUncached(index, searchPageParams(), { subjects: new Set(["public"]) });
+    await searchUncached(index, searchPageRequest(), { subjects: new Set(["public"]) });
   } catch (error) {
     onError(error);
   }

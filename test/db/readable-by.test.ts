@@ -12,6 +12,7 @@ import { objectIncludes } from "../../src/db/filters.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { indexStoredObjects } from "../../src/search/indexer.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { searchCaller } from "../../src/search/service.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
@@ -125,7 +126,7 @@ forEachDialect((_name, open) => {
           `event log SQL, ${label}`,
         );
         const params = SolrParams.from({ q: "*:*", rows: "1000", sort: "id asc", fl: "id" });
-        const found = await searchUncached(index, params, searchCaller(session));
+        const found = await searchUncached(index, parseSearchRequest(params), searchCaller(session));
         assert.deepEqual(
           found.docs.map((doc) => doc.id),
           allowed,

@@ -13,6 +13,7 @@ import {
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { type SearchCaller, search } from "../../src/search/search.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
@@ -80,7 +81,7 @@ forEachDialect((dialect, open) => {
   describe(`search index (${dialect})`, () => {
     let db: Database;
     const run = (params: Record<string, string>, caller: SearchCaller = { subjects: new Set(["public"]) }) =>
-      search(searchIndexOf(db), SolrParams.from(params), caller);
+      search(searchIndexOf(db), parseSearchRequest(SolrParams.from(params)), caller);
     before(async () => {
       db = await open();
       await writeDocuments(db, corpus());

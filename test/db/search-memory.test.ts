@@ -9,6 +9,7 @@ import { removeDocument, writeDocument, writeDocuments } from "../../src/db/sear
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
 import { runQuery } from "../../src/search/service.ts";
 import { warmSearch } from "../../src/search/warm.ts";
@@ -85,7 +86,7 @@ const CALLERS: [string, SearchCaller][] = [
 
 /** The parts of an answer both paths must agree on. */
 async function answer(db: Database, params: Record<string, string | string[]>, caller: SearchCaller) {
-  const result = await searchUncached(searchIndexOf(db), SolrParams.from(params), caller);
+  const result = await searchUncached(searchIndexOf(db), parseSearchRequest(SolrParams.from(params)), caller);
   return { numFound: result.numFound, ids: result.docs.map((d) => d.id), facets: result.facets };
 }
 
@@ -174,7 +175,7 @@ forEachDialect((dialect, open) => {
       const index = searchIndexOf(db);
       const params = SolrParams.from({ q: "keywords:ice", rows: "5", sort: "id asc", wt: "json" });
       const body = async () => {
-        const answer = await runQuery(index, "solr", params, "all");
+        const answer = await runQuery(index, parseSearchRequest(params), "all");
         return JSON.parse(answer.body) as {
           responseHeader: { QTime: number };
           response: { numFound: number };
@@ -198,7 +199,11 @@ forEachDialect((dialect, open) => {
         first.response.numFound + 1,
         "a write retires the answer",
       );
-      const xml = await runQuery(index, "solr", SolrParams.from({ q: "keywords:ice", rows: "1" }), "all");
+      const xml = await runQuery(
+        index,
+        parseSearchRequest(SolrParams.from({ q: "keywords:ice", rows: "1" })),
+        "all",
+      );
       assert.match(xml.body, /<int name="QTime">\d+<\/int>/);
     });
 

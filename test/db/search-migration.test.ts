@@ -11,6 +11,7 @@ import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder, withCopyFields } from "../../src/search/document.ts";
 import { fieldSpec } from "../../src/search/fields.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { tokenize } from "../../src/search/tokens.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -56,7 +57,7 @@ async function answers(db: Database): Promise<unknown[]> {
     for (const [k, v] of Object.entries({ q, rows: "100", sort: "id asc", fl: "id" })) params.add(k, v);
     for (const f of ["title", "keywords", "contactOrganizationText"]) params.add("facet.field", f);
     params.add("facet", "true");
-    const r = await searchUncached(searchIndexOf(db), params, "all");
+    const r = await searchUncached(searchIndexOf(db), parseSearchRequest(params), "all");
     out.push({ q, numFound: r.numFound, docs: r.docs, facets: r.facets?.facet_fields });
   }
   return out;

@@ -8,6 +8,7 @@ import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { indexNewObject, indexSysmetaChange } from "../../src/search/hooks.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { indexMissing } from "../../src/search/reindex.ts";
 import { search } from "../../src/search/search.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
@@ -39,7 +40,11 @@ forEachDialect((dialect, open) => {
     const used: string[] = [];
     const ctx = () => ({ db, store: untouchableStore(used), formats });
     const find = async (q: string) => {
-      const result = await search(searchIndexOf(db), SolrParams.from({ q, fl: "*" }), "all");
+      const result = await search(
+        searchIndexOf(db),
+        parseSearchRequest(SolrParams.from({ q, fl: "*" })),
+        "all",
+      );
       return result.docs;
     };
     before(async () => {

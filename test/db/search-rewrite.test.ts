@@ -9,6 +9,7 @@ import { writeDocument, writeDocuments } from "../../src/db/search/index-store.t
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { search } from "../../src/search/search.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
@@ -33,7 +34,8 @@ function entry(pid: string, v: Version) {
 forEachDialect((dialect, open) => {
   describe(`index rewrites (${dialect})`, () => {
     let db: Database;
-    const run = (params: Record<string, string>) => search(searchIndexOf(db), SolrParams.from(params), "all");
+    const run = (params: Record<string, string>) =>
+      search(searchIndexOf(db), parseSearchRequest(SolrParams.from(params)), "all");
     const found = async (q: string) => (await run({ q, rows: "10", sort: "id asc" })).docs.map((d) => d.id);
     /** What the index holds for `pid`: stored fields and the keyword facet of that document alone. */
     const held = async (pid: string) => {

@@ -15,6 +15,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { removeDocument, writeDocument } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { type Caller, call, create } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
@@ -70,7 +71,7 @@ for (const dialect of testDialects()) {
       onDatabase((db) =>
         work(async (q) => {
           const params = SolrParams.from({ q, fl: "*", sort: "id asc" });
-          return (await searchUncached(searchIndexOf(db), params, "all")).docs;
+          return (await searchUncached(searchIndexOf(db), parseSearchRequest(params), "all")).docs;
         }),
       );
     const ids = (docs: Record<string, unknown>[]) => docs.map((doc) => doc.id);

@@ -5,7 +5,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { SortKey } from "../../search/sort.ts";
 
-export function orderBy(keys: SortKey[]): RawBuilder<unknown> {
+export function orderBy(keys: readonly SortKey[]): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
   for (const key of keys) {
     const direction = sql.raw(key.descending ? "desc" : "asc");

@@ -16,7 +16,7 @@ export function memoryFacetSource(
   return {
     async valueCounts(fields) {
       const out = new Map<string, ValueCounts>();
-      for (const field of fields) {
+      for (const { field } of fields) {
         const column = await memory.column(field);
         const list: ValueCounts = {
           values: column.values,

@@ -17,7 +17,7 @@ type KeyValues = Float64Array | (string | undefined)[];
 export async function topDocs(
   memory: SearchMemory,
   matches: Bitset,
-  keys: SortKey[],
+  keys: readonly SortKey[],
   count: number,
 ): Promise<string[]> {
   const only = keys[0];

@@ -9,6 +9,7 @@
 import { NotImplemented } from "../../errors/exceptions.ts";
 import { SOLR_ENGINE } from "../../search/engine-description.ts";
 import { SolrParams } from "../../search/params.ts";
+import { parseSearchRequest } from "../../search/parse-request.ts";
 import { search } from "../../search/search.ts";
 import { searchCaller } from "../../search/service.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
@@ -34,7 +35,7 @@ export async function searchObjects(
     if (!ANSWER_SHAPING.test(name)) params.add(name, value);
   }
   params.add("fl", "id");
-  const result = await search(ctx.search, params, searchCaller(call.session));
+  const result = await search(ctx.search, parseSearchRequest(params), searchCaller(call.session));
   const pids = result.docs.map((doc) => String(doc.id));
   const objects = await ctx.db.objects.getMany(pids);
   const items = pids.flatMap((pid) => {

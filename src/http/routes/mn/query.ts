@@ -8,8 +8,15 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import { SolrParams } from "../../../search/params.ts";
+import { parseSearchRequest } from "../../../search/parse-request.ts";
 import type { SearchIndexHandle } from "../../../search/search.ts";
-import { listQueryEngines, queryEngineDescription, runQuery, searchCaller } from "../../../search/service.ts";
+import {
+  listQueryEngines,
+  queryEngineDescription,
+  requireEngine,
+  runQuery,
+  searchCaller,
+} from "../../../search/service.ts";
 import { serializeQueryEngineList } from "../../../types/index.ts";
 import { sendXml } from "../../call.ts";
 import { readTextPart } from "../../multipart.ts";
@@ -51,9 +58,10 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
       async (request, reply) =>
         sendXml(reply, queryEngineDescription((request.params as { engine: string }).engine)),
     );
+    // The engine first (NotFound), then the parameters, parsed and checked once (InvalidRequest).
     const answer = async (request: FastifyRequest, params: SolrParams) => {
-      const engine = (request.params as { engine: string }).engine;
-      return runQuery(index, engine, params, searchCaller(request.session));
+      requireEngine((request.params as { engine: string }).engine);
+      return runQuery(index, parseSearchRequest(params), searchCaller(request.session));
     };
     scoped.get(
       `${prefix}/query/:engine/*`,
