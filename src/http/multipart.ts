@@ -10,6 +10,8 @@
 import type { FastifyRequest } from "fastify";
 import { detailCodeFor, UNLISTED_DETAIL_CODE } from "../errors/catalogue.ts";
 import { InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
+import { stageHolding } from "../objects/held-bytes.ts";
+import { bytesToHold } from "../search/indexer.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { watchIdleBody } from "./body-drain.ts";
 
@@ -29,6 +31,8 @@ export interface MultipartOptions {
   objectPart?: string;
   /** The checksum algorithm to compute besides MD5/SHA-1/SHA-256, when known from parts already read. */
   algorithmHint?: (parts: ReadonlyMap<string, string>) => string | undefined;
+  /** Most bytes of the object part to keep in memory for the search index (src/objects/held-bytes.ts). */
+  holdBytes?: (parts: ReadonlyMap<string, string>) => number;
   /** Largest buffered part, bytes; default: the node's document limit (config maxDocumentBytes). */
   maxPart?: number;
   /** Smaller limits for named parts, e.g. { pid: SIMPLE_VALUE_BYTES }. */
@@ -77,10 +81,12 @@ export async function readMultipart(
       if (part.type === "file" && name === options.objectPart && options.store) {
         const algorithm = options.algorithmHint?.(parts);
         current = part.file;
-        staged = await options.store.stage(part.file, {
-          ...(algorithm ? { algorithm } : {}),
-          signal: abort.signal,
-        });
+        staged = await stageHolding(
+          options.store,
+          part.file,
+          { ...(algorithm ? { algorithm } : {}), signal: abort.signal },
+          options.holdBytes?.(parts) ?? 0,
+        );
       } else if (part.type === "file") {
         current = part.file;
         parts.set(name, await readTextPart(request, part.file, name, limitOf(name)));
@@ -151,4 +157,15 @@ export function requirePart(body: MultipartBody, name: string): string {
 export function sysmetaAlgorithm(parts: ReadonlyMap<string, string>): string | undefined {
   const xml = parts.get("sysmeta");
   return xml ? /<(?:\w+:)?checksum\b[^>]*\balgorithm\s*=\s*["']([^"']+)["']/.exec(xml)?.[1] : undefined;
+}
+
+/** What the search index wants kept of the object part, by the formatId of a sysmeta part read before it. */
+export function holdForIndex(parts: ReadonlyMap<string, string>): number {
+  return bytesToHold(sysmetaFormatId(parts));
+}
+
+/** The formatId of a system metadata part read before the object part, else undefined. */
+function sysmetaFormatId(parts: ReadonlyMap<string, string>): string | undefined {
+  const xml = parts.get("sysmeta");
+  return xml ? /<(?:\w+:)?formatId>\s*([^<]*?)\s*<\//.exec(xml)?.[1] : undefined;
 }

@@ -23,8 +23,11 @@ export type ChangeOrigin =
   | "import";
 
 export type ObjectChange =
-  /** A new object: its row as written. */
-  | { kind: "created"; object: StoredObject; origin: ChangeOrigin; replan: boolean }
+  /**
+   * A new object: its row as written, and its bytes when the write kept them in memory (a small document the
+   * search index reads, held-bytes.ts), so that indexing need not read them back from the store.
+   */
+  | { kind: "created"; object: StoredObject; bytes?: Buffer; origin: ChangeOrigin; replan: boolean }
   /** New system metadata of an object held before. */
   | { kind: "sysmeta"; sysmeta: SystemMetadata; origin: ChangeOrigin; replan: boolean }
   /** The object's row is gone. */

@@ -62,10 +62,17 @@ export async function ingest(
     await ctx.db.blobIntents.add(key);
     try {
       await staged.commit();
-      await writeObjects(ctx, origin, async (tx) => {
-        await write(tx, key);
-        await tx.blobIntents.remove(key);
-      });
+      // Bytes kept while staging go to what follows the commit (the search index) with the new rows.
+      const held = staged.held && { contentKey: key, bytes: staged.held };
+      await writeObjects(
+        ctx,
+        origin,
+        async (tx) => {
+          await write(tx, key);
+          await tx.blobIntents.remove(key);
+        },
+        held,
+      );
     } catch (error) {
       await staged.discard();
       if ((await ctx.db.objects.countByContentKey(key)) === 0) await ctx.store.remove(key);

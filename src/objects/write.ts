@@ -24,6 +24,7 @@ export async function writeObjects<T>(
   ctx: ObjectWriteContext,
   origin: ChangeOrigin,
   work: (tx: ObjectTransaction) => Promise<T>,
+  held?: HeldBytes,
 ): Promise<T> {
   let changes: ObjectChange[] = [];
   const result = await ctx.db.transaction(async (tx) => {
@@ -31,7 +32,7 @@ export async function writeObjects<T>(
     const replanned = new Set<string>();
     const recorded: ObjectTransaction = {
       ...tx,
-      objects: recording(tx.objects, origin, changes),
+      objects: recording(tx.objects, origin, changes, held),
       replan: (pid) => replanned.add(pid),
     };
     const value = await work(recorded);
@@ -49,15 +50,23 @@ export async function writeObjects<T>(
 const pidOf = (change: Exclude<ObjectChange, { kind: "removed" }>) =>
   change.kind === "created" ? change.object.sysmeta.identifier : change.sysmeta.identifier;
 
+/** Bytes a write has in memory (src/objects/held-bytes.ts): those of the objects it creates with this key. */
+export interface HeldBytes {
+  contentKey: string;
+  bytes: Buffer;
+}
+
 /** The transaction's object repository, noting each write in `changes` once it succeeded. */
 function recording(
   objects: ObjectRepository,
   origin: ChangeOrigin,
   changes: ObjectChange[],
+  held: HeldBytes | undefined,
 ): ObjectRepository {
   const created = (object: StoredObject): ObjectChange => ({
     kind: "created",
     object,
+    ...(held?.contentKey === object.contentKey ? { bytes: held.bytes } : {}),
     origin,
     replan: false,
   });

@@ -45,10 +45,17 @@ export async function indexNewObject(ctx: IndexContext, pid: string): Promise<vo
   await guarded(ctx, pid, () => indexObject(ctx, pid));
 }
 
-/** Many new objects at once (a harvested page); when the batch fails, each is indexed on its own. */
-export async function indexNewObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+/**
+ * Many new objects at once (a harvested page; `held`: bytes the write still has, by PID); when the batch fails,
+ * each is indexed on its own.
+ */
+export async function indexNewObjects(
+  ctx: IndexContext,
+  objects: StoredObject[],
+  held?: ReadonlyMap<string, Buffer>,
+): Promise<void> {
   try {
-    await indexStoredObjects(ctx, objects);
+    await indexStoredObjects(ctx, objects, held);
   } catch {
     for (const object of objects) await indexNewObject(ctx, object.sysmeta.identifier);
   }
@@ -69,10 +76,18 @@ export async function indexRemoval(ctx: IndexContext, pid: string): Promise<void
  * the write already has (many at once as one batch), then changed and removed ones, in the order written.
  */
 export async function indexChanges(ctx: IndexContext, changes: readonly ObjectChange[]): Promise<void> {
-  const created = changes.flatMap((change) => (change.kind === "created" ? [change.object] : []));
+  const created = changes.flatMap((change) => (change.kind === "created" ? [change] : []));
   const [only] = created;
-  if (created.length > 1) await indexNewObjects(ctx, created);
-  else if (only) await guarded(ctx, only.sysmeta.identifier, () => indexStoredObject(ctx, only));
+  if (created.length > 1) {
+    const held = new Map(created.flatMap((c) => (c.bytes ? [[c.object.sysmeta.identifier, c.bytes]] : [])));
+    await indexNewObjects(
+      ctx,
+      created.map((c) => c.object),
+      held,
+    );
+  } else if (only) {
+    await guarded(ctx, only.object.sysmeta.identifier, () => indexStoredObject(ctx, only.object, only.bytes));
+  }
   for (const change of changes) {
     if (change.kind === "sysmeta") await indexSysmetaChange(ctx, change.sysmeta.identifier);
     if (change.kind === "removed") await indexRemoval(ctx, change.pid);

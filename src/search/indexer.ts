@@ -25,16 +25,21 @@ export interface IndexContext {
 /**
  * Index an object held in the store: system metadata, access, package fields and (for known formats) science
  * metadata. A resource map also updates the package fields of the objects it names (and named before).
+ * `bytes`: the object's bytes when the write still has them (bytesToHold), else they are read from the store.
  */
-export async function indexStoredObject(ctx: IndexContext, object: StoredObject): Promise<void> {
+export async function indexStoredObject(
+  ctx: IndexContext,
+  object: StoredObject,
+  bytes?: Buffer,
+): Promise<void> {
   const { sysmeta } = object;
   const pid = sysmeta.identifier;
-  const science = await extractScience(ctx, object);
+  const science = await extractScience(ctx, object, bytes);
   await ctx.db.search.writeDocument(pid, await ownFields(ctx, object), science);
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
-      if (hasBytes(object)) relations = await readRelations(await readAll(ctx, object), pid);
+      if (hasBytes(object)) relations = await readRelations(await contentOf(ctx, object, bytes), pid);
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
@@ -42,8 +47,15 @@ export async function indexStoredObject(ctx: IndexContext, object: StoredObject)
   }
 }
 
-/** Index several new objects in one transaction (a harvested page); resource maps one by one, as above. */
-export async function indexStoredObjects(ctx: IndexContext, objects: StoredObject[]): Promise<void> {
+/**
+ * Index several new objects in one transaction (a harvested page); resource maps one by one, as above. `held`:
+ * bytes the write still has, by PID.
+ */
+export async function indexStoredObjects(
+  ctx: IndexContext,
+  objects: StoredObject[],
+  held: ReadonlyMap<string, Buffer> = new Map(),
+): Promise<void> {
   const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
   const packages = await ctx.db.search.packageFieldsOfMany(plain.map((object) => object.sysmeta.identifier));
   const entries = [];
@@ -51,11 +63,13 @@ export async function indexStoredObjects(ctx: IndexContext, objects: StoredObjec
     const pid = object.sysmeta.identifier;
     const fields = sysmetaFields(object.sysmeta, ctx.formats);
     for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
-    entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object) });
+    entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object, held.get(pid)) });
   }
   if (entries.length > 0) await ctx.db.search.writeDocuments(entries);
   for (const object of objects) {
-    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId)) await indexStoredObject(ctx, object);
+    const pid = object.sysmeta.identifier;
+    if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId))
+      await indexStoredObject(ctx, object, held.get(pid));
   }
 }
 
@@ -109,14 +123,17 @@ function formatOf(science: SearchDocument): string | undefined {
 /** Science documents remember their format under the schema's formatId field (overridden by sysmeta's). */
 const FORMAT_MARK = "formatId";
 
-async function extractScience(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
+async function extractScience(
+  ctx: IndexContext,
+  object: StoredObject,
+  bytes: Buffer | undefined,
+): Promise<SearchDocument> {
   const { sysmeta } = object;
   const none: SearchDocument = new Map([[FORMAT_MARK, [sysmeta.formatId]]]);
   const extract = extractorFor(sysmeta.formatId);
   if (!extract || sysmeta.size > MAX_METADATA_BYTES || !hasBytes(object)) return none;
   try {
-    const bytes = await readAll(ctx, object);
-    const science = extract(bytes);
+    const science = extract(await contentOf(ctx, object, bytes));
     science.set(FORMAT_MARK, [sysmeta.formatId]);
     return science;
   } catch {
@@ -133,8 +150,26 @@ function hasBytes(object: StoredObject): boolean {
   return object.contentKey !== "";
 }
 
-async function readAll(ctx: IndexContext, object: StoredObject): Promise<Buffer> {
+/** The object's bytes: those the write still has (when whole), else read from the store. */
+async function contentOf(ctx: IndexContext, object: StoredObject, held: Buffer | undefined): Promise<Buffer> {
+  if (held?.length === object.sysmeta.size) return held;
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.store.read(object.contentKey)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
+
+/**
+ * How many bytes of a new object a write should keep in memory for the index: a document whose format the
+ * index reads (science metadata, resource maps) up to HELD_DOCUMENT_BYTES; up to HELD_UNKNOWN_BYTES when the
+ * format is not known yet as the bytes arrive (an upload whose system metadata comes after its bytes, as the
+ * DataONE clients send them); none for other formats. Bigger documents are read from the store as before.
+ */
+export function bytesToHold(formatId: string | undefined): number {
+  if (formatId === undefined) return HELD_UNKNOWN_BYTES;
+  return extractorFor(formatId) || RESOURCE_MAP_FORMATS.has(formatId) ? HELD_DOCUMENT_BYTES : 0;
+}
+
+/** Most bytes of an indexed document kept from its write. */
+export const HELD_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/** Most bytes kept of an upload whose format is not known yet (most metadata documents are smaller). */
+export const HELD_UNKNOWN_BYTES = 1024 * 1024;

@@ -9,6 +9,8 @@ export interface StagedObject {
   readonly digests: Digests;
   /** Content key: the SHA-256 hex of the bytes. */
   readonly key: string;
+  /** The bytes themselves, when the stager kept them in memory (src/objects/held-bytes.ts); else undefined. */
+  readonly held?: Buffer;
   /** Move the bytes into their content-addressed place (atomic rename + fsync). Idempotent. */
   commit(): Promise<void>;
   /**

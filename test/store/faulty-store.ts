@@ -29,11 +29,11 @@ export interface FaultyStore extends ObjectStore {
   /** The faults in force; change them at any time. */
   faults: Faults;
   /** Counts of calls that reached the inner store. */
-  readonly calls: { stage: number; commit: number; remove: number };
+  readonly calls: { stage: number; commit: number; remove: number; read: number };
 }
 
 export function withFaults(inner: ObjectStore, initial: Faults = {}): FaultyStore {
-  const calls = { stage: 0, commit: 0, remove: 0 };
+  const calls = { stage: 0, commit: 0, remove: 0, read: 0 };
   const store: FaultyStore = {
     faults: { ...initial },
     calls,
@@ -47,6 +47,7 @@ export function withFaults(inner: ObjectStore, initial: Faults = {}): FaultyStor
       return wrapStaged(staged);
     },
     read(key, range) {
+      calls.read++;
       const stream = inner.read(key, range);
       const limit = store.faults.failReadAfterBytes;
       if (limit === undefined) return stream;

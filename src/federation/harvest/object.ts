@@ -8,8 +8,10 @@ import type { Readable } from "node:stream";
 import { DuplicateKeyError } from "../../db/errors.ts";
 import type { Repositories } from "../../db/types.ts";
 import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest } from "../../objects/ingest.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
+import { bytesToHold } from "../../search/indexer.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
@@ -170,7 +172,9 @@ async function createFromNode(
   };
   try {
     if (holdsBytes(ctx, stored.formatId)) {
-      const staged = await ctx.store.stage(await source.get(pid), { algorithm: stored.checksum.algorithm });
+      const bytes = await source.get(pid);
+      const options = { algorithm: stored.checksum.algorithm };
+      const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(stored.formatId));
       try {
         checkDigests(stored, staged.digests);
       } catch (error) {

@@ -7,7 +7,9 @@
  * reported as failed with their description.
  */
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
+import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
+import { bytesToHold } from "../../search/indexer.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
 import { type PullPayload, REPORT_REPLICA_STATUS } from "../../tasks/kinds.ts";
@@ -71,7 +73,8 @@ export async function pullReplica(
   const source = await findNode(ctx, sourceNodeId);
   // The client gives up when the headers are late or the bytes stop coming, never on a long transfer.
   const bytes = await clientFor(ctx, source.baseURL, { version }).getReplica(pid);
-  const staged = await ctx.store.stage(bytes, { algorithm: sysmeta.checksum.algorithm });
+  const options = { algorithm: sysmeta.checksum.algorithm };
+  const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(sysmeta.formatId));
   try {
     checkDigests(sysmeta, staged.digests);
     await ingest(ctx, "replication", staged, (tx, contentKey) =>

@@ -10,6 +10,7 @@ import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from ".
 import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import {
+  holdForIndex,
   type MultipartBody,
   readMultipart,
   requirePart,
@@ -115,6 +116,7 @@ function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise
     store: ctx.store,
     objectPart: "object",
     algorithmHint: sysmetaAlgorithm,
+    holdBytes: holdForIndex,
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES },
   });
 }
