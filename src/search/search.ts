@@ -1,7 +1,8 @@
 /**
- * The query engine: Solr parameters in, a Solr-shaped result out. Every query is limited to what the caller
- * may read (public documents, and those whose readPermission, writePermission, changePermission or
- * rightsHolder holds one of the caller's subjects), administrators excepted; archived documents are left out
+ * The query engine: a SearchRequest (parsed once from Solr's parameters: parse-request.ts) in, a Solr-shaped
+ * result out. Every query is limited to what the caller may read (public documents, and those whose
+ * readPermission, writePermission, changePermission or rightsHolder holds one of the caller's subjects),
+ * administrators excepted; archived documents are left out
  * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
  * query itself asks about `archived`.
  */
