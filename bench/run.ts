@@ -25,6 +25,7 @@ import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
 import { s3 } from "./sections/s3.ts";
+import { scaleOut } from "./sections/scale-out.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
@@ -48,14 +49,16 @@ const SECTIONS: Record<string, Section> = {
   soak,
   range,
   audit,
+  "scale-out": scaleOut,
 };
 /** Sections run only when named (range writes a 10 GiB object). */
-const ON_REQUEST = new Set(["soak", "range"]);
+const ON_REQUEST = new Set(["soak", "range", "scale-out"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
   large: ["curl"],
   "small-get": ["wrk"],
+  "scale-out": ["wrk", "haproxy"],
 };
 
 const { values, positionals } = parseArgs({
