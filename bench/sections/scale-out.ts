@@ -23,9 +23,9 @@ import { wrk } from "../lib/wrk.ts";
 import { checked, luaSpread } from "./small-get.ts";
 import type { SectionOptions } from "./types.ts";
 
-const CREATES = 600;
+const CREATES = 200;
 const CREATE_CLIENTS = 8;
-const OBJECTS = 500;
+const OBJECTS = 300;
 const CONNECTIONS = 50;
 const API_COUNTS = [1, 2, 4];
 
