@@ -59,7 +59,7 @@ const ON_REQUEST = new Set(["soak", "range", "scale-out"]);
 const NEEDS: Record<string, string[]> = {
   large: ["curl"],
   "small-get": ["wrk"],
-  "scale-out": ["wrk", "haproxy"],
+  "scale-out": ["wrk", "haproxy", "radosgw"],
 };
 
 const { values, positionals } = parseArgs({
