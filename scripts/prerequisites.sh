@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the tests need besides npm's packages, made present or named: xmllint (schema validation), Chromium (the
-# view pages), the official DataONE Python client's Debian packages (when its kit sits beside the checkout, in
-# ../shared/interop), and PostgreSQL answering. As root with apt-get it installs what is missing and starts an
+# view pages), HAProxy (the scale-out deployment test), the official DataONE Python client's Debian packages
+# (when its kit sits beside the checkout, in ../shared/interop), and PostgreSQL answering. As root with apt-get it installs what is missing and starts an
 # installed PostgreSQL that is down; otherwise it stops at the first gap with one line: what is missing and the
 # command that installs it. Used by `npm test` (scripts/test.sh) and .ci/run, so the two cannot drift.
 # Settings: D1NODE_TEST_PG=skip (no PostgreSQL), D1NODE_TEST_PG_URL, D1NODE_CHROMIUM, CI=true (the client kit
@@ -41,6 +41,8 @@ apt_install() {
 missing=() packages=()
 command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-utils); }
 [[ -x $CHROMIUM ]] || { missing+=("Chromium ($CHROMIUM)") && packages+=(chromium); }
+# The balancer of the scale-out deployment test (deploy/haproxy.cfg).
+command -v haproxy >/dev/null || { missing+=(haproxy) && packages+=(haproxy); }
 for tool in radosgw ceph-mon ceph-osd ceph; do
   command -v $tool >/dev/null || { missing+=("$tool") && packages+=(radosgw ceph-mon ceph-osd ceph-common) && break; }
 done
@@ -50,6 +52,7 @@ if ((${#missing[@]})); then
   apt_install "${packages[@]}"
   command -v xmllint >/dev/null || stop "xmllint is not on PATH after installing libxml2-utils"
   command -v radosgw >/dev/null || stop "radosgw is not on PATH after installing radosgw"
+  command -v haproxy >/dev/null || stop "haproxy is not on PATH after installing haproxy"
   [[ -x $CHROMIUM ]] || stop "no Chromium at $CHROMIUM after installing chromium (D1NODE_CHROMIUM names another)"
 fi
 

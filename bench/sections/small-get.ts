@@ -73,7 +73,7 @@ async function onBackend(options: SectionOptions, hello: Served, pgUrl: string |
   }
 }
 
-function checked(result: WrkResult): WrkResult {
+export function checked(result: WrkResult): WrkResult {
   if (result.non2xx > 0 || !Number.isFinite(result.requestsPerSecond)) {
     throw new Error(`wrk saw ${result.non2xx} non-2xx answers:\n${result.output}`);
   }
@@ -81,7 +81,7 @@ function checked(result: WrkResult): WrkResult {
 }
 
 /** A wrk script sending GET `${target}${i}` for i = 0 .. count-1 in turn (or `target` alone: the same work). */
-function luaSpread(target: string, count: number, numbered = true): string {
+export function luaSpread(target: string, count: number, numbered = true): string {
   return [
     "local i = 0",
     "request = function()",

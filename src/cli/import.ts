@@ -16,7 +16,7 @@ import { progressView } from "../import/progress.ts";
 import { type ImportSummary, runImport } from "../import/run.ts";
 import { openSource, type SourceCredentials, type SourceNode } from "../import/source.ts";
 import { IMPORT_FOLLOWS_NOTHING } from "../import/write.ts";
-import { createKeyedMutex } from "../objects/keyed-mutex.ts";
+import { createContentLocks } from "../objects/content-locks.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { createFsStore } from "../store/index.ts";
 import type { ApiVersion } from "../types/sysmeta.ts";
@@ -90,7 +90,7 @@ export function registerImportCommand(program: Command): void {
           db,
           store,
           formats: loadFormatRegistry(),
-          contentLocks: createKeyedMutex(),
+          contentLocks: createContentLocks(db),
           changes: IMPORT_FOLLOWS_NOTHING,
           log: stderrLog,
         };

@@ -11,6 +11,7 @@ import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
+import { contentKeyLocks } from "./content-key-locks.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
@@ -154,6 +155,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     counts: nodeCountsRepository(db, dialect),
     importProgress: importProgressRepository(db),
     audit: auditStore(db),
+    contentKeys: contentKeyLocks(db, dialect),
     events,
     async snapshotTo(file) {
       if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");

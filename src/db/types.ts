@@ -4,6 +4,7 @@ import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { AuditStore } from "./audit-runs.ts";
 import type { CnRepository } from "./cn-repository.ts";
+import type { ContentKeyLocks } from "./content-key-locks.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
 import type { ImportProgressStore } from "./import-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
@@ -181,6 +182,8 @@ export interface Database extends Repositories {
   importProgress: ImportProgressStore;
   /** Fixity audits: the recorded digests to check, and each run's outcome (`audit.latest()`). */
   audit: AuditStore;
+  /** Content keys held across processes while bytes are committed or removed (content-key-locks.ts). */
+  contentKeys: ContentKeyLocks;
   /**
    * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).

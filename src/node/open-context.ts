@@ -9,8 +9,8 @@ import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/index.ts";
 import { taskHandlers } from "../federation/handlers.ts";
 import { newOutcomes } from "../metrics/outcomes.ts";
+import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
-import { createKeyedMutex } from "../objects/keyed-mutex.ts";
 import { indexMissing } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -46,7 +46,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     search: openSearchIndex(db),
     store,
     formats: loadFormatRegistry(),
-    contentLocks: createKeyedMutex(),
+    contentLocks: createContentLocks(db),
     outcomes: newOutcomes(),
     tasks: db.tasks,
     taskHandlers,

@@ -113,11 +113,15 @@ export async function recoverStore(ctx: ObjectWriteContext): Promise<{ orphans: 
   const temps = await ctx.store.sweepTemp();
   let orphans = 0;
   for (const key of await ctx.db.blobIntents.list()) {
-    if ((await ctx.db.objects.countByContentKey(key)) === 0) {
-      await ctx.store.remove(key);
-      orphans++;
-    }
-    await ctx.db.blobIntents.remove(key);
+    // Another process sharing the database may be committing these bytes right now: its intent is listed
+    // while it holds the key, so the count is read once it has let go.
+    await ctx.contentLocks.run(key, async () => {
+      if ((await ctx.db.objects.countByContentKey(key)) === 0) {
+        await ctx.store.remove(key);
+        orphans++;
+      }
+      await ctx.db.blobIntents.remove(key);
+    });
   }
   return { orphans, temps };
 }

@@ -74,12 +74,15 @@ async function replaceWith(
     if (staged.key !== object.contentKey || !matchesRecord(object, staged.digests)) return false;
     // As any commit (src/objects/ingest.ts): an intent first, so that bytes put back for an object deleted
     // meanwhile are collected, here or at the next start after a crash.
-    await db.blobIntents.add(staged.key);
-    await staged.commit();
-    const referenced = (await db.objects.countByContentKey(staged.key)) > 0;
-    if (!referenced) await store.remove(staged.key);
-    await db.blobIntents.remove(staged.key);
-    return referenced;
+    // Held across processes too, so that a create of the same bytes elsewhere never sees them removed.
+    return await db.contentKeys.hold(staged.key, async () => {
+      await db.blobIntents.add(staged.key);
+      await staged.commit();
+      const referenced = (await db.objects.countByContentKey(staged.key)) > 0;
+      if (!referenced) await store.remove(staged.key);
+      await db.blobIntents.remove(staged.key);
+      return referenced;
+    });
   } finally {
     await staged.discard();
   }
