@@ -1,5 +1,5 @@
 /**
- * Staging: stream an upload into a temp file while hashing it in the same pass. Incoming chunks are gathered
+ * Staging: stream an upload into a temp file while hashing it in the same pass (the hashes `ingestHashes` names). Incoming chunks are gathered
  * into slots of the hasher ring (1 MiB); each full slot is hashed by the hasher threads and written to the
  * file at the same time. Uploads that end before reaching `smallLimit` are hashed on this thread instead (a
  * round trip to the threads costs more than the hashing). Nothing is kept in memory beyond a few slots.
@@ -10,7 +10,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
+import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
 import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
 
@@ -37,10 +37,8 @@ export async function stageFile(
   source: Readable,
   options: StageOptions = {},
 ): Promise<StagedFile> {
-  const extra = options.algorithm === undefined ? undefined : algorithmKey(options.algorithm);
-  if (options.algorithm !== undefined && !extra) throw unsupportedAlgorithm(options.algorithm);
-  const hashes: HashKey[] =
-    extra && !BASE_HASHES.includes(extra) ? [...BASE_HASHES, extra] : [...BASE_HASHES];
+  const declared = declaredHash(options.algorithm);
+  const hashes = ingestHashes(declared);
   const { signal } = options;
   signal?.throwIfAborted();
 
@@ -63,16 +61,7 @@ export async function stageFile(
     await fsyncAsync(fd);
     closeSync(fd);
     fd = undefined;
-    const digests: Digests = {
-      size: upload.position,
-      md5: values.md5 ?? "",
-      sha1: values.sha1 ?? "",
-      sha256: values.sha256 ?? "",
-    };
-    if (extra && !BASE_HASHES.includes(extra)) {
-      digests.extra = { algorithm: DATAONE_NAME[extra], value: values[extra] ?? "" };
-    }
-    return { path: file, digests };
+    return { path: file, digests: digestsOf(upload.position, values, declared) };
   } catch (error) {
     if (!source.destroyed) source.destroy();
     await upload.abandon();
