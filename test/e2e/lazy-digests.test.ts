@@ -1,6 +1,6 @@
 /**
  * Digests an upload did not compute: a create computes SHA-256 and the system metadata's algorithm only; MD5 and
- * SHA-1 are computed from the stored bytes on the first getChecksum (or package) that needs them, recorded for
+ * SHA-1 are computed from the stored bytes on the first getChecksum (or package manifest) that needs them, recorded for
  * every object with those bytes, and answered from the record afterwards.
  */
 import assert from "node:assert/strict";
@@ -8,8 +8,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { type Caller, call, enc, errorOf, form } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
@@ -80,6 +82,33 @@ for (const dialect of testDialects()) {
       );
       assert.equal(missing.name, "NotFound", missing.body);
       assert.equal((await recorded(pid))?.sha1, "");
+    });
+
+    it("a package of objects uploaded without MD5 lists their MD5s (computed, then recorded)", async () => {
+      const data = uniquePid("lazy-csv");
+      const metadata = uniquePid("lazy-eml");
+      const map = uniquePid("lazy-map");
+      const csv = Buffer.from("t,v\n1,2\n");
+      const eml = Buffer.from(
+        '<?xml version="1.0"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="p" system="s"><dataset><title>T</title></dataset></eml:eml>',
+      );
+      const rdf = Buffer.from(resourceMapXml(map, metadata, [data]));
+      const uploads: [string, Buffer, SysmetaOptions][] = [
+        [data, csv, { algorithm: "SHA-256" }],
+        [metadata, eml, { algorithm: "SHA-1", formatId: "eml://ecoinformatics.org/eml-2.1.1" }],
+        [map, rdf, { algorithm: "SHA-256", formatId: RESOURCE_MAP_FORMAT }],
+      ];
+      for (const [pid, bytes, options] of uploads) {
+        const response = await create(admin, pid, bytes, options);
+        assert.equal(response.status, 200, await response.text());
+        assert.equal((await recorded(pid))?.md5, "");
+      }
+      const response = await call(admin, "GET", `/packages/${enc("application/bagit-1.0")}/${enc(map)}`);
+      assert.equal(response.status, 200);
+      const { payload, tags } = verifyManifests(await unzip(Buffer.from(await response.arrayBuffer())));
+      assert.equal(payload.length, 2);
+      assert.ok(tags.includes("metadata/oai-ore.xml"));
+      for (const [pid, bytes] of uploads) assert.equal((await recorded(pid))?.md5, hex("md5", bytes));
     });
 
     it("concurrent first requests agree and record one value", async () => {
