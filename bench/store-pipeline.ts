@@ -19,8 +19,9 @@ const MIB = 1 << 20;
 export async function oneThreadPipeline(
   srcPath: string,
   dstPath: string,
-): Promise<{ bytes: number; seconds: number }> {
+): Promise<{ bytes: number; seconds: number; cpuSeconds: number }> {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const hashes = [createHash("md5"), createHash("sha1"), createHash("sha256")];
   const out = await open(dstPath, "wx");
   let bytes = 0;
@@ -37,7 +38,12 @@ export async function oneThreadPipeline(
   } finally {
     await out.close();
   }
-  return { bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const used = process.cpuUsage(cpu);
+  return {
+    bytes,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
 }
 
 /** A file of `mib` MiB, written in 1 MiB chunks that all differ. */

@@ -45,6 +45,27 @@ export function rssOf(pid: number): number {
   return kb * 1024;
 }
 
+/** CPU-seconds (user + system, all threads) a process has used so far (Linux /proc; clock ticks of 10 ms). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** One core kept busy by another process (competing CPU load) until stopped. */
+export function busyCore(): { stop(): Promise<void> } {
+  const child = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
+      }),
+  };
+}
+
 /** Sample a process's RSS every `ms` until stopped; returns the peak. */
 export function sampleRss(pid: number, ms = 50): { stop(): number } {
   let peak = 0;

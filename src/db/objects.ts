@@ -205,6 +205,18 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       return Number(row?.n ?? 0);
     },
 
+    async recordDigest(key, hash, value) {
+      // Not a change of the object (no change record, no new dateSysMetadataModified): a fact about its bytes.
+      const updated = await db
+        .updateTable("objects")
+        .set({ [hash]: value })
+        .where("content_key", "=", key)
+        .where(hash, "=", "")
+        .returning("pid")
+        .execute();
+      for (const { pid } of updated) cache?.forget(pid);
+    },
+
     async replicaBytes(exceptPid) {
       const { rows } = await sql<{ used: number | string | null }>`
         select sum(size) as used from objects where is_replica = 1 and pid <> ${exceptPid}

@@ -95,6 +95,11 @@ export interface ObjectRepository {
   remove(pid: string): Promise<void>;
   /** How many objects reference these bytes. */
   countByContentKey(key: string): Promise<number>;
+  /**
+   * Record a digest computed after the upload (MD5, SHA-1 or SHA-256) for every object whose bytes are `key` and
+   * that has none recorded yet ("").
+   */
+  recordDigest(key: string, hash: "md5" | "sha1" | "sha256", value: string): Promise<void>;
   /** Bytes of the objects held as replicas, leaving out `exceptPid`. */
   replicaBytes(exceptPid: string): Promise<number>;
   /**

@@ -1,6 +1,7 @@
 /**
  * The BagIt tag files: bagit.txt, bag-info.txt and the payload manifests. The manifests come from the digests
- * stored when each object arrived (MD5 and SHA-256): nothing is read twice to build them.
+ * recorded for each object (MD5 and SHA-256; an MD5 the upload did not compute is computed and recorded before
+ * the first bag that needs it).
  */
 import { BAGIT_VERSION, type BagPlan } from "./types.ts";
 

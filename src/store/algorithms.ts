@@ -1,9 +1,60 @@
 /** DataONE checksum algorithm names and the node:crypto hashes behind them. */
+import type { Digests } from "../types/stored-object.ts";
 
 export type HashKey = "md5" | "sha1" | "sha256" | "sha384" | "sha512";
 
-/** Always computed for every upload. */
+/** The digests a `Digests` value has fields for; other algorithms go into `Digests.extra`. */
 export const BASE_HASHES: readonly HashKey[] = ["md5", "sha1", "sha256"];
+
+/**
+ * The hashes computed while an upload arrives. SHA-256 always (the content key); with the system metadata's
+ * algorithm known (`declared`), that one and no more: the other digests are computed from the stored bytes when
+ * first asked for (getChecksum, packages) and recorded then. Without it (the system metadata part comes after the
+ * object part), MD5, SHA-1 and SHA-256, so that the common algorithms need no second read.
+ * Measured on a 256 MiB upload: MD5 alone costs more CPU than SHA-1 and SHA-256 together.
+ */
+export function ingestHashes(declared: HashKey | undefined): HashKey[] {
+  if (!declared) return [...BASE_HASHES];
+  return declared === "sha256" ? ["sha256"] : ["sha256", declared];
+}
+
+/**
+ * Digests from the hex values of `ingestHashes(declared)`; a base digest not computed is "" (not yet known).
+ * `declared` beyond the base three is recorded as `extra`.
+ */
+export function digestsOf(
+  size: number,
+  values: Partial<Record<HashKey, string>>,
+  declared: HashKey | undefined,
+): Digests {
+  const digests: Digests = {
+    size,
+    md5: values.md5 ?? "",
+    sha1: values.sha1 ?? "",
+    sha256: values.sha256 ?? "",
+  };
+  if (declared && !BASE_HASHES.includes(declared)) {
+    digests.extra = { algorithm: DATAONE_NAME[declared], value: values[declared] ?? "" };
+  }
+  return digests;
+}
+
+/**
+ * The recorded hex digest of `key` in `digests`, or undefined when none is recorded: a base digest not yet
+ * computed ("") or an algorithm beyond the base three other than `extra`'s.
+ */
+export function recordedDigest(digests: Digests, key: HashKey): string | undefined {
+  if (key === "md5" || key === "sha1" || key === "sha256") return digests[key] || undefined;
+  return digests.extra && algorithmKey(digests.extra.algorithm) === key ? digests.extra.value : undefined;
+}
+
+/** The hash of a DataONE algorithm name; throws UNSUPPORTED_ALGORITHM for one it cannot compute. */
+export function declaredHash(algorithm: string | undefined): HashKey | undefined {
+  if (algorithm === undefined) return undefined;
+  const key = algorithmKey(algorithm);
+  if (!key) throw unsupportedAlgorithm(algorithm);
+  return key;
+}
 
 const NAMES: Record<string, HashKey> = {
   md5: "md5",

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
+import { directOffset } from "./direct-io.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { createRemovalHold } from "./removal-hold.ts";
 import { SmallReads } from "./small-reads.ts";
@@ -52,7 +53,9 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
     maxInFlight: options.maxInFlight ?? 4,
     pool(): HasherPool {
       if (closed) throw new Error("The object store is closed.");
-      if (!pool || pool.broken) pool = createHasherPool(options);
+      if (!pool || pool.broken) {
+        pool = createHasherPool({ ...options, slotOffset: (buffer) => directOffset(tmpDir, buffer) });
+      }
       return pool;
     },
   };

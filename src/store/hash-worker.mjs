@@ -12,8 +12,8 @@ const DROP = 3;
 const ACK = 0;
 const DIGEST = 1;
 
-/** @type {{ buffer: SharedArrayBuffer, slotSize: number }} */
-const { buffer, slotSize } = workerData;
+/** @type {{ buffer: SharedArrayBuffer, slotSize: number, base: number }} */
+const { buffer, slotSize, base } = workerData;
 /** @type {Map<number, Array<[string, import("node:crypto").Hash]>>} */
 const jobs = new Map();
 const port = parentPort;
@@ -32,7 +32,7 @@ port.on("message", (/** @type {[number, number, ...unknown[]]} */ message) => {
     const length = /** @type {number} */ (message[3]);
     const hashes = jobs.get(job);
     if (hashes) {
-      const view = new Uint8Array(buffer, slot * slotSize, length);
+      const view = new Uint8Array(buffer, base + slot * slotSize, length);
       for (const [, hash] of hashes) hash.update(view);
     }
     port.postMessage([ACK, slot]);

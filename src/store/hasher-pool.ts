@@ -6,6 +6,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { balance, type HashKey } from "./algorithms.ts";
+import { DIRECT_ALIGN } from "./direct-io.ts";
 
 /** One slot of the ring: `bytes` is a view of shared memory, `slotSize` long. */
 export interface Slot {
@@ -24,6 +25,8 @@ export interface HashJob {
 
 export interface HasherPool {
   readonly slotSize: number;
+  /** Whether full slots may be written with O_DIRECT (see `slotOffset`). */
+  readonly direct: boolean;
   /** True once a thread failed; the pool then refuses work and a new one should be made. */
   readonly broken: boolean;
   acquire(signal?: AbortSignal): Promise<Slot>;
@@ -39,6 +42,11 @@ export interface HasherPoolOptions {
   slots?: number;
   /** Bytes per slot (default 1 MiB). */
   slotSize?: number;
+  /**
+   * Where in the shared memory (given DIRECT_ALIGN bytes of slack) the slots must start for direct writes, or
+   * undefined when direct writes are not possible: then the slots start at 0 and `direct` is false.
+   */
+  slotOffset?: (buffer: SharedArrayBuffer) => number | undefined;
 }
 
 // Message tags, as in hash-worker.mjs.
@@ -60,10 +68,13 @@ interface Waiter {
 export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
   const threads = options.threads ?? 2;
   const slotSize = options.slotSize ?? 1 << 20;
-  const buffer = new SharedArrayBuffer((options.slots ?? 16) * slotSize);
+  const slack = options.slotOffset ? DIRECT_ALIGN : 0;
+  const buffer = new SharedArrayBuffer((options.slots ?? 16) * slotSize + slack);
+  const offset = options.slotOffset?.(buffer);
+  const base = offset ?? 0;
   const free: Slot[] = [];
   for (let index = (options.slots ?? 16) - 1; index >= 0; index--) {
-    free.push({ index, bytes: new Uint8Array(buffer, index * slotSize, slotSize) });
+    free.push({ index, bytes: new Uint8Array(buffer, base + index * slotSize, slotSize) });
   }
   const waiters: Waiter[] = [];
   const acks = new Map<number, { left: number; resolve(): void; reject(error: unknown): void }>();
@@ -113,7 +124,7 @@ export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
   const workers = Array.from({ length: threads }, () => {
     // No TypeScript loader needed (plain .mjs), so no inherited exec options either.
     const worker = new Worker(new URL("./hash-worker.mjs", import.meta.url), {
-      workerData: { buffer, slotSize },
+      workerData: { buffer, slotSize, base },
       execArgv: [],
       // Hashing allocates almost nothing on the JS heap: small heaps keep each thread's memory low.
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
@@ -137,6 +148,7 @@ export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
 
   return {
     slotSize,
+    direct: offset !== undefined && slotSize % DIRECT_ALIGN === 0,
     get broken() {
       return failure !== undefined;
     },

@@ -1,5 +1,11 @@
 /** The content-addressed object store. */
-export { algorithmKey, canonicalAlgorithm, DATAONE_NAME, type HashKey } from "./algorithms.ts";
+export {
+  algorithmKey,
+  canonicalAlgorithm,
+  DATAONE_NAME,
+  type HashKey,
+  recordedDigest,
+} from "./algorithms.ts";
 export { createFsStore, type FsStoreOptions, READ_CHUNK } from "./fs-store.ts";
 export {
   createHasherPool,

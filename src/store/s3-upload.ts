@@ -1,6 +1,6 @@
 /**
- * One streaming pass over an upload into S3: the bytes go through the hashes (size, MD5, SHA-1, SHA-256 and the
- * algorithm the system metadata names) on their way into a multipart upload (`@aws-sdk/lib-storage`, at most
+ * One streaming pass over an upload into S3: the bytes go through the hashes (size and those `ingestHashes`
+ * names) on their way into a multipart upload (`@aws-sdk/lib-storage`, at most
  * `queueSize` parts of `partSize` bytes in memory). Nothing is kept beyond those parts.
  */
 import { createHash, type Hash } from "node:crypto";
@@ -8,7 +8,7 @@ import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
+import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
 import type { Digests, StageOptions } from "./types.ts";
 
 export interface UploadSettings {
@@ -21,11 +21,9 @@ export interface UploadSettings {
 }
 
 /** The hashes to compute for `options.algorithm`; throws UNSUPPORTED_ALGORITHM before any byte is read. */
-export function hashesFor(options: StageOptions): { hashes: HashKey[]; extra: HashKey | undefined } {
-  const extra = options.algorithm === undefined ? undefined : algorithmKey(options.algorithm);
-  if (options.algorithm !== undefined && !extra) throw unsupportedAlgorithm(options.algorithm);
-  const beyond = extra && !BASE_HASHES.includes(extra) ? extra : undefined;
-  return { hashes: beyond ? [...BASE_HASHES, beyond] : [...BASE_HASHES], extra: beyond };
+export function hashesFor(options: StageOptions): { hashes: HashKey[]; declared: HashKey | undefined } {
+  const declared = declaredHash(options.algorithm);
+  return { hashes: ingestHashes(declared), declared };
 }
 
 /** Streams `source` to `key`, hashing as it goes. On any failure nothing is left under `key` (parts aborted). */
@@ -35,7 +33,7 @@ export async function uploadHashed(
   source: Readable,
   options: StageOptions,
 ): Promise<Digests> {
-  const { hashes, extra } = hashesFor(options);
+  const { hashes, declared } = hashesFor(options);
   const { signal } = options;
   signal?.throwIfAborted();
   const hashers = hashes.map((name) => [name, createHash(name)] as [HashKey, Hash]);
@@ -84,10 +82,11 @@ export async function uploadHashed(
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
-  const value = (name: HashKey) => hashers.find(([n]) => n === name)?.[1].digest("hex") ?? "";
-  const digests: Digests = { size, md5: value("md5"), sha1: value("sha1"), sha256: value("sha256") };
-  if (extra) digests.extra = { algorithm: DATAONE_NAME[extra], value: value(extra) };
-  return digests;
+  return digestsOf(
+    size,
+    Object.fromEntries(hashers.map(([name, hash]) => [name, hash.digest("hex")])),
+    declared,
+  );
 }
 
 function toBuffer(chunk: unknown): Buffer {

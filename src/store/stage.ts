@@ -1,16 +1,17 @@
 /**
- * Staging: stream an upload into a temp file while hashing it in the same pass. Incoming chunks are gathered
+ * Staging: stream an upload into a temp file while hashing it in the same pass (the hashes `ingestHashes` names). Incoming chunks are gathered
  * into slots of the hasher ring (1 MiB); each full slot is hashed by the hasher threads and written to the
  * file at the same time. Uploads that end before reaching `smallLimit` are hashed on this thread instead (a
  * round trip to the threads costs more than the hashing). Nothing is kept in memory beyond a few slots.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { closeSync, fsync, open, write, writeSync } from "node:fs";
+import { closeSync, fsync, open, openSync, write, writeSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { algorithmKey, BASE_HASHES, DATAONE_NAME, type HashKey, unsupportedAlgorithm } from "./algorithms.ts";
+import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
+import { DIRECT_ALIGN, DIRECT_FLAGS } from "./direct-io.ts";
 import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
 
@@ -37,10 +38,8 @@ export async function stageFile(
   source: Readable,
   options: StageOptions = {},
 ): Promise<StagedFile> {
-  const extra = options.algorithm === undefined ? undefined : algorithmKey(options.algorithm);
-  if (options.algorithm !== undefined && !extra) throw unsupportedAlgorithm(options.algorithm);
-  const hashes: HashKey[] =
-    extra && !BASE_HASHES.includes(extra) ? [...BASE_HASHES, extra] : [...BASE_HASHES];
+  const declared = declaredHash(options.algorithm);
+  const hashes = ingestHashes(declared);
   const { signal } = options;
   signal?.throwIfAborted();
 
@@ -50,7 +49,7 @@ export async function stageFile(
   const onAbort = () => source.destroy(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   let fd: number | undefined;
-  const upload = new Upload(settings, hashes, signal);
+  const upload = new Upload(settings, hashes, signal, file);
   try {
     // Asynchronous: creating a file may wait for the filesystem journal, which concurrent fsyncs keep busy.
     fd = await openAsync(file, "wx");
@@ -63,16 +62,7 @@ export async function stageFile(
     await fsyncAsync(fd);
     closeSync(fd);
     fd = undefined;
-    const digests: Digests = {
-      size: upload.position,
-      md5: values.md5 ?? "",
-      sha1: values.sha1 ?? "",
-      sha256: values.sha256 ?? "",
-    };
-    if (extra && !BASE_HASHES.includes(extra)) {
-      digests.extra = { algorithm: DATAONE_NAME[extra], value: values[extra] ?? "" };
-    }
-    return { path: file, digests };
+    return { path: file, digests: digestsOf(upload.position, values, declared) };
   } catch (error) {
     if (!source.destroyed) source.destroy();
     await upload.abandon();
@@ -113,11 +103,14 @@ class Upload {
   private job: HashJob | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private writes: Promise<void> = Promise.resolve();
+  /** The temp file opened for direct writes, once a full slot was written (see direct-io.ts). */
+  private directFd: number | undefined;
 
   constructor(
     private readonly settings: StageSettings,
     private readonly hashes: readonly HashKey[],
     private readonly signal: AbortSignal | undefined,
+    private readonly file: string,
   ) {}
 
   async add(chunk: Buffer): Promise<void> {
@@ -135,6 +128,7 @@ class Upload {
     while (this.pendingBytes > 0) await this.dispatch(pool, Math.min(pool.slotSize, this.pendingBytes));
     await Promise.all(this.inFlight);
     await this.writes;
+    this.closeDirect();
     return (this.job ?? pool.open(this.hashes)).finish();
   }
 
@@ -142,6 +136,7 @@ class Upload {
   async abandon(): Promise<void> {
     await Promise.allSettled(this.inFlight);
     await this.writes.catch(() => undefined);
+    this.closeDirect();
     this.job?.drop();
     this.pending = [];
   }
@@ -170,7 +165,7 @@ class Upload {
     const hashed = this.job.update(slot, length);
     const at = this.position;
     this.position += length;
-    const written = this.writes.then(() => this.write(slot.bytes, length, at));
+    const written = this.writes.then(() => this.write(slot.bytes, length, at, pool.direct));
     this.writes = written;
     const task = Promise.allSettled([hashed, written]).then(([h, w]) => {
       pool.release(slot);
@@ -199,10 +194,24 @@ class Upload {
     this.pendingBytes -= length;
   }
 
-  private async write(bytes: Uint8Array, length: number, at: number): Promise<void> {
-    const fd = this.requireFd();
+  /**
+   * Aligned whole slots go to the disk directly (the fsync before commit still makes them and the file's size
+   * durable); the last, partial slot through the page cache, and the rest of a short direct write likewise.
+   */
+  private async write(bytes: Uint8Array, length: number, at: number, direct: boolean): Promise<void> {
+    const flags = DIRECT_FLAGS;
+    const aligned = direct && flags !== undefined && length % DIRECT_ALIGN === 0 && at % DIRECT_ALIGN === 0;
+    if (aligned) this.directFd ??= openSync(this.file, flags);
     let done = 0;
-    while (done < length) done += (await writeAsync(fd, bytes, done, length - done, at + done)).bytesWritten;
+    while (done < length) {
+      const fd = done === 0 && aligned && this.directFd !== undefined ? this.directFd : this.requireFd();
+      done += (await writeAsync(fd, bytes, done, length - done, at + done)).bytesWritten;
+    }
+  }
+
+  private closeDirect(): void {
+    if (this.directFd !== undefined) closeQuietly(this.directFd);
+    this.directFd = undefined;
   }
 
   private requireFd(): number {

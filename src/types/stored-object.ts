@@ -4,7 +4,11 @@
  */
 import type { SystemMetadata } from "./sysmeta.ts";
 
-/** Digests computed in the single pass over an upload. Hex values are lower case. */
+/**
+ * Digests of an object's bytes. Hex values are lower case. SHA-256 and the system metadata's algorithm are
+ * computed in the single pass over an upload; an MD5 or SHA-1 it did not compute is "" until first asked for
+ * (then computed from the stored bytes and recorded).
+ */
 export interface Digests {
   size: number;
   md5: string;
@@ -19,7 +23,7 @@ export interface StoredObject {
   sysmeta: SystemMetadata;
   /** Content key in the object store (SHA-256 hex of the bytes). */
   contentKey: string;
-  /** Digests computed when the bytes arrived; getChecksum answers from these. */
+  /** Digests recorded for the bytes; getChecksum answers from these (computing and recording a missing one). */
   digests: Digests;
   /** True when this node holds the object as a replica (not the authoritative copy). */
   isReplica: boolean;

@@ -98,6 +98,28 @@ export function runObjectStoreSuite(name: string, open: () => Promise<StoreHarne
       assert.equal(await h.temps(), 0);
     });
 
+    it("with a declared algorithm computes only it and SHA-256; the others are left for later ('')", async () => {
+      for (const size of [10, 3 * 1024 * 1024 + 5]) {
+        const data = randomBytes(size);
+        const md5 = await store.stage(chunked(data), { algorithm: "MD5" });
+        assert.deepEqual(md5.digests, { size, md5: hex("md5", data), sha1: "", sha256: hex("sha256", data) });
+        await md5.discard();
+        const sha256 = await store.stage(chunked(data), { algorithm: "SHA-256" });
+        assert.deepEqual(sha256.digests, { size, md5: "", sha1: "", sha256: hex("sha256", data) });
+        await sha256.discard();
+        const sha512 = await store.stage(chunked(data), { algorithm: "SHA-512" });
+        assert.deepEqual(sha512.digests, {
+          size,
+          md5: "",
+          sha1: "",
+          sha256: hex("sha256", data),
+          extra: { algorithm: "SHA-512", value: hex("sha512", data) },
+        });
+        await sha512.discard();
+      }
+      assert.equal(await h.temps(), 0);
+    });
+
     it("computes a declared extra algorithm (SHA-512, SHA-384) under its DataONE name", async () => {
       const data = randomBytes(3 * 1024 * 1024 + 5);
       const big = await store.stage(chunked(data), { algorithm: "sha512" });

@@ -18,6 +18,7 @@ import type { ApiVersion } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 import { readableObject } from "./read.ts";
+import { withDigest } from "./stored-digest.ts";
 
 /** Resource maps are metadata; one larger than this is refused rather than parsed. */
 const MAX_RESOURCE_MAP_BYTES = 64 * 1024 * 1024;
@@ -59,11 +60,12 @@ export async function getPackage(
   checkMembers(call, mapId, memberIds, members);
   await checkBytesPresent(ctx, mapId, [map, ...(members as StoredObject[])]);
 
+  const [resourceMap = map, ...held] = await withManifestDigests(ctx, [map, ...(members as StoredObject[])]);
   const plan: BagPlan = {
     type: packageType,
     packageId: mapId,
-    resourceMap: map,
-    members: placeMembers(ctx, members as StoredObject[]),
+    resourceMap,
+    members: placeMembers(ctx, held),
     documents: parsed.documents,
     baggedAt: new Date(),
   };
@@ -78,6 +80,13 @@ export async function getPackage(
     ctx.config.nodeId,
   );
   return { type: packageType, packageId: mapId, fileName: `${safeFileName(mapId)}.zip`, body };
+}
+
+/** The objects with the digests the manifests list (MD5, SHA-256), computed now where the upload did not. */
+async function withManifestDigests(ctx: NodeContext, objects: StoredObject[]): Promise<StoredObject[]> {
+  const complete: StoredObject[] = [];
+  for (const object of objects) complete.push(await withDigest(ctx, object, "md5"));
+  return complete;
 }
 
 async function readResourceMap(ctx: NodeContext, map: StoredObject) {

@@ -8,7 +8,7 @@ import type { StoredObject } from "../../types/stored-object.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEvent } from "./events.ts";
 import { findByPid, findByPidOrSid } from "./resolve.ts";
-import { digestOfStoredBytes } from "./stored-digest.ts";
+import { digestOfStoredBytes, knownDigest } from "./stored-digest.ts";
 
 /** The object (PID or SID) if the caller may read it. "NotAuthorized:1000 (no read permission)". */
 export async function readableObject(ctx: NodeContext, call: CallInfo, id: string): Promise<StoredObject> {
@@ -97,7 +97,8 @@ export const DEFAULT_CHECKSUM_ALGORITHM = "SHA-1";
 
 /**
  * MNRead.getChecksum: "The value must be valid for the object (computed on the fly or from a certain cache)";
- * answered from the digests computed when the bytes arrived, except to a Coordinating Node, which asks to audit
+ * answered from the digests recorded (computed when the bytes arrived, or from the stored bytes on the first
+ * request for one and recorded then), except to a Coordinating Node, which asks to audit
  * the copy held here: then it is computed on the fly from the stored bytes. "InvalidRequest:1402 (unsupported
  * algorithm; message should list supported ones)".
  */
@@ -108,30 +109,21 @@ export async function getChecksum(
   algorithm: string = DEFAULT_CHECKSUM_ALGORITHM,
 ): Promise<{ algorithm: string; value: string }> {
   const object = await readableObject(ctx, call, pid);
-  const { digests } = object;
-  const available: Record<string, { name: string; value: string }> = {
-    md5: { name: "MD5", value: digests.md5 },
-    sha1: { name: "SHA-1", value: digests.sha1 },
-    sha256: { name: "SHA-256", value: digests.sha256 },
-  };
-  if (digests.extra) {
-    const key = algorithmKey(digests.extra.algorithm);
-    if (key) available[key] = { name: digests.extra.algorithm, value: digests.extra.value };
-  }
   const key = algorithmKey(algorithm);
   if (key && call.session.isCn) {
     const { value } = await digestOfStoredBytes(ctx, object, algorithm);
     return { algorithm: DATAONE_NAME[key], value };
   }
-  const found = key ? available[key] : undefined;
-  if (!found) {
-    const names = Object.values(available).map((a) => a.name);
+  const value = key ? await knownDigest(ctx, object, key) : undefined;
+  if (!key || value === undefined) {
+    const extra = object.digests.extra?.algorithm;
+    const names = ["MD5", "SHA-1", "SHA-256", ...(extra ? [extra] : [])];
     throw new InvalidRequest(
       `Checksum algorithm "${algorithm}" is not supported for this object; supported: ${names.join(", ")}.`,
       { pid },
     );
   }
-  return { algorithm: found.name, value: found.value };
+  return { algorithm: DATAONE_NAME[key], value };
 }
 
 /** MNRead.listObjects: only objects the caller may read. */

@@ -22,8 +22,9 @@ describe("concurrent staging", () => {
         const got = staged[i];
         assert.ok(got);
         assert.equal(got.digests.size, data.length);
-        assert.equal(got.digests.md5, hex("md5", data));
-        assert.equal(got.digests.sha1, hex("sha1", data));
+        // A declared algorithm is computed instead of MD5 and SHA-1 (those are computed on first request).
+        assert.equal(got.digests.md5, i % 2 ? "" : hex("md5", data));
+        assert.equal(got.digests.sha1, i % 2 ? "" : hex("sha1", data));
         assert.equal(got.key, hex("sha256", data));
         if (i % 2) assert.equal(got.digests.extra?.value, hex("sha512", data));
         await got.commit();

@@ -57,7 +57,7 @@ describe("fs store", () => {
     const data = randomBytes(3 * 1024 * 1024 + 5);
     const big = await s.store.stage(chunked(data), { algorithm: "sha512" });
     assert.deepEqual(big.digests.extra, { algorithm: "SHA-512", value: hex("sha512", data) });
-    assert.equal(big.digests.md5, hex("md5", data));
+    assert.equal(big.digests.md5, "");
     await big.discard();
     const small = await s.store.stage(chunked(data.subarray(0, 10)), { algorithm: "SHA-384" });
     assert.deepEqual(small.digests.extra, {
