@@ -6,7 +6,6 @@
  * peak RSS during the resumable upload: target < 200 MB.
  */
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -19,6 +18,7 @@ import { type BenchNode, backend, startNode, tempDir } from "../lib/node.ts";
 import { rssOf, sampleRss } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { generateFile } from "../store-pipeline.ts";
+import { fileSha1 } from "./large.ts";
 import type { SectionOptions } from "./types.ts";
 
 const run = promisify(execFile);
@@ -188,10 +188,4 @@ async function call(node: BenchNode, method: string, target: string): Promise<vo
   const answer = await fetch(target, { method, headers: { Authorization: `Bearer ${node.token}` } });
   if (answer.status !== 200)
     throw new Error(`${method} ${target} answered ${answer.status}: ${await answer.text()}`);
-}
-
-async function fileSha1(file: string): Promise<string> {
-  const hash = createHash("sha1");
-  for await (const chunk of createReadStream(file, { highWaterMark: MIB })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }
