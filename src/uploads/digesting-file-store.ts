@@ -1,10 +1,11 @@
 /**
  * The tus file store with the upload's digests computed as its bytes arrive: each PATCH body is written to the
  * upload's file and hashed chunk by chunk, into the running digests the previous PATCHes left (running-digests.ts).
- * A chunk counts once it is both written and hashed; a write that fails part-way cuts the file back to the last
- * such chunk, so the offset tus reports (the file's size) and the digests always cover the same bytes.
+ * Each chunk is hashed while it is written; a body that fails part-way leaves whole chunks only, and a write that
+ * fails cuts the file back and drops the running state (rebuilt from the file next time), so the offset tus reports
+ * (the file's size) and the digests always cover the same bytes.
  */
-import { open, rm } from "node:fs/promises";
+import { type FileHandle, open, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { FileStore } from "@tus/file-store";
@@ -32,11 +33,18 @@ export class DigestingFileStore extends FileStore {
     try {
       for await (const chunk of readable) {
         const bytes = chunk as Buffer;
-        for (let done = 0; done < bytes.length; ) {
-          const at = digests.offset + done;
-          done += (await handle.write(bytes, done, bytes.length - done, at)).bytesWritten;
-        }
+        const at = digests.offset;
+        // The chunk is hashed here while the thread pool writes it.
+        const written = writeAll(handle, bytes, at);
         digests.update(bytes);
+        try {
+          await written;
+        } catch (error) {
+          // The digests took bytes the file did not: rebuilt from the file by the next write.
+          this.running.delete(id);
+          await handle.truncate(at).catch(() => undefined);
+          throw error;
+        }
       }
     } catch (error) {
       await handle.truncate(digests.offset).catch(() => undefined);
@@ -75,5 +83,11 @@ export class DigestingFileStore extends FileStore {
     const rebuilt = await RunningDigests.ofFile(this.fileOf(id), offset, algorithm);
     this.running.set(id, rebuilt);
     return rebuilt;
+  }
+}
+
+async function writeAll(handle: FileHandle, bytes: Buffer, at: number): Promise<void> {
+  for (let done = 0; done < bytes.length; ) {
+    done += (await handle.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
   }
 }
