@@ -3,8 +3,9 @@
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
  * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
- * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB), and
- * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3). Every
+ * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
+ * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3) and
+ * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -25,6 +26,7 @@ import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
+import { resumable } from "./sections/resumable.ts";
 import { s3 } from "./sections/s3.ts";
 import { scaleOut } from "./sections/scale-out.ts";
 import { search } from "./sections/search.ts";
@@ -51,9 +53,10 @@ const SECTIONS: Record<string, Section> = {
   range,
   audit,
   "scale-out": scaleOut,
+  resumable,
 };
-/** Sections run only when named (range writes a 10 GiB object). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out"]);
+/** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default). */
+const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
@@ -73,6 +76,7 @@ const { values, positionals } = parseArgs({
     "stall-seconds": { type: "string", default: "120" },
     "rss-trend-mb": { type: "string", default: "10" },
     clients: { type: "string", default: "3" },
+    "upload-gib": { type: "string", default: "20" },
   },
 });
 
@@ -98,6 +102,7 @@ const options: SectionOptions = {
   ...(values.postgres ? { postgres: values.postgres } : {}),
   seconds: Number(values.seconds),
   runs: Number(values.runs),
+  uploadGiB: positive("upload-gib"),
   soak: {
     minutes: positive("minutes"),
     stallSeconds: positive("stall-seconds"),
@@ -153,7 +158,7 @@ async function waitForQuiet(seconds: number): Promise<number> {
 }
 
 /** A numeric option that must be above zero; one clear line and exit 2 otherwise. */
-function positive(name: "minutes" | "stall-seconds" | "rss-trend-mb" | "clients"): number {
+function positive(name: "minutes" | "stall-seconds" | "rss-trend-mb" | "clients" | "upload-gib"): number {
   const value = Number(values[name]);
   if (!(value > 0)) {
     process.stderr.write(`--${name} must be a number above zero, not "${values[name]}"\n`);

@@ -214,7 +214,7 @@ async function settle(): Promise<void> {
   await run("sync", []);
 }
 
-async function fileSha1(file: string): Promise<string> {
+export async function fileSha1(file: string): Promise<string> {
   const hash = createHash("sha1");
   for await (const chunk of createReadStream(file, { highWaterMark: MIB })) hash.update(chunk as Buffer);
   return hash.digest("hex");

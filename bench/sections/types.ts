@@ -6,6 +6,8 @@ export interface SectionOptions {
   seconds: number;
   /** Runs per figure (default 3; the median is reported). */
   runs: number;
+  /** Size of the resumable section's object, GiB (default 20). */
+  uploadGiB: number;
   /** The soak's own settings. */
   soak: SoakOptions;
 }

@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload. */
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
 import { registerBackupCommands } from "./backup.ts";
@@ -13,6 +13,7 @@ import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
+import { registerUploadCommand } from "./upload.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
 const program = new Command()
@@ -31,6 +32,7 @@ registerKeysCommand(program);
 registerRegisterCommand(program);
 registerAuditCommand(program);
 registerBackupCommands(program);
+registerUploadCommand(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {
   const command = program.args[0] ?? "";

@@ -148,6 +148,10 @@ export interface Config {
   auditRepair: boolean;
   /** Seconds an upload (a multipart body) may send nothing before it is ended (InvalidRequest, connection closed). */
   uploadIdleTimeout: number;
+  /** Largest resumable upload (tus, {basePath}/uploads), bytes. */
+  uploadMaxSize: number;
+  /** Seconds after its creation when a resumable upload not used by a create or update is removed. */
+  uploadExpiry: number;
   /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
   databaseStatementTimeout: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
@@ -225,6 +229,8 @@ export function defaultConfig(): Config {
     auditRate: 20,
     auditRepair: false,
     uploadIdleTimeout: 60,
+    uploadMaxSize: 2 ** 40,
+    uploadExpiry: 7 * 86_400,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
     metrics: "admin",
@@ -325,6 +331,8 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     auditRate: integer("auditRate", c.auditRate, 0, 1_000_000),
     auditRepair: boolean("auditRepair", c.auditRepair),
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
+    uploadMaxSize: integer("uploadMaxSize", c.uploadMaxSize, 1, Number.MAX_SAFE_INTEGER),
+    uploadExpiry: integer("uploadExpiry", c.uploadExpiry, 1, 366 * 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),

@@ -5,6 +5,7 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
+import { openUploadArea } from "../uploads/upload-area.ts";
 import { listPathRewriter } from "./list-paths.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
@@ -17,6 +18,7 @@ import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
+import { registerUploadRoutes } from "./routes/uploads.ts";
 
 export interface AppOptions {
   ctx: NodeContext;
@@ -52,6 +54,21 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   registerTokenKeysRoute(app, ctx.config);
   if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
   registerMetrics(app, ctx, metrics);
+  app.decorate("uploads", undefined);
+  if (ctx.config.role === "mn") {
+    const { dataDir, basePath, uploadMaxSize, uploadExpiry } = ctx.config;
+    const uploads = await openUploadArea({
+      dataDir,
+      // Read when an upload is made: a node on port 0 knows its URL only once it listens.
+      baseUrl: () => ctx.config.baseUrl,
+      basePath,
+      maxSize: uploadMaxSize,
+      expirySeconds: uploadExpiry,
+    });
+    app.uploads = uploads;
+    app.addHook("onClose", async () => uploads.close());
+    registerUploadRoutes(app, ctx, uploads);
+  }
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -118,15 +118,8 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           return committing;
         },
         async addDigest(algorithm) {
-          const hashKey = algorithmKey(algorithm);
-          if (!hashKey)
-            throw Object.assign(new Error(`Unknown algorithm ${algorithm}.`), {
-              code: "UNSUPPORTED_ALGORITHM",
-            });
           if (state !== "staged") throw new Error("Digests can only be added before commit.");
-          const hash = createHash(hashKey);
-          for await (const chunk of createReadStream(temp, { highWaterMark: READ_CHUNK })) hash.update(chunk);
-          digests.extra = { algorithm: DATAONE_NAME[hashKey], value: hash.digest("hex") };
+          digests.extra = await digestOfFile(temp, algorithm);
         },
         async discard() {
           if (state !== "staged" || committing) return;
@@ -134,6 +127,27 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           await rm(temp, { force: true });
           active.delete(path.basename(temp));
         },
+      };
+    },
+
+    adopt(file, digests) {
+      const key = digests.sha256;
+      let committing: Promise<void> | undefined;
+      return {
+        digests,
+        key,
+        commit() {
+          committing ??= place(file, key).catch((error: unknown) => {
+            committing = undefined;
+            throw error;
+          });
+          return committing;
+        },
+        async addDigest(algorithm) {
+          if (committing) throw new Error("Digests can only be added before commit.");
+          digests.extra = await digestOfFile(file, algorithm);
+        },
+        async discard() {},
       };
     },
 
@@ -198,6 +212,17 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
       await pool?.close();
     },
   };
+}
+
+/** One more digest over a file's bytes (the rare algorithm beyond the three every upload records). */
+async function digestOfFile(file: string, algorithm: string): Promise<{ algorithm: string; value: string }> {
+  const hashKey = algorithmKey(algorithm);
+  if (!hashKey) {
+    throw Object.assign(new Error(`Unknown algorithm ${algorithm}.`), { code: "UNSUPPORTED_ALGORITHM" });
+  }
+  const hash = createHash(hashKey);
+  for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK })) hash.update(chunk);
+  return { algorithm: DATAONE_NAME[hashKey], value: hash.digest("hex") };
 }
 
 async function isFile(file: string): Promise<boolean> {

@@ -44,6 +44,12 @@ export interface ObjectStore {
    * synchronously (S3): callers then use `read`.
    */
   readSmall?(key: string, size: number): Buffer;
+  /**
+   * Bytes already in a file of the same filesystem, hashed as they arrived (a finished resumable upload): commit
+   * renames that file into place, no copy and no second read. Discard leaves the file where it is. Absent on
+   * stores elsewhere (S3): callers then `stage` a read of the file.
+   */
+  adopt?(file: string, digests: Digests): StagedObject;
   /** Whether committed bytes exist under this key. */
   has(key: string): Promise<boolean>;
   /** Remove committed bytes (no error when already absent). */

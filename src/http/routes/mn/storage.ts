@@ -5,7 +5,7 @@ import { requireIdentifier } from "../../../services/identifiers.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
 import { algorithmKey } from "../../../store/index.ts";
-import type { StagedObject } from "../../../store/types.ts";
+import type { ObjectStore, StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
@@ -29,7 +29,7 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     const call = callInfo(request);
     storage.requireSubmitter(ctx, call, "create");
     const body = await readObjectUpload(request, scope);
-    const staged = requireObject(body);
+    const staged = await objectBytes(request, body, ctx.store);
     try {
       const pid = requireIdentifier(requirePart(body, "pid"), "pid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
@@ -45,7 +45,7 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     const pid = requiredId(identifierAfter(request, objectPrefix));
     storage.requireSubmitter(ctx, call, "update");
     const body = await readObjectUpload(request, scope);
-    const staged = requireObject(body);
+    const staged = await objectBytes(request, body, ctx.store);
     try {
       const newPid = requireIdentifier(requirePart(body, "newPid"), "newPid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
@@ -117,7 +117,7 @@ function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise
     objectPart: "object",
     algorithmHint: sysmetaAlgorithm,
     holdBytes: holdForIndex,
-    partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES },
+    partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
   });
 }
 
@@ -133,7 +133,24 @@ async function ensureDigest(staged: StagedObject, algorithm: string): Promise<vo
   await staged.addDigest(algorithm);
 }
 
-function requireObject(body: MultipartBody): StagedObject {
-  if (!body.staged) throw new InvalidRequest('The multipart part "object" (the object bytes) is missing.');
-  return body.staged;
+/**
+ * The object's bytes: the `object` part, or instead an `objectUpload` text part naming a finished resumable upload
+ * of the caller's ({basePath}/uploads; docs/decisions.md, "Resumable uploads"), hashed as it arrived.
+ */
+async function objectBytes(
+  request: FastifyRequest,
+  body: MultipartBody,
+  store: ObjectStore,
+): Promise<StagedObject> {
+  const reference = body.parts.get("objectUpload");
+  if (body.staged && reference !== undefined) {
+    await body.staged.discard();
+    throw new InvalidRequest('Give the object either as the part "object" or as "objectUpload", not both.');
+  }
+  if (body.staged) return body.staged;
+  const uploads = request.server.uploads;
+  if (reference === undefined || !uploads) {
+    throw new InvalidRequest('The multipart part "object" (the object bytes) is missing.');
+  }
+  return uploads.take(reference, callInfo(request).session.subject, store);
 }

@@ -1,0 +1,164 @@
+/**
+ * Resumable uploads (tus 1.0, through @tus/server) kept in the folder `uploads` of the data folder: who owns each
+ * one, the periodic removal of expired ones, and handing a finished one to MNStorage.create / update as staged
+ * bytes (`objectUpload`). Rules: docs/decisions.md, "Resumable uploads".
+ */
+import { createReadStream } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { Server } from "@tus/server";
+import type { Upload } from "@tus/utils";
+import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
+import type { ObjectStore, StagedObject } from "../store/types.ts";
+import { DigestingFileStore } from "./digesting-file-store.ts";
+
+/** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
+const OWNER_METADATA = "owner";
+/** Upload ids as @tus/server names them: 16 random bytes in hex. */
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+export interface UploadAreaOptions {
+  dataDir: string;
+  /** The public base URL of the node's API ({baseUrl}/uploads/{id} is an upload's URL), once it listens. */
+  baseUrl: () => string;
+  basePath: string;
+  maxSize: number;
+  expirySeconds: number;
+  /** How often expired uploads are looked for (default: a tenth of the expiry, at most an hour). */
+  cleanupIntervalMs?: number;
+}
+
+export interface UploadArea {
+  /** Answer one tus request of `subject` (authenticated; the route checked it may submit). */
+  handle(req: IncomingMessage, res: ServerResponse, subject: string): Promise<void>;
+  /** NotAuthorized when upload `id` exists and belongs to someone else than `subject`. */
+  requireOwner(id: string, subject: string): Promise<void>;
+  /**
+   * A finished upload of `subject`, named by its URL or id, as staged bytes for the write core. Committing them
+   * uses the upload up; discarding them (a refused create) leaves it in place until it expires.
+   */
+  take(reference: string, subject: string, store: ObjectStore): Promise<StagedObject>;
+  /** Remove expired uploads now; returns how many. */
+  removeExpired(): Promise<number>;
+  close(): void;
+}
+
+export async function openUploadArea(options: UploadAreaOptions): Promise<UploadArea> {
+  const folder = path.join(options.dataDir, "uploads");
+  await mkdir(folder, { recursive: true });
+  const store = new DigestingFileStore(folder, options.expirySeconds * 1000);
+  const subjects = new WeakMap<IncomingMessage, string>();
+  const inUse = new Set<string>();
+  const route = `${options.basePath}/uploads`;
+  const tus = new Server({
+    path: route,
+    datastore: store,
+    maxSize: options.maxSize,
+    generateUrl: (_req, { id }) => `${options.baseUrl()}/uploads/${id}`,
+    async onUploadCreate(req, res, upload) {
+      const owner = subjects.get(req);
+      if (!owner) throw { status_code: 401, body: "An upload needs an authenticated caller.\n" };
+      return { res, metadata: { ...upload.metadata, [OWNER_METADATA]: owner } };
+    },
+  });
+
+  const find = async (id: string): Promise<Upload | undefined> => store.getUpload(id).catch(() => undefined);
+
+  const interval = options.cleanupIntervalMs ?? Math.min(options.expirySeconds * 100, 3_600_000);
+  const removeExpired = () => store.deleteExpired();
+  const timer = setInterval(() => void removeExpired().catch(() => undefined), interval);
+  timer.unref();
+
+  return {
+    async handle(req, res, subject) {
+      subjects.set(req, subject);
+      await tus.handle(req, res);
+    },
+
+    async requireOwner(id, subject) {
+      const upload = await find(id);
+      const owner = upload?.metadata?.[OWNER_METADATA];
+      if (upload && owner !== subject) {
+        throw new NotAuthorized(`Upload ${id} belongs to another subject; only its creator may use it.`);
+      }
+    },
+
+    async take(reference, subject, objects) {
+      const id = uploadIdOf(reference);
+      const upload = await find(id);
+      if (!upload) {
+        throw new InvalidRequest(
+          `There is no upload ${id} on this node (never made, expired, or already used).`,
+        );
+      }
+      if (upload.metadata?.[OWNER_METADATA] !== subject) {
+        throw new NotAuthorized(`Upload ${id} belongs to another subject; only its creator may use it.`);
+      }
+      if (inUse.has(id)) throw new InvalidRequest(`Upload ${id} is being used by another request.`);
+      const digests = await store.finishedDigests(id);
+      if (!digests) {
+        throw new InvalidRequest(
+          `Upload ${id} is not finished: it has ${upload.offset} of ${upload.size ?? "an undeclared number of"} bytes.`,
+        );
+      }
+      inUse.add(id);
+      try {
+        const file = store.fileOf(id);
+        const staged = objects.adopt
+          ? objects.adopt(file, digests)
+          : await objects.stage(
+              createReadStream(file),
+              digests.extra ? { algorithm: digests.extra.algorithm } : {},
+            );
+        return usingUp(
+          staged,
+          () => store.forget(id),
+          () => inUse.delete(id),
+        );
+      } catch (error) {
+        inUse.delete(id);
+        throw error;
+      }
+    },
+
+    removeExpired,
+
+    close() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** The upload id in an `objectUpload` value: the id itself, or the upload's URL ({baseUrl}/uploads/{id}). */
+function uploadIdOf(reference: string): string {
+  const trimmed = reference.trim();
+  const id = trimmed.slice(trimmed.lastIndexOf("/") + 1);
+  if (!UPLOAD_ID.test(id)) {
+    throw new InvalidRequest(
+      `"${trimmed}" names no upload: give its URL or id, as the upload's creation returned.`,
+    );
+  }
+  return id;
+}
+
+/** Staged bytes whose commit also forgets the upload (used up), and whose discard frees it for another try. */
+function usingUp(staged: StagedObject, forget: () => Promise<void>, release: () => void): StagedObject {
+  return {
+    get digests() {
+      return staged.digests;
+    },
+    get key() {
+      return staged.key;
+    },
+    async commit() {
+      await staged.commit();
+      await forget();
+    },
+    addDigest: (algorithm) => staged.addDigest(algorithm),
+    async discard() {
+      await staged.discard();
+      release();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * `d1node upload`: a file sent through the resumable path (with a proxy in between that cuts the first PATCHes
+ * off part-way), created with objectUpload and read back; operator mistakes are one line and exit code 2.
+ */
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { call } from "../helpers/client.ts";
+import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+
+const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
+
+/**
+ * A TCP proxy to `port` that closes the first `cuts` connections carrying a PATCH after `bytes` bytes from the
+ * client: a dropped connection in the middle of an upload.
+ */
+async function cuttingProxy(
+  port: number,
+  cuts: number,
+  bytes: number,
+): Promise<{ port: number; close(): void }> {
+  let left = cuts;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, "127.0.0.1");
+    let seen = 0;
+    let cutting = false;
+    client.on("data", (chunk) => {
+      if (!cutting && left > 0 && chunk.toString("latin1").startsWith("PATCH ")) {
+        cutting = true;
+        left--;
+      }
+      seen += chunk.length;
+      if (cutting && seen > bytes) {
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as net.AddressInfo;
+  return { port: address.port, close: () => server.close() };
+}
+
+describe("d1node upload", () => {
+  let node: TestNode;
+  let folder: string;
+  let tokenFile: string;
+  before(async () => {
+    node = await startTestNode("sqlite");
+    folder = await mkdtemp(path.join(tmpdir(), "d1node-upload-"));
+    tokenFile = path.join(folder, "token");
+    await writeFile(tokenFile, await node.token(ALICE));
+  });
+  after(async () => {
+    await node.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  async function prepare(bytes: Buffer): Promise<{ file: string; sysmeta: string; pid: string }> {
+    const pid = uniquePid("cli-upload");
+    const file = path.join(folder, `${pid}.bin`);
+    const sysmeta = path.join(folder, `${pid}.xml`);
+    await writeFile(file, bytes);
+    await writeFile(sysmeta, sysmetaXml(pid, bytes, { rightsHolder: ALICE }));
+    return { file, sysmeta, pid };
+  }
+
+  it("uploads through dropped connections, creates the object and prints its identifier", async () => {
+    const bytes = randomBytes(6 << 20);
+    const { file, sysmeta, pid } = await prepare(bytes);
+    const port = Number(new URL(node.baseUrl).port);
+    const proxy = await cuttingProxy(port, 2, 1 << 20);
+    try {
+      const via = node.baseUrl.replace(`:${port}`, `:${proxy.port}`);
+      const run = await runCli([
+        "upload",
+        file,
+        "--to",
+        via,
+        "--sysmeta",
+        sysmeta,
+        "--token-file",
+        tokenFile,
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, `${pid}\n`);
+      assert.match(run.stderr, /uploaded .*6\.0 MiB/);
+    } finally {
+      proxy.close();
+    }
+    const read = await call({ baseUrl: node.baseUrl }, "GET", `/object/${encodeURIComponent(pid)}`);
+    assert.deepEqual(Buffer.from(await read.arrayBuffer()), bytes);
+  });
+
+  it("operator mistakes: one line, exit code 2", async () => {
+    const { file, sysmeta } = await prepare(randomBytes(1000));
+    const base = ["upload", file, "--to", node.baseUrl, "--sysmeta", sysmeta];
+    const cases: [string[], RegExp][] = [
+      [[...base], /give credentials/],
+      [
+        [...base, "--token-file", tokenFile, "--pid", "other"],
+        /differs from the system metadata's identifier/,
+      ],
+      [
+        ["upload", tokenFile, "--to", node.baseUrl, "--sysmeta", sysmeta, "--token-file", tokenFile],
+        /has \d+ bytes but/,
+      ],
+    ];
+    for (const [args, expected] of cases) {
+      const run = await runCli(args);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, expected);
+      assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    }
+    const stranger = path.join(folder, "stranger");
+    await writeFile(stranger, "not a token");
+    const refused = await runCli([...base, "--token-file", stranger]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /the upload failed: InvalidToken|NotAuthorized/);
+  });
+});
