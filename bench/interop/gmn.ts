@@ -5,16 +5,17 @@
  *
  * Environment: D1_PYTHON_DIR (a DataONEorg/d1_python checkout), PYXB_DIR (a PyXB-X checkout).
  */
-import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serializeSystemMetadata } from "../../src/types/index.ts";
 import { runCli } from "../../test/helpers/cli.ts";
+import { form } from "../../test/helpers/client.ts";
 import { createTestPki, type Issued, USERS } from "../../test/helpers/pki.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../../test/helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../../test/helpers/process-node.ts";
+import { submittedSysmeta } from "../../test/helpers/sysmeta.ts";
 import { closeTlsAgents, type TlsCaller, tlsCall } from "../../test/helpers/tls-client.ts";
 import { type GmnNode, startGmn } from "./gmn-node.ts";
 
@@ -184,10 +185,7 @@ async function main(): Promise<void> {
     await check(
       "GMN accepts systemMetadataChanged from the d1node CN (CN subject from listNodes)",
       async () => {
-        const body = new FormData();
-        body.append("pid", pid);
-        body.append("serialVersion", "1");
-        body.append("dateSysMetaLastModified", new Date().toISOString());
+        const body = form({ pid, serialVersion: "1", dateSysMetaLastModified: new Date().toISOString() });
         const changed = await tlsCall(
           { baseUrl: `${gmnUrl}/v1`, ca, cert: cert(CN_ID) },
           "POST",
@@ -239,33 +237,20 @@ async function main(): Promise<void> {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-/** MNStorage.create on GMN: a small CSV, public, one replica wanted. */
+/** MNStorage.create on GMN: a small CSV, public, one replica wanted on the d1node MN. */
 async function createOnGmn(caller: TlsCaller, i: number): Promise<string> {
   const pid = `gmn-interop-${i}-${Date.now()}`;
   const bytes = Buffer.from(`a,b\n${pid},${i}\n`);
-  const sysmeta = serializeSystemMetadata(
-    {
-      identifier: pid,
-      formatId: "text/csv",
-      size: bytes.length,
-      checksum: { algorithm: "SHA-1", value: createHash("sha1").update(bytes).digest("hex") },
-      submitter: USERS.admin,
-      rightsHolder: USERS.admin,
-      accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
-      replicationPolicy: {
-        replicationAllowed: true,
-        numberReplicas: 1,
-        preferredMemberNodes: [MN_ID],
-        blockedMemberNodes: [],
-      },
-      replicas: [],
+  const sysmeta = {
+    ...submittedSysmeta(pid, bytes, { rightsHolder: USERS.admin }),
+    replicationPolicy: {
+      replicationAllowed: true,
+      numberReplicas: 1,
+      preferredMemberNodes: [MN_ID],
+      blockedMemberNodes: [],
     },
-    "v2",
-  );
-  const body = new FormData();
-  body.append("pid", pid);
-  body.append("object", new Blob([new Uint8Array(bytes)]), "object.csv");
-  body.append("sysmeta", new Blob([sysmeta], { type: "text/xml" }), "sysmeta.xml");
+  };
+  const body = form({ pid, object: bytes, sysmeta: { xml: serializeSystemMetadata(sysmeta, "v2") } });
   const created = await tlsCall(caller, "POST", "/object", body);
   if (created.status !== 200)
     throw new Error(`create ${pid}: ${created.status} ${created.body.slice(0, 600)}`);

@@ -7,18 +7,18 @@
  * Both databases.
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { serializeSystemMetadata } from "../../src/types/index.ts";
 import { runCli } from "../helpers/cli.ts";
+import { form } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { testDialects } from "../helpers/node.ts";
 import { createTestPki, type Issued, type TestPki, USERS } from "../helpers/pki.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
+import { sysmetaXml } from "../helpers/sysmeta.ts";
 import { closeTlsAgents, tlsCall } from "../helpers/tls-client.ts";
 
 const CN_ID = "urn:node:CERTCN";
@@ -102,10 +102,11 @@ for (const dialect of testDialects()) {
 
       const pid = `certonly-${Date.now()}`;
       const bytes = Buffer.from(`a,b\n${pid},1\n`);
-      const body = new FormData();
-      body.append("pid", pid);
-      body.append("object", new Blob([new Uint8Array(bytes)]), "object.csv");
-      body.append("sysmeta", new Blob([sysmetaOf(pid, bytes)], { type: "text/xml" }), "sysmeta.xml");
+      const body = form({
+        pid,
+        object: bytes,
+        sysmeta: { xml: sysmetaXml(pid, bytes, { rightsHolder: USERS.admin }) },
+      });
       const admin = { ca, cert: pki.users.admin };
       const created = await tlsCall({ ...admin, baseUrl: `${mn.baseUrl}/v2` }, "POST", "/object", body);
       assert.equal(created.status, 200, created.body);
@@ -117,10 +118,7 @@ for (const dialect of testDialects()) {
       });
 
       // The MN trusts the CN's certificate for CN-only calls, from the CN's listNodes (no --cn-subject).
-      const notice = new FormData();
-      notice.append("id", pid);
-      notice.append("serialVersion", "1");
-      notice.append("dateSysMetaLastModified", new Date().toISOString());
+      const notice = form({ id: pid, serialVersion: "1", dateSysMetaLastModified: new Date().toISOString() });
       const changed = await tlsCall(
         { baseUrl: `${mn.baseUrl}/v2`, ca, cert: cnCert },
         "POST",
@@ -130,19 +128,4 @@ for (const dialect of testDialects()) {
       assert.equal(changed.status, 200, changed.body);
     });
   });
-}
-
-function sysmetaOf(pid: string, bytes: Buffer): string {
-  return serializeSystemMetadata(
-    {
-      identifier: pid,
-      formatId: "text/csv",
-      size: bytes.length,
-      checksum: { algorithm: "SHA-1", value: createHash("sha1").update(bytes).digest("hex") },
-      rightsHolder: USERS.admin,
-      accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
-      replicas: [],
-    },
-    "v2",
-  );
 }
