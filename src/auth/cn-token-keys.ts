@@ -13,6 +13,7 @@ import tls from "node:tls";
 import { request } from "undici";
 import { loadPeerTls } from "./node-certificate.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
+import { refreshing } from "./refreshing.ts";
 
 export interface TokenKeySource {
   /** The keys trusted now (a new array whenever they change). */
@@ -36,10 +37,7 @@ export interface CnTokenKeyOptions {
 export function createCnTokenKeySource(options: CnTokenKeyOptions): TokenKeySource {
   const base = options.cnBaseUrl.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? 5000;
-  const minIntervalMs = options.minIntervalMs ?? 60_000;
   let keys: readonly KeyObject[] = options.fixed;
-  let lastFetch = 0;
-  let running: Promise<boolean> | undefined;
 
   const published = async (): Promise<KeyObject[]> => {
     const response = await request(`${base}/token-keys`, {
@@ -53,7 +51,6 @@ export function createCnTokenKeySource(options: CnTokenKeyOptions): TokenKeySour
   };
 
   const fetchAll = async (): Promise<boolean> => {
-    lastFetch = Date.now();
     const found: KeyObject[] = [];
     const reasons: string[] = [];
     for (const source of [published, () => serverCertificateKey(base, options.node, timeoutMs)]) {
@@ -75,18 +72,8 @@ export function createCnTokenKeySource(options: CnTokenKeyOptions): TokenKeySour
     return true;
   };
 
-  const refresh = () => {
-    if (running) return running;
-    if (Date.now() - lastFetch < minIntervalMs) return Promise.resolve(false);
-    running = fetchAll().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(() => void refresh(), options.refreshMs ?? 3_600_000);
-  timer.unref();
-  void refresh();
-  return { current: () => keys, refresh, close: () => clearInterval(timer) };
+  const { refresh, close } = refreshing(fetchAll, options);
+  return { current: () => keys, refresh, close };
 }
 
 /** Public keys from PEM text holding public keys and/or certificates. */

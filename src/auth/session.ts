@@ -18,8 +18,10 @@ import {
   verifyForwardedCertificate,
 } from "./certificates.ts";
 import type { SubjectInfoSource } from "./cn-identity.ts";
+import { isNodeSubject } from "./cn-subjects.ts";
 import type { TokenKeySource } from "./cn-token-keys.ts";
 import { subjectFromDnString } from "./dn.ts";
+import type { Refresher } from "./refreshing.ts";
 import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";
 import { verifyToken } from "./tokens.ts";
 
@@ -90,6 +92,11 @@ export interface ResolverOptions {
   clientCas?: readonly X509Certificate[];
   /** Groups and equivalent identities from the CN (CNIdentity.getSubjectInfo), when the node has a CN. */
   cn?: SubjectInfoSource | undefined;
+  /**
+   * The CN subjects taken from the CN's node list (cn-subjects.ts), asked again when a caller with a node
+   * subject is not among them (perhaps a CN added since the last fetch).
+   */
+  cnSubjects?: Refresher;
 }
 
 export function createSessionResolver(config: RoleConfig, options: ResolverOptions): SessionResolver {
@@ -173,7 +180,11 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
           if (info && subject !== undefined) for (const s of expandSubjects(subject, info)) subjects.add(s);
         });
       }
-      return sessionFor(primary, config, [...authenticated, ...subjects]);
+      const session = sessionFor(primary, config, [...authenticated, ...subjects]);
+      if (session.isCn || !options.cnSubjects || !authenticated.some(isNodeSubject)) return session;
+      return (await options.cnSubjects.refresh())
+        ? sessionFor(primary, config, [...authenticated, ...subjects])
+        : session;
     },
   };
 }

@@ -35,6 +35,11 @@ export interface CnRepository {
   addNode(node: RegisteredNode): Promise<boolean>;
   /** false when another node already has this base URL. */
   replaceNodeXml(nodeId: string, baseUrl: string, nodeXml: string): Promise<boolean>;
+  /**
+   * Writes `nodeXml` only when the stored document is still `expectedXml` (compare-and-set); false when another
+   * writer changed it meanwhile (or the node is gone), so that the caller re-reads and applies its change again.
+   */
+  swapNodeXml(nodeId: string, expectedXml: string, nodeXml: string): Promise<boolean>;
   /** false when no such node is registered. */
   approveNode(nodeId: string): Promise<boolean>;
   reservation(id: string): Promise<Reservation | undefined>;
@@ -128,6 +133,15 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
           .where("node_id", "=", nodeId)
           .execute(),
       );
+    },
+    async swapNodeXml(nodeId, expectedXml, nodeXml) {
+      const result = await db
+        .updateTable("cn_nodes")
+        .set({ node_xml: nodeXml })
+        .where("node_id", "=", nodeId)
+        .where("node_xml", "=", expectedXml)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
     async approveNode(nodeId) {
       const result = await db

@@ -9,8 +9,10 @@ import type { FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { loadCaBundle } from "../auth/certificates.ts";
 import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
+import { createCnSubjectSource } from "../auth/cn-subjects.ts";
 import { createCnTokenKeySource } from "../auth/cn-token-keys.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
+import type { Refresher } from "../auth/refreshing.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
 import { D1Error } from "../errors/exceptions.ts";
@@ -53,11 +55,20 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   const { ctx } = opened;
   // CN lookup failures are logged through the app's logger (called only once the app exists).
   // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
-  const sessions = sessionResolver(
-    config,
-    (message) => app.log.warn(message),
-    config.role === "cn" ? ctx : undefined,
-  );
+  const warn = (message: string) => app.log.warn(message);
+  // Without `cnSubjects`, an MN trusts the CN subjects its CN's listNodes names (kept current in `live`).
+  const cnSubjects =
+    config.role === "mn" && config.cnBaseUrl && config.cnSubjects.length === 0
+      ? createCnSubjectSource({
+          cnBaseUrl: config.cnBaseUrl,
+          node: config,
+          warn,
+          onChange: (subjects) => {
+            live.cnSubjects = [...subjects];
+          },
+        })
+      : undefined;
+  const sessions = sessionResolver(live, warn, config.role === "cn" ? ctx : undefined, cnSubjects);
   const app = await buildApp({
     ctx,
     sessions,
@@ -96,6 +107,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     async close() {
       if (closed) return;
       closed = true;
+      cnSubjects?.close();
       await warming;
       await control?.close();
       const tlsClosed = tls ? closeServer(tls) : undefined;
@@ -128,6 +140,7 @@ function sessionResolver(
   config: Readonly<Config>,
   warn: (message: string) => void,
   cnContext?: NodeContext,
+  cnSubjects?: Refresher,
 ): SessionResolver {
   const signing = loadOrCreateSigningKey(config.dataDir);
   const fixed = [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)];
@@ -140,6 +153,7 @@ function sessionResolver(
     tokenKeys,
     maxTokenLifetime: config.maxTokenLifetime,
     clientCas: loadCaBundle(config.clientCa),
+    ...(cnSubjects ? { cnSubjects } : {}),
     cn: cnContext
       ? localSubjectInfoSource(cnContext)
       : config.cnBaseUrl

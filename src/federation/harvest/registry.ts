@@ -4,8 +4,9 @@
  */
 
 import { isHarvested } from "../../services/cn/harvest-requests.ts";
+import { changeNodeDocument } from "../../services/cn/node-document.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { parseNode, serializeNode } from "../../types/index.ts";
+import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 
 /** The Node document of an approved Member Node the CN synchronizes from, if `nodeId` is one. */
@@ -29,14 +30,13 @@ export async function recordHarvested(
   harvestedTo: Date,
   complete: boolean,
 ): Promise<void> {
-  const row = await ctx.db.cn.node(nodeId);
-  if (!row) return;
-  const node = parseNode(row.nodeXml);
-  if (!node.synchronization) return; // no schedule: not a node the CN harvests
-  node.synchronization = {
-    ...node.synchronization,
-    lastHarvested: harvestedTo,
-    ...(complete ? { lastCompleteHarvest: harvestedTo } : {}),
-  };
-  await ctx.db.cn.replaceNodeXml(nodeId, row.baseUrl, serializeNode(node, "v2"));
+  await changeNodeDocument(ctx, nodeId, (node) => {
+    if (!node.synchronization) return undefined; // no schedule: not a node the CN harvests
+    node.synchronization = {
+      ...node.synchronization,
+      lastHarvested: harvestedTo,
+      ...(complete ? { lastCompleteHarvest: harvestedTo } : {}),
+    };
+    return node;
+  });
 }

@@ -6,9 +6,10 @@
  * is due at once and the replicas that failed while it was down are planned again (returned.ts), so they
  * complete within a ping interval or so of its return instead of after `replicationRequestTimeout`.
  */
+
+import { changeNodeDocument } from "../../services/cn/node-document.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { parseNode, serializeNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";
@@ -53,18 +54,15 @@ async function pingNode(ctx: NodeContext, node: Node): Promise<void> {
 }
 
 /** Writes the ping's outcome into the node's entry; the entry as it was before (undefined: no longer there). */
-async function recordPing(ctx: NodeContext, nodeId: string, success: boolean): Promise<Node | undefined> {
-  const row = await ctx.db.cn.node(nodeId);
-  if (!row) return undefined;
-  const before = parseNode(row.nodeXml);
-  const next: Node = {
+export function recordPing(ctx: NodeContext, nodeId: string, success: boolean): Promise<Node | undefined> {
+  return changeNodeDocument(ctx, nodeId, (before) => ({
     ...before,
     state: success ? "up" : "down",
-    ping: { success, ...(success ? { lastSuccess: new Date() } : { lastSuccess: before.ping?.lastSuccess }) },
-  };
-  if (next.ping?.lastSuccess === undefined) next.ping = { success };
-  await ctx.db.cn.replaceNodeXml(nodeId, row.baseUrl, serializeNode(next, "v2"));
-  return before;
+    ping:
+      success || before.ping?.lastSuccess === undefined
+        ? { success, ...(success ? { lastSuccess: new Date() } : {}) }
+        : { success, lastSuccess: before.ping.lastSuccess },
+  }));
 }
 
 /** A CN pings its Member Nodes from its start. */
