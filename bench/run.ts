@@ -3,7 +3,8 @@
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
  * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
- * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
+ * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB) and scale
+ * (only when named, PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -25,6 +26,7 @@ import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
 import { s3 } from "./sections/s3.ts";
+import { scale } from "./sections/scale.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
@@ -48,9 +50,10 @@ const SECTIONS: Record<string, Section> = {
   soak,
   range,
   audit,
+  scale,
 };
-/** Sections run only when named (range writes a 10 GiB object). */
-const ON_REQUEST = new Set(["soak", "range"]);
+/** Sections run only when named (range writes a 10 GiB object; scale loads tens of millions of rows). */
+const ON_REQUEST = new Set(["soak", "range", "scale"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
