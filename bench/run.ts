@@ -4,8 +4,9 @@
  * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
- * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3) and
- * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`). Every
+ * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
+ * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
+ * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -29,6 +30,7 @@ import { replication } from "./sections/replication.ts";
 import { resumable } from "./sections/resumable.ts";
 import { s3 } from "./sections/s3.ts";
 import { scaleOut } from "./sections/scale-out.ts";
+import { scale } from "./sections/scale.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
@@ -54,9 +56,10 @@ const SECTIONS: Record<string, Section> = {
   audit,
   "scale-out": scaleOut,
   resumable,
+  scale,
 };
-/** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable"]);
+/** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale tens of millions of rows). */
+const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {

@@ -40,10 +40,13 @@ export async function tempDir(tag: string): Promise<{ dir: string; dispose(): Pr
   return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** SQLite (no URL), or a new database on the PostgreSQL server `adminUrl`, dropped by dispose(). */
-export async function backend(adminUrl: string | undefined): Promise<Backend> {
+/**
+ * SQLite (no URL), or a new database on the PostgreSQL server `adminUrl` (named `prefix` and a random tail),
+ * dropped by dispose().
+ */
+export async function backend(adminUrl: string | undefined, prefix = "d1node_bench"): Promise<Backend> {
   if (!adminUrl) return { dialect: "sqlite", dispose: async () => undefined };
-  const name = `d1node_bench_${randomBytes(5).toString("hex")}`;
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
   await withClient(adminUrl, (c) => c.query(`create database ${name}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -68,8 +71,15 @@ export function dbFlags(db: Backend): string[] {
   return db.url ? ["--database-url", db.url] : [];
 }
 
-/** `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. */
-export async function startNode(dataDir: string, db: Backend): Promise<BenchNode> {
+/**
+ * `d1node serve` on `dataDir` with an ephemeral port (and `env` added to this process's environment); resolves
+ * once it prints its base URL.
+ */
+export async function startNode(
+  dataDir: string,
+  db: Backend,
+  env: NodeJS.ProcessEnv = {},
+): Promise<BenchNode> {
   const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const args = [
     "serve",
@@ -84,7 +94,7 @@ export async function startNode(dataDir: string, db: Backend): Promise<BenchNode
     ...dbFlags(db),
   ];
   // As users start it (the command itself, with the node flags of its first line), unless flags are asked for.
-  const served = flags.length > 0 ? await serve([...flags, BIN, ...args]) : await serve(args, {}, BIN);
+  const served = flags.length > 0 ? await serve([...flags, BIN, ...args], env) : await serve(args, env, BIN);
   const { stdout } = await run(process.execPath, [BIN, "token", "--data-dir", dataDir, "--subject", ADMIN]);
   const baseUrl = served.url.replace(/\/$/, "");
   return {

@@ -1,7 +1,8 @@
 /**
  * `d1node load --count N`: fill a node's data folder with N synthetic objects (for capacity tests and
  * benchmarks). All share one content (written once to the store); each has its own identifier and complete
- * system metadata, readable by public, dated one millisecond apart. Run it while the node is stopped.
+ * system metadata, readable by public (with --public-every N only every N-th one, the others by their rights
+ * holder alone: public then reads a small fraction), dated one millisecond apart. Run it while the node is stopped.
  */
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -10,6 +11,7 @@ import { bulkLoadObjects } from "../db/bulk-load.ts";
 import { openDatabase } from "../db/open.ts";
 import type { StoredObject } from "../db/types.ts";
 import { type Digests, openStore } from "../store/index.ts";
+import { OperatorError } from "./operator-error.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 import { progressLine } from "./progress.ts";
 
@@ -19,6 +21,7 @@ interface LoadFlags extends CommonFlags {
   prefix?: string;
   formatId: string;
   subject: string;
+  publicEvery: string;
 }
 
 export function registerLoadCommand(program: Command): void {
@@ -30,11 +33,18 @@ export function registerLoadCommand(program: Command): void {
     .option("--prefix <prefix>", "identifier prefix (default: load-<time>-)")
     .option("--format-id <id>", "formatId of every object", "text/csv")
     .option("--subject <subject>", "submitter and rightsHolder", "CN=d1node-load,DC=dataone,DC=org")
+    .option("--public-every <n>", "every n-th object readable by public, the others by --subject alone", "1")
     .action(async (flags: LoadFlags) => {
       const count = Number(flags.count);
       const size = Number(flags.size);
       if (!Number.isInteger(count) || count < 0) throw new Error("--count must be a whole number");
       if (!Number.isInteger(size) || size < 0) throw new Error("--size must be a whole number");
+      const publicEvery = Number(flags.publicEvery);
+      if (!Number.isInteger(publicEvery) || publicEvery < 1) {
+        throw new OperatorError(
+          `--public-every must be a whole number of at least 1, not "${flags.publicEvery}"`,
+        );
+      }
       const config = configFromFlags(flags as LoadFlags & Record<string, unknown>);
       const prefix = flags.prefix ?? `load-${Date.now().toString(36)}-`;
       const seconds = await load(config, {
@@ -43,6 +53,7 @@ export function registerLoadCommand(program: Command): void {
         prefix,
         formatId: flags.formatId,
         subject: flags.subject,
+        publicEvery,
       });
       process.stderr.write(`loaded ${count} objects in ${seconds.toFixed(1)} s\n`);
     });
@@ -54,6 +65,8 @@ interface LoadPlan {
   prefix: string;
   formatId: string;
   subject: string;
+  /** Every n-th object (from the first) is readable by public; the others by the rights holder alone. */
+  publicEvery: number;
 }
 
 async function load(config: ReturnType<typeof configFromFlags>, plan: LoadPlan): Promise<number> {
@@ -112,7 +125,7 @@ function* synthetic(
         checksum: { algorithm: "SHA-256", value: digests.sha256 },
         submitter: plan.subject,
         rightsHolder: plan.subject,
-        accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
+        accessPolicy: i % plan.publicEvery === 0 ? [{ subjects: ["public"], permissions: ["read"] }] : [],
         replicationPolicy: { replicationAllowed: false, preferredMemberNodes: [], blockedMemberNodes: [] },
         archived: false,
         dateUploaded: date,

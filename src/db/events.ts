@@ -9,7 +9,7 @@
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { eventConditions, eventIncludes } from "./filters.ts";
 import { compareKeys } from "./order.ts";
-import { KeysetPager } from "./pager.ts";
+import { everyStep, hopRows, KeysetPager, rowNumber } from "./pager.ts";
 import type { EventsTable, Tables } from "./schema.ts";
 import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, NewLogEntry } from "./types.ts";
 
@@ -199,6 +199,21 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
             if (after) query = query.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
             query = query.orderBy("date_logged").orderBy("id").limit(limit);
             return (offset > 0 ? query.offset(offset) : query).execute() as Promise<Row[]>;
+          },
+          keysEvery: async (after, first, step, hops) => {
+            let keys = base.select(["date_logged", "id", rowNumber(sql`date_logged, id`)]);
+            if (after) keys = keys.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
+            keys = keys
+              .orderBy("date_logged")
+              .orderBy("id")
+              .limit(hopRows(first, step, hops));
+            const rows = await db
+              .selectFrom(keys.as("keys"))
+              .select(["date_logged", "id"])
+              .where(everyStep(first, step))
+              .orderBy("n")
+              .execute();
+            return rows.map((row): EventKey => [Number(row.date_logged), Number(row.id)]);
           },
           keyOf: (row): EventKey => [Number(row.date_logged), Number(row.id)],
           includes: eventIncludes(filter),

@@ -2,7 +2,7 @@
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { objectConditions, objectIncludes } from "./filters.ts";
 import type { ObjectKey } from "./objects.ts";
-import type { KeysetPager } from "./pager.ts";
+import { everyStep, hopRows, type KeysetPager, rowNumber } from "./pager.ts";
 import { INFO_COLUMNS, toInfo } from "./rows.ts";
 import type { Tables } from "./schema.ts";
 import type { ObjectListFilter, ObjectRepository, StoredObject } from "./types.ts";
@@ -32,6 +32,21 @@ export async function listObjects(
         if (after) query = query.where(sql<SqlBool>`(date_modified, pid) > (${after[0]}, ${after[1]})`);
         query = query.orderBy("date_modified").orderBy("pid").limit(limit);
         return (offset > 0 ? query.offset(offset) : query).execute();
+      },
+      keysEvery: async (after, first, step, hops) => {
+        let keys = base.select(["date_modified", "pid", rowNumber(sql`date_modified, pid`)]);
+        if (after) keys = keys.where(sql<SqlBool>`(date_modified, pid) > (${after[0]}, ${after[1]})`);
+        keys = keys
+          .orderBy("date_modified")
+          .orderBy("pid")
+          .limit(hopRows(first, step, hops));
+        const rows = await db
+          .selectFrom(keys.as("keys"))
+          .select(["date_modified", "pid"])
+          .where(everyStep(first, step))
+          .orderBy("n")
+          .execute();
+        return rows.map((row): ObjectKey => [Number(row.date_modified), row.pid]);
       },
       keyOf: (row): ObjectKey => [Number(row.date_modified), row.pid],
       includes: objectIncludes(filter),

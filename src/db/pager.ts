@@ -5,8 +5,8 @@
  * Per filter, the pager remembers sort keys at positions it has seen: the key before every multiple of STEP that
  * a page covered, and the ends of the last few pages. A page continues from the nearest remembered key at or
  * before `start` and skips the few rows in between with a small OFFSET. A jump beyond what is remembered walks
- * there in hops of STEP rows (each a one-row query), remembering every hop: the first jump costs about one
- * OFFSET scan, the next ones almost nothing. Totals (a COUNT over the filter) are remembered too.
+ * there in hops of STEP rows, remembering every hop: read from the sort keys alone, a thousand hops per query
+ * (`keysEvery`), so that the first jump costs about one scan of an index, and the next ones almost nothing. Totals (a COUNT over the filter) are remembered too.
  *
  * Writers bracket each transaction with begin() and end(writes). A written row that the filter can tell is not in
  * its list changes nothing; one that is (or may be) moves the remembered keys at or after it, which are dropped,
@@ -17,6 +17,7 @@
  * (`change-feed.ts`), which cannot tell where they fall: they forget every list (forget()), and while the feed is
  * down the pager is distrusted and remembers nothing.
  */
+import { type RawBuilder, type SqlBool, sql } from "kysely";
 
 export interface KeysetSource<Row, Key, Fact> {
   /** Identifies the filter; pages of different filters never share positions. */
@@ -24,6 +25,12 @@ export interface KeysetSource<Row, Key, Fact> {
   count(): Promise<number>;
   /** Rows after `after` (all rows when undefined), in sort order, skipping `offset`, at most `limit`. */
   fetch(after: Key | undefined, offset: number, limit: number): Promise<Row[]>;
+  /**
+   * The keys of the rows `first`, `first + step`, ... (`hops` of them, fewer at the end; 1 is the first row)
+   * after `after`, read in one pass over the sort keys alone (an index-only scan). Without it, each hop is a
+   * fetch of one row.
+   */
+  keysEvery?(after: Key | undefined, first: number, step: number, hops: number): Promise<Key[]>;
   keyOf(row: Row): Key;
   /** Whether a written row is in this list; undefined when only the database can tell. */
   includes?(fact: Fact): boolean | undefined;
@@ -52,6 +59,8 @@ interface Remembered<Key, Fact> {
 }
 
 const STEP = 1000;
+/** Hops read by one keysEvery query: up to a million sort keys per statement. */
+const HOPS_PER_QUERY = 1000;
 const RECENT = 8;
 const MAX_FILTERS = 64;
 /** Across all filters: at 1000 rows apart, 200,000 keys cover 200M listed rows. */
@@ -118,11 +127,16 @@ export class KeysetPager<Key, Fact = never> {
 
     let from = this.nearest(memory, start);
     // Hop to the last multiple of STEP at or before start, remembering each.
-    for (let next = (Math.floor(from.position / STEP) + 1) * STEP; next <= start; next += STEP) {
-      const [row] = await source.fetch(from.key, next - from.position - 1, 1);
-      if (row === undefined) return { total, rows: [] };
-      from = { position: next, key: source.keyOf(row) };
-      if (current()) this.checkpoint(memory, from);
+    let next = (Math.floor(from.position / STEP) + 1) * STEP;
+    while (next <= start) {
+      const hops = Math.min(HOPS_PER_QUERY, Math.floor((start - next) / STEP) + 1);
+      const keys = await this.hop(source, from, next - from.position, hops);
+      for (const key of keys) {
+        from = { position: next, key };
+        if (current()) this.checkpoint(memory, from);
+        next += STEP;
+      }
+      if (keys.length < hops) return { total, rows: [] };
     }
 
     const rows = await source.fetch(from.key, start - from.position, count);
@@ -136,6 +150,18 @@ export class KeysetPager<Key, Fact = never> {
       if (memory.recent.length > RECENT) memory.recent.shift();
     }
     return { total, rows };
+  }
+
+  /** Keys `first`, `first + STEP`, ... rows after `from` (`hops` of them, fewer at the end). */
+  private async hop<Row>(
+    source: KeysetSource<Row, Key, Fact>,
+    from: Mark<Key>,
+    first: number,
+    hops: number,
+  ): Promise<Key[]> {
+    if (source.keysEvery) return source.keysEvery(from.key, first, STEP, hops);
+    const [row] = await source.fetch(from.key, first - 1, 1);
+    return row === undefined ? [] : [source.keyOf(row)];
   }
 
   private apply(memory: Remembered<Key, Fact>, write: Write<Key, Fact>): void {
@@ -212,4 +238,19 @@ function firstIndex<T>(items: readonly T[], test: (item: T) => boolean): number 
     else low = middle + 1;
   }
   return low;
+}
+
+/** For keysEvery queries: `n`, each row's 1-based position in the list's order (`order`: its sort columns). */
+export function rowNumber(order: RawBuilder<unknown>) {
+  return sql<number>`row_number() over (order by ${order})`.as("n");
+}
+
+/** Rows a keysEvery query reads: up to its last hop. */
+export function hopRows(first: number, step: number, hops: number): number {
+  return first + step * (hops - 1);
+}
+
+/** The rows of the hops: positions first, first + step, ... */
+export function everyStep(first: number, step: number) {
+  return sql<SqlBool>`n >= ${first} and (n - ${first}) % ${step} = 0`;
 }

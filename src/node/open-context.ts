@@ -11,7 +11,7 @@ import { taskHandlers } from "../federation/handlers.ts";
 import { newOutcomes } from "../metrics/outcomes.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
-import { indexMissing } from "../search/reindex.ts";
+import { type IndexCatchUp, startIndexCatchUp } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
@@ -21,7 +21,9 @@ import { withChangeSubscribers } from "./subscribers.ts";
 
 export interface OpenedContext {
   ctx: NodeContext;
-  /** Flushes the event log and closes the database and the store. */
+  /** The search index's catch-up, running in the background. */
+  searchCatchUp: IndexCatchUp;
+  /** Stops the catch-up, flushes the event log and closes the database and the store. */
   close(): Promise<void>;
 }
 
@@ -54,11 +56,14 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
     ...(config.cnBaseUrl ? { replicaAuthorizer: createCnReplicaAuthorizer(config, config.cnBaseUrl) } : {}),
   });
   await recoverStore(ctx);
-  // Search index: objects a crash (or `d1node load`) left without a document, all of them, before serving.
-  await indexMissing(ctx);
+  // Search index: objects a crash (or `d1node load`) left without a document, in the background, so that start-up
+  // costs the same whatever the node holds.
+  const searchCatchUp = startIndexCatchUp(ctx);
   return {
     ctx,
+    searchCatchUp,
     async close() {
+      await searchCatchUp.stop();
       ctx.search.close();
       await db.events.flush();
       await db.close();

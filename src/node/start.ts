@@ -30,6 +30,8 @@ import { openNodeContext } from "./open-context.ts";
 export interface RunningNode {
   app: FastifyInstance;
   ctx: NodeContext;
+  /** Resolves once the search index's start-up catch-up (objects without a document) has ended. */
+  searchCaughtUp: Promise<number>;
   /** The base URL clients use (before /v1 or /v2). */
   baseUrl: string;
   close(): Promise<void>;
@@ -103,6 +105,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   return {
     app,
     ctx,
+    searchCaughtUp: opened.searchCatchUp.done,
     baseUrl,
     async close() {
       if (closed) return;

@@ -24,6 +24,8 @@ export interface ReindexOptions {
   batchSize?: number;
   /** Called after each page and each removal pass, with the running counts. */
   onProgress?: (progress: Readonly<ReindexProgress>) => void;
+  /** Stops after the page being written (the rest is left for the next run). */
+  signal?: AbortSignal;
 }
 
 export interface ReindexProgress {
@@ -45,7 +47,7 @@ export async function reindexObjects(
   const size = options.batchSize ?? INDEX_BATCH;
   const progress: ReindexProgress = { seen: 0, written: 0, failed: 0, removed: 0 };
   let after: string | undefined;
-  for (;;) {
+  while (!options.signal?.aborted) {
     const pids = await objectPage(ctx, after, size, options.missingOnly ?? false);
     const last = pids.at(-1);
     if (last === undefined) break;
@@ -59,7 +61,7 @@ export async function reindexObjects(
     progress.failed += failed;
     options.onProgress?.(progress);
   }
-  if (!options.missingOnly) {
+  if (!options.missingOnly && !options.signal?.aborted) {
     await removeStale(ctx, size, progress);
     options.onProgress?.(progress);
   }
@@ -72,26 +74,53 @@ export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolea
 }
 
 /**
- * The start-up catch-up: index every object that has no document (a crash between a commit and its indexing,
- * objects loaded by `d1node load`), in batches. Resolves to how many documents were written.
+ * The catch-up: index every object that has no document (a crash between a commit and its indexing, objects
+ * loaded by `d1node load`), in batches, until done or `signal` aborts. Resolves to how many documents were written.
  */
-export async function indexMissing(ctx: IndexContext): Promise<number> {
+export async function indexMissing(ctx: IndexContext, signal?: AbortSignal): Promise<number> {
   const started = Date.now();
   let reported = 0;
   const { seen, written, failed } = await reindexObjects(ctx, {
     missingOnly: true,
+    ...(signal ? { signal } : {}),
     onProgress: (progress) => {
       if (reported > 0 && progress.seen < reported + 100_000) return;
       reported = progress.seen;
       ctx.log?.info({ indexed: progress.written }, "search index: indexing objects without a document");
     },
   });
-  if (seen > 0)
+  if (seen > 0 && !signal?.aborted)
     ctx.log?.info(
       { indexed: written, failed, ms: Date.now() - started },
       "search index: objects without a document indexed",
     );
   return written;
+}
+
+export interface IndexCatchUp {
+  /** Resolves to the documents written once the catch-up ends (done or stopped; a failure is logged). */
+  done: Promise<number>;
+  /** Ends it after the page being written. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The start-up catch-up in the background: a node answers requests at once, however many objects lack a
+ * document (a load of millions of objects indexes for hours); search answers grow as the documents are written.
+ */
+export function startIndexCatchUp(ctx: IndexContext): IndexCatchUp {
+  const abort = new AbortController();
+  const done = indexMissing(ctx, abort.signal).catch((error: unknown) => {
+    if (!abort.signal.aborted) ctx.log?.warn({ err: error }, "search index: the start-up catch-up failed");
+    return 0;
+  });
+  return {
+    done,
+    async stop() {
+      abort.abort();
+      await done;
+    },
+  };
 }
 
 async function objectPage(

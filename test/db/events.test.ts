@@ -123,6 +123,37 @@ forEachDialect((_name, open) => {
       assert.equal(beyond.total > 0, true);
     });
 
+    it("jumps cold over several thousand entries to the same page sequential paging finds, filtered or not", async () => {
+      for (let i = 0; i < 3500; i++)
+        db.events.append(entry(`ev_hop_${i}`, 20_000 + i, i % 2 ? "read" : "hop"));
+      await db.events.flush();
+      const window = { fromDate: at(20_000), toDate: at(30_000) };
+      for (const [filter, total] of [
+        [window, 3500],
+        [{ ...window, event: "hop" }, 1750],
+      ] as const) {
+        const jumps = [
+          [total - 7, 7],
+          [2345, 10],
+          [1999, 3],
+        ] as const;
+        const cold = [];
+        for (const [start, count] of jumps) cold.push(await db.events.list(filter, start, count));
+        const all: string[] = [];
+        for (let start = 0; start < total; start += 500) {
+          all.push(...(await db.events.list(filter, start, 500)).items.map((e) => e.entryId));
+        }
+        assert.equal(all.length, total);
+        for (const [i, [start, count]] of jumps.entries()) {
+          assert.deepEqual(
+            cold[i]?.items.map((e) => e.entryId),
+            all.slice(start, start + count),
+            `${JSON.stringify(filter)} ${start}/${count}`,
+          );
+        }
+      }
+    });
+
     it("retries a failed batch once, then drops it rather than block later entries", async () => {
       db.events.append({ ...entry("ev_poison", 900), subject: null as unknown as string });
       await assert.rejects(db.events.flush());

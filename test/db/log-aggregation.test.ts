@@ -131,6 +131,30 @@ forEachDialect((_name, open) => {
       );
     });
 
+    it("reads a run as one window paged by position, so that the node counts it once", async () => {
+      const node5 = "urn:node:LOGMN5";
+      const entries = Array.from({ length: 20 }, (_, i) => ({
+        ...mnEntry(i + 1, i * 1000),
+        nodeIdentifier: node5,
+      }));
+      const node = fakeNode(entries);
+      const asked: string[] = [];
+      const source: LogSource = {
+        getLogRecords(window) {
+          asked.push(`${window.fromDate?.toISOString() ?? "-"} ${window.start}`);
+          return node.getLogRecords(window);
+        },
+      };
+      assert.equal((await harvestNodeLog(ctx, node5, source, { pageSize: 6 })).added, 20);
+      assert.deepEqual(asked, ["- 0", "- 6", "- 12", "- 18"]);
+      entries.push({ ...mnEntry(21, 30_000), nodeIdentifier: node5 });
+      asked.length = 0;
+      assert.equal((await harvestNodeLog(ctx, node5, source, { pageSize: 6, overlapMs: 0 })).added, 1);
+      const from = at(19_000).toISOString();
+      // The rest of the requests are the check of older entries (reconcile.ts).
+      assert.equal(asked[0], `${from} 0`);
+    });
+
     it("stops at maxPages and continues where it stopped", async () => {
       const other = "urn:node:LOGMN2";
       const entries = Array.from({ length: 10 }, (_, i) => ({ ...mnEntry(i + 1, i), nodeIdentifier: other }));

@@ -1,6 +1,7 @@
 /**
  * The search index at start-up and on failure, both dialects, on real nodes. Objects stored without a document
- * (more than one batch of them, as a crash or `d1node load` leaves) are all indexed before the node serves; an
+ * (more than one batch of them, as a crash or `d1node load` leaves) are all indexed by the catch-up the node runs
+ * in the background once started (a stopped catch-up leaves the rest for the next start); an
  * object the index refuses (a database trigger here) is logged through the node's own logger with its PID and
  * the error, in the start-up catch-up and on a write alike, and never in another node's log in the same process.
  */
@@ -8,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
-import { INDEX_BATCH } from "../../src/search/reindex.ts";
+import { INDEX_BATCH, startIndexCatchUp } from "../../src/search/reindex.ts";
 import { type Caller, call, create } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
@@ -74,7 +75,8 @@ for (const dialect of testDialects()) {
       await first?.close();
     });
 
-    it("indexes every object without a document before serving, in batches; refused ones are logged", async () => {
+    it("indexes every object without a document in the background, in batches; refused ones are logged", async () => {
+      assert.equal(await node.node.searchCaughtUp, PLAIN);
       const response = await call(admin, "GET", `/query/solr/?q=id:${tag}*&rows=0&wt=json`);
       const body = (await response.json()) as { response: { numFound: number } };
       assert.equal(body.response.numFound, PLAIN);
@@ -90,6 +92,21 @@ for (const dialect of testDialects()) {
         .where("pid", "in", refused)
         .execute();
       assert.deepEqual(missing, []);
+    });
+
+    it("a stopped catch-up ends after the page it is writing and leaves the rest without a document", async () => {
+      await other.node.searchCaughtUp;
+      await fillMemberNode(other.node, `${tag}-stopped-`, PLAIN);
+      const catchUp = startIndexCatchUp(other.node.ctx);
+      await catchUp.stop();
+      const written = await catchUp.done;
+      assert.ok(written <= INDEX_BATCH, `${written} documents written after stop()`);
+      const indexed = await other.node.ctx.db.kysely
+        .selectFrom("search_docs")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("pid", "like", `${tag}-stopped-%`)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(indexed.n), written);
     });
 
     it("a write whose indexing fails is logged by its own node only, with the PID and the error", async () => {

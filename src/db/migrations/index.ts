@@ -17,6 +17,7 @@ import { searchSpeedMigration } from "./0009-search-speed.ts";
 import { identifiersMigration } from "./0010-identifiers.ts";
 import { importMigration } from "./0011-import.ts";
 import { auditMigration } from "./0012-audit.ts";
+import { eventsByTypeMigration } from "./0013-events-by-type.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   identifiersMigration,
   importMigration,
   auditMigration,
+  eventsByTypeMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
