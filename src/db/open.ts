@@ -173,6 +173,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
             blobIntents: blobIntents(tx),
             events: logged,
             tasks: queued,
+            replicaNodes: replicaNodeRepository(tx),
           });
         });
         committed = true;
