@@ -20,7 +20,9 @@ export type ChangeOrigin =
   /** The CN's harvest (synchronization) of a Member Node's object. */
   | "harvest"
   /** `d1node import`: a copy from another Member Node, kept as the source has it. */
-  | "import";
+  | "import"
+  /** `d1node load`: synthetic objects an operator adds in bulk (written beside the core, src/db/bulk-load.ts). */
+  | "load";
 
 export type ObjectChange =
   /** A new object: its row as written. */

@@ -16,7 +16,7 @@ import type { NodeContext } from "../context.ts";
  * inside the write's transaction.
  */
 export async function planReplicasOfChanges(
-  ctx: NodeContext,
+  ctx: Pick<NodeContext, "config">,
   tasks: TaskQueue,
   changes: readonly ObjectChange[],
 ): Promise<void> {
