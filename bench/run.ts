@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, store-memory, s3, metrics, import, audit, request-bodies (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
@@ -24,6 +24,7 @@ import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
+import { requestBodies } from "./sections/request-bodies.ts";
 import { s3 } from "./sections/s3.ts";
 import { search } from "./sections/search.ts";
 import { smallCreate } from "./sections/small-create.ts";
@@ -48,6 +49,7 @@ const SECTIONS: Record<string, Section> = {
   soak,
   range,
   audit,
+  "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object). */
 const ON_REQUEST = new Set(["soak", "range"]);
