@@ -32,7 +32,7 @@ export type ObjectChange =
   /** The object's row is gone. */
   | { kind: "removed"; pid: string; origin: ChangeOrigin; replan: false };
 
-/** Acting on changes: registered once where the node is put together (src/node/follow-ups.ts). */
+/** Acting on changes: registered once where the node is put together (src/node/subscribers.ts). */
 export interface ChangeSubscribers {
   /**
    * Inside the write's transaction, before it commits: the durable consequences (tasks enqueued on `tx.tasks`,
