@@ -21,14 +21,9 @@ import type { Replica } from "../../src/types/sysmeta.ts";
 import { call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
-import {
-  corruptStoredBytes,
-  makeDueNow,
-  removeStoredBytes,
-  settle,
-  synchronizeToCn,
-} from "../helpers/replication.ts";
+import { corruptStoredBytes, removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
+import { makeDueNow } from "../helpers/task-queue.ts";
 
 const id = (n: number) => `urn:node:LOCALMN${n}`;
 
@@ -426,7 +421,7 @@ for (const dialect of testDialects()) {
         await runDueTasks(mn2.ctx); // the pull fails: the source cannot be reached
         assert.equal((await mn2.ctx.tasks.pending())[PULL_REPLICA], 1);
       });
-      await makeDueNow(mn2, PULL_REPLICA); // the queue's first retry delay, passed
+      await makeDueNow(mn2.ctx.db, PULL_REPLICA); // the queue's first retry delay, passed
       await settle([fed.cn, mn1Again, mn2]);
       const object = await fed.cn.ctx.db.objects.get(pid);
       assert.deepEqual(

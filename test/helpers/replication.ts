@@ -8,19 +8,6 @@ import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import type { TestFederation } from "./federation.ts";
 
-/**
- * Makes the waiting tasks of `kind` due now, as the queue's backoff would after its delay: a test sees a retry
- * happen without waiting for it.
- */
-export async function makeDueNow(node: RunningNode, kind: string): Promise<void> {
-  await node.ctx.db.kysely
-    .updateTable("tasks")
-    .set({ run_at: 0 })
-    .where("kind", "=", kind)
-    .where("state", "=", "ready")
-    .execute();
-}
-
 /** The CN takes the MN's system metadata as its authoritative copy (as a harvest does). */
 export async function synchronizeToCn(
   fed: TestFederation,
