@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- SECTION...] [--postgres URL] [--seconds N] [--runs N] [--quiet-wait S]`: the targets, each
  * measured against a baseline taken in the same run. Sections: large, small-create, small-get, list, package,
- * search, federation, replication, store-memory, s3, metrics, import, audit (all by default), and soak (only when named: `npm run bench -- soak
+ * search, federation, replication, store-memory, s3, metrics, import, audit, request-bodies (all by default), and soak (only when named: `npm run bench -- soak
  * [--minutes 30] [--stall-seconds 120] [--rss-trend-mb 10] [--clients 3]`, on PostgreSQL alone with --postgres)
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
@@ -27,6 +27,7 @@ import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
+import { requestBodies } from "./sections/request-bodies.ts";
 import { resumable } from "./sections/resumable.ts";
 import { s3 } from "./sections/s3.ts";
 import { scale } from "./sections/scale.ts";
@@ -57,6 +58,7 @@ const SECTIONS: Record<string, Section> = {
   "scale-out": scaleOut,
   resumable,
   scale,
+  "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale tens of millions of rows). */
 const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale"]);

@@ -1,7 +1,9 @@
 /**
  * package: MNPackage.getPackage of a 1000-member package (1 KiB members), time to first byte, against the time
  * to first byte of a plain MNRead.get of one member measured alternately in the same run.
- * Target: <= 200 ms (Metacat needs about 90 s for such a package, its issue #1534).
+ * Target: <= 200 ms (Metacat needs about 90 s for such a package, its issue #1534). Also the server's peak RSS
+ * growth over all those downloads, against the size of one bag: target under 128 MiB (the bag is streamed, never
+ * held).
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -9,11 +11,12 @@ import path from "node:path";
 import { createLoad } from "../lib/clients.ts";
 import { CONTENT_TYPE, CREATE_TAIL, createHead, sysmetaXml } from "../lib/multipart.ts";
 import { backend, startNode, tempDir } from "../lib/node.ts";
-import { median } from "../lib/processes.ts";
+import { median, rssOf, sampleRss } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
 const MEMBERS = 1000;
+const MiB = 1024 * 1024;
 const RUNS_PER_FIGURE = 15;
 const ORE = "http://www.openarchives.org/ore/terms";
 const BAGIT = encodeURIComponent("application/bagit-097");
@@ -43,10 +46,14 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
     const packageRuns: number[] = [];
     const memberRuns: number[] = [];
     const wholeRuns: number[] = [];
+    const idleRss = rssOf(node.pid);
+    const rss = sampleRss(node.pid, 20);
+    let bagBytes = 0;
     for (let i = 0; i < RUNS_PER_FIGURE * Math.max(1, Math.round(options.runs / 3)); i++) {
       const run = await firstByte(packageUrl);
       packageRuns.push(run.firstByteMs);
       wholeRuns.push(run.totalMs);
+      bagBytes = run.bytes;
       memberRuns.push((await firstByte(memberUrl)).firstByteMs);
     }
     const value = median(packageRuns);
@@ -63,6 +70,17 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
       runs: packageRuns,
       notes: `whole bag (${MEMBERS} members) median ${median(wholeRuns).toFixed(0)} ms`,
     });
+    const growth = Math.max(rss.stop() - idleRss, 0);
+    record({
+      section: "package",
+      name: `server RSS growth over ${packageRuns.length} getPackage downloads (${db.dialect})`,
+      value: growth / MiB,
+      unit: "MiB",
+      baseline: { name: "size of one bag", value: bagBytes / MiB, unit: "MiB" },
+      ratio: growth / Math.max(bagBytes, 1),
+      target: "< 128 MiB",
+      pass: growth < 128 * MiB,
+    });
   } finally {
     await node.stop();
     await db.dispose();
@@ -71,17 +89,19 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
 }
 
 /** Milliseconds to the first body byte and to the end, on a fresh connection each time. */
-function firstByte(url: string): Promise<{ firstByteMs: number; totalMs: number }> {
+function firstByte(url: string): Promise<{ firstByteMs: number; totalMs: number; bytes: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent: false }, (response) => {
         let firstByteMs = -1;
+        let bytes = 0;
         if (response.statusCode !== 200) reject(new Error(`${url}: HTTP ${response.statusCode}`));
-        response.on("data", () => {
+        response.on("data", (chunk: Buffer) => {
           if (firstByteMs < 0) firstByteMs = performance.now() - started;
+          bytes += chunk.length;
         });
-        response.on("end", () => resolve({ firstByteMs, totalMs: performance.now() - started }));
+        response.on("end", () => resolve({ firstByteMs, totalMs: performance.now() - started, bytes }));
         response.on("error", reject);
       })
       .on("error", reject);

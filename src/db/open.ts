@@ -175,6 +175,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
             blobIntents: blobIntents(tx),
             events: logged,
             tasks: queued,
+            replicaNodes: replicaNodeRepository(tx),
           });
         });
         committed = true;

@@ -159,6 +159,8 @@ export interface TransactionRepositories extends Repositories {
   events: EventWriter;
   /** The task queue inside the transaction: what is enqueued here commits with the write (the outbox). */
   tasks: TaskQueue;
+  /** CN: the replication targets' records, changed with the replica list that reports the outcome. */
+  replicaNodes: ReplicaNodeRecords;
 }
 
 export interface Database extends Repositories {

@@ -8,15 +8,15 @@ import {
   SYNCHRONIZE_TASK,
   SYSMETA_CHANGED,
 } from "../tasks/kinds.ts";
-import type { TaskHandlers } from "../tasks/worker.ts";
 import { PRUNE_SYNC_REQUESTS, runPruneSyncRequests } from "./harvest/prune-requests.ts";
 import { harvestTask, notifyCnTask, synchronizeTask } from "./harvest/tasks.ts";
 import { NODE_PING, pingNodes } from "./health/ping.ts";
 import { LOG_AGGREGATION, NODE_LOG, runLogAggregation, runNodeLog } from "./logs/tasks.ts";
 import { runRefreshSysmeta, runSysmetaChanged } from "./propagation/tasks.ts";
 import { replicationTaskHandlers } from "./replication/tasks.ts";
+import type { FederationTaskHandlers } from "./task-handler.ts";
 
-export const taskHandlers: TaskHandlers = {
+export const taskHandlers: FederationTaskHandlers = {
   [HARVEST_TASK]: harvestTask,
   [SYNCHRONIZE_TASK]: synchronizeTask,
   [NOTIFY_CN_TASK]: notifyCnTask,

@@ -3,9 +3,11 @@
  * every write. Inside the write's transaction (durable, from the task table as outbox): notify the CN (MN),
  * announce to the holders, plan replicas (CN). After the commit: index it.
  */
+
+import type { TaskQueue } from "../db/types.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
-import type { ChangeSubscribers } from "../objects/changes.ts";
+import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
 import { indexChanges } from "../search/hooks.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -19,11 +21,21 @@ export function withChangeSubscribers(parts: Omit<NodeContext, "changes">): Node
 
 export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
   return {
-    async recorded(tx, changes) {
-      await notifyCnOfChanges(ctx, tx.tasks, changes);
-      await announceSysmetaChanges(ctx, tx.tasks, changes);
-      await planReplicasOfChanges(ctx, tx.tasks, changes);
-    },
+    recorded: (tx, changes) => queueFollowUps(ctx, tx.tasks, changes),
     committed: (changes) => indexChanges(ctx, changes),
   };
+}
+
+/**
+ * The durable part alone, on the queue of the transaction that makes `changes`: also what `d1node load`, which
+ * writes its rows in bulk beside the core, runs for each batch it loads (docs/architecture.md).
+ */
+export async function queueFollowUps(
+  ctx: Pick<NodeContext, "config">,
+  tasks: TaskQueue,
+  changes: readonly ObjectChange[],
+): Promise<void> {
+  await notifyCnOfChanges(ctx, tasks, changes);
+  await announceSysmetaChanges(ctx, tasks, changes);
+  await planReplicasOfChanges(ctx, tasks, changes);
 }

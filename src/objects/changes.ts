@@ -20,7 +20,9 @@ export type ChangeOrigin =
   /** The CN's harvest (synchronization) of a Member Node's object. */
   | "harvest"
   /** `d1node import`: a copy from another Member Node, kept as the source has it. */
-  | "import";
+  | "import"
+  /** `d1node load`: synthetic objects an operator adds in bulk (written beside the core, src/db/bulk-load.ts). */
+  | "load";
 
 export type ObjectChange =
   /**
@@ -33,7 +35,7 @@ export type ObjectChange =
   /** The object's row is gone. */
   | { kind: "removed"; pid: string; origin: ChangeOrigin; replan: false };
 
-/** Acting on changes: registered once where the node is put together (src/node/follow-ups.ts). */
+/** Acting on changes: registered once where the node is put together (src/node/subscribers.ts). */
 export interface ChangeSubscribers {
   /**
    * Inside the write's transaction, before it commits: the durable consequences (tasks enqueued on `tx.tasks`,

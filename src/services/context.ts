@@ -25,7 +25,7 @@ export interface NodeContext {
   /** The durable background task queue (this node's database). */
   tasks: TaskStore;
   /** What runs each kind of task. */
-  taskHandlers: TaskHandlers;
+  taskHandlers: TaskHandlers<NodeContext>;
   /** What follows a change to an object (src/node/subscribers.ts); the write core (src/objects/) calls it. */
   changes: ChangeSubscribers;
   /** The node's logger (the HTTP app's): background failures, such as a write's indexing, are logged here. */

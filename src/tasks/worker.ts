@@ -5,7 +5,6 @@
  */
 
 import type { ClaimedTask, TaskStore } from "../db/types.ts";
-import type { NodeContext } from "../services/context.ts";
 import { type Clock, systemClock } from "../types/clock.ts";
 
 export interface Task {
@@ -22,8 +21,18 @@ export interface Task {
   signal?: AbortSignal;
 }
 
-export type TaskHandler = (ctx: NodeContext, task: Task) => Promise<void>;
-export type TaskHandlers = Readonly<Record<string, TaskHandler>>;
+/**
+ * A task kind's handler, given the context `C` its worker was started with (the node's context for the
+ * federation's handlers; the queue knows nothing of it).
+ */
+export type TaskHandler<C> = (ctx: C, task: Task) => Promise<void>;
+export type TaskHandlers<C> = Readonly<Record<string, TaskHandler<C>>>;
+
+/** A context that carries its queue and the handlers of its task kinds (what `runDueTasks` needs). */
+export interface WorkerContext<C> {
+  tasks: TaskStore;
+  taskHandlers: TaskHandlers<C>;
+}
 
 /** Thrown by a handler: no retry, the task is kept as dead with the message. Other errors retry with backoff. */
 export class PermanentTaskError extends Error {}
@@ -54,10 +63,10 @@ export function retryDelayMs(attempts: number): number {
 }
 
 /** Runs one claimed task to its outcome; a long task keeps its lease alive meanwhile. */
-async function runClaimed(
-  ctx: NodeContext,
+async function runClaimed<C>(
+  ctx: C,
   store: TaskStore,
-  handlers: TaskHandlers,
+  handlers: TaskHandlers<C>,
   claimed: ClaimedTask,
   options: Required<Omit<WorkerOptions, "onError" | "onDone">> & Pick<WorkerOptions, "onError" | "onDone">,
 ): Promise<void> {
@@ -96,10 +105,10 @@ async function runClaimed(
   }
 }
 
-export function startWorker(
-  ctx: NodeContext,
+export function startWorker<C>(
+  ctx: C,
   store: TaskStore,
-  handlers: TaskHandlers,
+  handlers: TaskHandlers<C>,
   options: WorkerOptions = {},
 ): Worker {
   const settings = { ...DEFAULTS, ...options };
@@ -167,8 +176,8 @@ export function startWorker(
  * For tests and one-shot commands: run every due task (and those they enqueue, when due) one at a time until
  * none is left; returns how many ran.
  */
-export async function runDueTasks(
-  ctx: NodeContext,
+export async function runDueTasks<C extends WorkerContext<C>>(
+  ctx: C,
   options: Pick<WorkerOptions, "maxAttempts" | "onError"> = {},
 ): Promise<number> {
   const settings = { ...DEFAULTS, ...options };

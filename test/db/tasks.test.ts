@@ -4,14 +4,22 @@ import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { taskRepository } from "../../src/db/tasks.ts";
 import type { Database, TaskStore } from "../../src/db/types.ts";
-import type { NodeContext } from "../../src/services/context.ts";
-import { PermanentTaskError, runDueTasks, startWorker, type TaskHandlers } from "../../src/tasks/worker.ts";
+import {
+  PermanentTaskError,
+  runDueTasks,
+  startWorker,
+  type TaskHandlers,
+  type WorkerContext,
+} from "../../src/tasks/worker.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 
-/** The two context members the workers use. */
-const contextOf = (tasks: TaskStore, taskHandlers: TaskHandlers) =>
-  ({ tasks, taskHandlers }) as unknown as NodeContext;
+/** A worker's context: its queue and handlers, nothing of a node. */
+interface QueueOnly extends WorkerContext<QueueOnly> {}
+const contextOf = (tasks: TaskStore, taskHandlers: TaskHandlers<QueueOnly>): QueueOnly => ({
+  tasks,
+  taskHandlers,
+});
 
 forEachDialect((name, open) => {
   describe("task queue", () => {
@@ -92,7 +100,7 @@ forEachDialect((name, open) => {
     it("runDueTasks runs due tasks and those they enqueue; errors back off; PermanentTaskError dies", async () => {
       const seen: string[] = [];
       let flaky = 0;
-      const handlers: TaskHandlers = {
+      const handlers: TaskHandlers<QueueOnly> = {
         chain: async (ctx, task) => {
           seen.push(`chain ${task.key}`);
           const n = Number(task.key);
@@ -120,7 +128,7 @@ forEachDialect((name, open) => {
 
     it("a worker runs tasks as they are enqueued and stops cleanly", async () => {
       const done: string[] = [];
-      const handlers: TaskHandlers = {
+      const handlers: TaskHandlers<QueueOnly> = {
         ping: async (_ctx, task) => {
           done.push(task.key);
         },
@@ -138,7 +146,7 @@ forEachDialect((name, open) => {
     it("a run whose lease is lost (another worker may have the task) is told through task.signal", async () => {
       let aborted: unknown;
       let started = false;
-      const handlers: TaskHandlers = {
+      const handlers: TaskHandlers<QueueOnly> = {
         stalled: async (_ctx, task) => {
           started = true;
           await new Promise<void>((resolve) => task.signal?.addEventListener("abort", () => resolve()));
@@ -166,11 +174,11 @@ forEachDialect((name, open) => {
         const other = await open(db);
         const otherQueue = other.tasks;
         const runs = new Map<string, number>();
-        const handler = async (_ctx: NodeContext, task: { key: string }) => {
+        const handler = async (_ctx: QueueOnly, task: { key: string }) => {
           runs.set(task.key, (runs.get(task.key) ?? 0) + 1);
           await sleep(2);
         };
-        const handlers: TaskHandlers = { work: handler };
+        const handlers: TaskHandlers<QueueOnly> = { work: handler };
         for (let i = 0; i < 300; i += 1) await queue.enqueue("work", `w${i}`, null);
         const workers = [
           startWorker(contextOf(queue, handlers), queue, handlers, { concurrency: 4, pollMs: 20 }),

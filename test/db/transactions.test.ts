@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { BatchFollowUp } from "../../src/db/bulk-load.ts";
 import { bulkLoadObjects, DuplicateKeyError } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -127,6 +128,40 @@ forEachDialect((name, open) => {
       assert.equal((await db.objects.list({}, 0, 1)).total, count + 1);
       await db.objects.remove("bulk-new");
       assert.equal(await bulkLoadObjects(db, []), 0);
+    });
+
+    it("queues a bulk load's follow-up tasks in its transaction: both commit, or neither", async () => {
+      const db = await open();
+      const batches: number[] = [];
+      const followUp: BatchFollowUp = async (tasks, batch) => {
+        batches.push(batch.length);
+        for (const object of batch) await tasks.enqueue("load-follow-up", object.sysmeta.identifier, null);
+      };
+      const objects = Array.from({ length: 5 }, (_, i) => storedObject(`load-follow-${i}`, {}, 20_000 + i));
+      assert.equal(await bulkLoadObjects(db, objects, undefined, { batchSize: 2, followUp }), 5);
+      assert.deepEqual(batches, [2, 2, 1]);
+      const queued = await db.tasks.claim(["load-follow-up"], 10, 60_000);
+      assert.deepEqual(
+        queued.map((task) => task.key).sort(),
+        objects.map((o) => o.sysmeta.identifier),
+      );
+      for (const task of queued) await db.tasks.complete(task);
+
+      const failing: BatchFollowUp = async (tasks, batch) => {
+        for (const object of batch) await tasks.enqueue("load-follow-up", object.sysmeta.identifier, null);
+        if (batch.some((object) => object.sysmeta.identifier === "load-fails-3")) throw new Error("boom");
+      };
+      const doomed = Array.from({ length: 4 }, (_, i) => storedObject(`load-fails-${i}`, {}, 30_000 + i));
+      await assert.rejects(
+        bulkLoadObjects(db, doomed, undefined, { batchSize: 2, followUp: failing }),
+        /boom/,
+      );
+      assert.equal(
+        await db.objects.get("load-fails-0"),
+        undefined,
+        "the rows went with the failed follow-up",
+      );
+      assert.deepEqual(await db.tasks.claim(["load-follow-up"], 10, 60_000), []);
     });
   });
 });

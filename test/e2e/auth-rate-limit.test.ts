@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createBody, newPid } from "../helpers/auth-objects.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 
@@ -47,7 +46,7 @@ describe("isAuthorized source limit", () => {
       : `${/name="([^"]+)"/.exec(body)?.[1]}:${/detailCode="([^"]+)"/.exec(body)?.[1]}`;
   };
 
-  it("blocks a source that calls too often with NotAuthorized 1820, for a while", async () => {
+  it("blocks a source that calls too often with NotAuthorized 1820", async () => {
     assert.deepEqual(
       [await isAuthorized("10.0.0.1"), await isAuthorized("10.0.0.1"), await isAuthorized("10.0.0.1")],
       ["ok", "ok", "ok"],
@@ -60,8 +59,7 @@ describe("isAuthorized source limit", () => {
       headers: { "x-proxy-secret": SECRET, "x-forwarded-for": "10.0.0.1" },
     });
     assert.equal(get.status, 200);
-    await sleep(1100);
-    assert.equal(await isAuthorized("10.0.0.1"), "ok");
+    // The block's end is the limiter's rule, shown with a moved clock in test/unit/auth/is-authorized-limit.test.ts.
   });
 
   it("counts by the socket's address when the proxy secret is missing", async () => {

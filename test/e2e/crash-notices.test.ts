@@ -2,7 +2,8 @@
  * No change notice is lost to a crash: what must follow a write (the MN's notice to its CN, the CN's announcement
  * to the nodes holding an object) is queued inside the write's transaction (src/objects/write.ts). The node is
  * killed (SIGKILL, D1NODE_CRASH_AFTER_COMMIT) right after the write commits, before anything after the commit runs;
- * restarted, it still delivers the notice (MN) and holds the announcement in its queue (CN).
+ * restarted, it still delivers the notice (MN) and holds the announcement in its queue (CN); likewise the CN's
+ * bookkeeping of a replica reported failed (the node's record, the object's replicas planned again).
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
@@ -14,7 +15,8 @@ import { after, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { openDatabase } from "../../src/db/index.ts";
-import { SYSMETA_CHANGED } from "../../src/tasks/kinds.ts";
+import { REPLICATE_PLAN, SYSMETA_CHANGED } from "../../src/tasks/kinds.ts";
+import type { Replica, SystemMetadata } from "../../src/types/sysmeta.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
@@ -23,6 +25,7 @@ import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
 import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
 
 const FAR_MN = "urn:node:FARMN";
+const REPLICA_MN = "urn:node:REPLICAMN";
 
 /** A stand-in CN that records the PIDs it is asked to synchronize (and answers everything else NotFound). */
 async function recordingCn(): Promise<{ server: Server; url: string; synchronized: string[] }> {
@@ -110,17 +113,26 @@ for (const dialect of testDialects()) {
       );
     });
 
-    it("CN: the announcement of a system metadata change is queued", { timeout: 120_000 }, async () => {
-      const { args, token, database } = await place({ role: "cn", nodeId: "urn:node:CRASHCN" });
-      const pid = uniquePid("crash-announce");
-      // The CN's record of an object its Member Node holds (no bytes here), written before the node starts.
-      const before = await database();
+    /** A CN whose record of `pid`, held by FAR_MN, is written before the node starts (no bytes here). */
+    const cnHolding = async (pid: string, overrides: Partial<SystemMetadata> = {}) => {
+      const placed = await place({ role: "cn", nodeId: "urn:node:CRASHCN" });
+      const before = await placed.database();
       try {
-        const record = storedObject(pid, { originMemberNode: FAR_MN, authoritativeMemberNode: FAR_MN });
+        const record = storedObject(pid, {
+          originMemberNode: FAR_MN,
+          authoritativeMemberNode: FAR_MN,
+          ...overrides,
+        });
         await before.objects.insertMany([{ ...record, contentKey: "" }]);
       } finally {
         await before.close();
       }
+      return placed;
+    };
+
+    it("CN: the announcement of a system metadata change is queued", { timeout: 120_000 }, async () => {
+      const pid = uniquePid("crash-announce");
+      const { args, token, database } = await cnHolding(pid);
 
       const policy =
         '<?xml version="1.0" encoding="UTF-8"?><d1:accessPolicy xmlns:d1="http://ns.dataone.org/service/types/v1">' +
@@ -140,6 +152,37 @@ for (const dialect of testDialects()) {
           announcements.map((task) => task.payload),
           [{ pid, nodeId: FAR_MN }],
         );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("CN: a replica reported failed is counted and its object planned again", {
+      timeout: 120_000,
+    }, async () => {
+      const pid = uniquePid("crash-replica-failed");
+      const replica: Replica = {
+        replicaMemberNode: REPLICA_MN,
+        replicationStatus: "requested",
+        replicaVerified: new Date("2024-01-01T00:00:00Z"),
+      };
+      const { args, token, database } = await cnHolding(pid, { replicas: [replica] });
+      await crashingAfterCommit(args, (node) =>
+        call({ baseUrl: node.baseUrl, token }, "PUT", `/replicaNotifications/${enc(pid)}`, {
+          body: form({ nodeRef: REPLICA_MN, status: "failed" }),
+        }),
+      );
+
+      const db = await database();
+      try {
+        const changed = await db.objects.get(pid);
+        assert.equal(changed?.sysmeta.replicas[0]?.replicationStatus, "failed", "the report committed");
+        const plans = await db.tasks.claim([REPLICATE_PLAN], 10, 60_000);
+        assert.deepEqual(
+          plans.map((task) => task.payload),
+          [{ pid }],
+        );
+        assert.equal((await db.replicaNodes.all()).get(REPLICA_MN)?.failures, 1);
       } finally {
         await db.close();
       }

@@ -113,7 +113,7 @@ describe("MNPackage at scale (node process, SQLite)", { timeout: 900_000 }, () =
       },
     );
 
-  it("a 1000-member bag: every manifest line checks out, memory flat", async () => {
+  it("a 1000-member bag: every manifest line checks out", async () => {
     const chunks: Buffer[] = [];
     const result = await download(small.mapPid, (chunk) => chunks.push(chunk));
     const files = await unzip(Buffer.concat(chunks));
@@ -128,7 +128,6 @@ describe("MNPackage at scale (node process, SQLite)", { timeout: 900_000 }, () =
     process.stdout.write(
       `# 1000 members: ${result.bytes} bytes, first byte ${result.firstByteMs.toFixed(0)} ms, server RSS +${((result.peakRss - result.startRss) / MiB).toFixed(1)} MiB\n`,
     );
-    assert.ok(result.peakRss - result.startRss < FLAT_MEMORY_BOUND);
   });
 
   it("a 10 GiB bag streams with flat server memory and a correct central directory", {

@@ -23,6 +23,7 @@ import { startTestFederation, type TestFederation } from "../helpers/federation.
 import { testDialects } from "../helpers/node.ts";
 import { corruptStoredBytes, removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
+import { makeDueNow } from "../helpers/task-queue.ts";
 
 const id = (n: number) => `urn:node:LOCALMN${n}`;
 
@@ -390,7 +391,13 @@ for (const dialect of testDialects()) {
           [[id(2), "failed"]],
         );
       });
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // past the retry delay
+      // The failure is older than the planner's wait before asking that node again (no sleeping through it).
+      await changeReplicaList(fed.cn.ctx, pid, (current) =>
+        current.replicas.map((r) => ({
+          ...r,
+          replicaVerified: new Date(r.replicaVerified.getTime() - 60_000),
+        })),
+      );
       assert.equal(await scanForReplication(fed.cn.ctx), 1);
       await settle([fed.cn, mn1, mn2Again]);
       const object = await fed.cn.ctx.db.objects.get(pid);
@@ -414,7 +421,7 @@ for (const dialect of testDialects()) {
         await runDueTasks(mn2.ctx); // the pull fails: the source cannot be reached
         assert.equal((await mn2.ctx.tasks.pending())[PULL_REPLICA], 1);
       });
-      await new Promise((resolve) => setTimeout(resolve, 2100)); // the queue's first retry delay
+      await makeDueNow(mn2.ctx.db, PULL_REPLICA); // the queue's first retry delay, passed
       await settle([fed.cn, mn1Again, mn2]);
       const object = await fed.cn.ctx.db.objects.get(pid);
       assert.deepEqual(

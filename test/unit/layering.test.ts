@@ -37,6 +37,10 @@ it("src/services never imports src/federation or src/node", async () => {
   assert.deepEqual(await offenders("services", ["federation", "node"]), []);
 });
 
+it("the task queue's workers (src/tasks) sit below the services: they import neither services nor federation", async () => {
+  assert.deepEqual(await offenders("tasks", ["services", "federation", "node", "http"]), []);
+});
+
 it("src/federation never imports src/node", async () => {
   assert.deepEqual(await offenders("federation", ["node"]), []);
 });

@@ -9,7 +9,7 @@ import type { NodeContext } from "../../services/context.ts";
 import { NOTIFY_CN_TASK } from "../../tasks/kinds.ts";
 
 export async function notifyCnOfChanges(
-  ctx: NodeContext,
+  ctx: Pick<NodeContext, "config">,
   tasks: TaskQueue,
   changes: readonly ObjectChange[],
 ): Promise<void> {

@@ -7,9 +7,10 @@ import { D1Error } from "../../errors/exceptions.ts";
 import { scheduleHarvest } from "../../services/cn/harvest-requests.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
 import type { NodeContext } from "../../services/context.ts";
-import { PermanentTaskError, type TaskHandler } from "../../tasks/worker.ts";
+import { PermanentTaskError } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";
+import type { FederationTaskHandler } from "../task-handler.ts";
 import { harvestNode } from "./harvest.ts";
 import { synchronizeObject } from "./object.ts";
 import { harvestableNode, harvestableNodes } from "./registry.ts";
@@ -17,7 +18,7 @@ import { harvestableNode, harvestableNodes } from "./registry.ts";
 /** Runs of one harvest before it is given up until the next scheduled one (the position is kept). */
 const HARVEST_ATTEMPTS = 5;
 
-export const harvestTask: TaskHandler = async (ctx, task) => {
+export const harvestTask: FederationTaskHandler = async (ctx, task) => {
   const node = await harvestableNode(ctx, task.key);
   if (!node) return; // no longer approved, synchronized or up: approval or an update schedules it again
   try {
@@ -33,7 +34,7 @@ export const harvestTask: TaskHandler = async (ctx, task) => {
   await scheduleHarvest(ctx.tasks, node);
 };
 
-export const synchronizeTask: TaskHandler = async (ctx, task) => {
+export const synchronizeTask: FederationTaskHandler = async (ctx, task) => {
   const pid = task.key;
   const requestedBy = (task.payload as { nodeId?: string } | null)?.nodeId;
   // Updates come from the authoritative Member Node; new objects from the node that asked.
@@ -49,7 +50,7 @@ export const synchronizeTask: TaskHandler = async (ctx, task) => {
   await synchronizeObject(ctx, node.identifier, client, pid);
 };
 
-export const notifyCnTask: TaskHandler = async (ctx, task) => {
+export const notifyCnTask: FederationTaskHandler = async (ctx, task) => {
   const cn = ctx.config.cnBaseUrl;
   if (!cn) return;
   try {

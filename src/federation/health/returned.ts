@@ -33,12 +33,21 @@ export async function nodeReturned(
   let retried = 0;
   await forEachObject(ctx, "withReplicas", async (object) => {
     if (!failedMeanwhile(object.sysmeta.replicas)) return;
-    await changeReplicaList(ctx, object.sysmeta.identifier, (current) =>
-      failedMeanwhile(current.replicas)
-        ? current.replicas.filter((r) => r.replicaMemberNode !== nodeId)
-        : undefined,
+    const pid = object.sysmeta.identifier;
+    let replanned = false;
+    await changeReplicaList(
+      ctx,
+      pid,
+      (current) =>
+        failedMeanwhile(current.replicas)
+          ? current.replicas.filter((r) => r.replicaMemberNode !== nodeId)
+          : undefined,
+      async (tx) => {
+        tx.replan(pid); // planned by a task committed with the shortened list
+        replanned = true;
+      },
     );
-    await scheduleReplication(ctx, object.sysmeta.identifier);
+    if (!replanned) await scheduleReplication(ctx, pid);
     retried++;
   });
   if (retried > 0)

@@ -10,7 +10,7 @@ import { changeKey, SYSMETA_CHANGED, type SysmetaChangedPayload } from "../../ta
 import { nodesHolding } from "./holders.ts";
 
 export async function announceSysmetaChanges(
-  ctx: NodeContext,
+  ctx: Pick<NodeContext, "config">,
   tasks: TaskQueue,
   changes: readonly ObjectChange[],
 ): Promise<void> {

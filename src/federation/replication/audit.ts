@@ -91,18 +91,21 @@ async function recordVerdict(
   verdict: { valid: true } | { valid: false; why: string },
 ): Promise<void> {
   const nodeId = replica.replicaMemberNode;
-  let changed = false;
-  await changeReplicaList(ctx, pid, (current) => {
-    const entry = current.replicas.find((r) => r.replicaMemberNode === nodeId);
-    changed = entry?.replicationStatus === "completed";
-    if (!changed) return undefined;
-    const audited: Replica = {
-      replicaMemberNode: nodeId,
-      replicationStatus: verdict.valid ? "completed" : "invalidated",
-      replicaVerified: new Date(),
-    };
-    return current.replicas.map((r) => (r.replicaMemberNode === nodeId ? audited : r));
-  });
-  if (changed && !verdict.valid)
-    await replicationStatusReported(ctx, pid, nodeId, "invalidated", verdict.why);
+  await changeReplicaList(
+    ctx,
+    pid,
+    (current) => {
+      const entry = current.replicas.find((r) => r.replicaMemberNode === nodeId);
+      if (entry?.replicationStatus !== "completed") return undefined;
+      const audited: Replica = {
+        replicaMemberNode: nodeId,
+        replicationStatus: verdict.valid ? "completed" : "invalidated",
+        replicaVerified: new Date(),
+      };
+      return current.replicas.map((r) => (r.replicaMemberNode === nodeId ? audited : r));
+    },
+    verdict.valid
+      ? undefined
+      : (tx) => replicationStatusReported(ctx, tx, pid, nodeId, "invalidated", verdict.why),
+  );
 }

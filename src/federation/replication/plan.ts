@@ -1,8 +1,8 @@
 /**
  * The CN's replication planner for one object: requests left pending past the timeout become failed (and count
  * against their node), then new targets are chosen (targets.ts) and recorded as queued in the replica list, in
- * one conditional write of the authoritative system metadata; each target then gets a replicate-request task.
- * A crash between the write and the enqueue leaves a queued replica that goes stale and is planned again.
+ * one conditional write of the authoritative system metadata; in the same transaction, the stale nodes' failures
+ * are recorded and each target gets a replicate-request task, so that a crash after the commit loses none.
  */
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
@@ -24,40 +24,50 @@ export async function planReplication(ctx: NodeContext, pid: string): Promise<Pl
   const nodes = await approvedNodes(ctx);
   const records = await ctx.db.replicaNodes.all();
   const timeoutMs = ctx.config.replicationRequestTimeout * 1000;
-  let plan: Plan = { stale: [], targets: [] };
-  await changeReplicaList(ctx, pid, (current) => {
-    const now = new Date();
-    const stale = new Set(staleRequests(current, now, timeoutMs).map((r) => r.replicaMemberNode));
-    const replicas = current.replicas.map(
-      (r): Replica =>
-        stale.has(r.replicaMemberNode) ? { ...r, replicationStatus: "failed", replicaVerified: now } : r,
-    );
-    const targets = chooseTargets({
-      sysmeta: { ...current, replicas },
-      nodes,
-      records,
-      now,
-      retryFailedAfterMs: timeoutMs,
-    });
-    plan = { stale: [...stale], targets };
-    if (stale.size === 0 && targets.length === 0) return undefined;
-    const chosen = new Set(targets.map((t) => t.nodeId));
-    return [
-      ...replicas.filter((r) => !chosen.has(r.replicaMemberNode)),
-      ...targets.map(
-        (t): Replica => ({ replicaMemberNode: t.nodeId, replicationStatus: "queued", replicaVerified: now }),
-      ),
-    ];
-  });
   const timeout = ctx.config.replicationRequestTimeout;
-  for (const nodeId of plan.stale) {
-    await ctx.db.replicaNodes.recordFailure(
-      nodeId,
-      `the replica of "${pid}" was not completed within ${timeout} s`,
-    );
-  }
-  for (const { nodeId } of plan.targets) {
-    await ctx.tasks.enqueue(REPLICATE_REQUEST, requestKey(pid, nodeId), { pid, nodeId });
-  }
+  let plan: Plan = { stale: [], targets: [] };
+  await changeReplicaList(
+    ctx,
+    pid,
+    (current) => {
+      const now = new Date();
+      const stale = new Set(staleRequests(current, now, timeoutMs).map((r) => r.replicaMemberNode));
+      const replicas = current.replicas.map(
+        (r): Replica =>
+          stale.has(r.replicaMemberNode) ? { ...r, replicationStatus: "failed", replicaVerified: now } : r,
+      );
+      const targets = chooseTargets({
+        sysmeta: { ...current, replicas },
+        nodes,
+        records,
+        now,
+        retryFailedAfterMs: timeoutMs,
+      });
+      plan = { stale: [...stale], targets };
+      if (stale.size === 0 && targets.length === 0) return undefined;
+      const chosen = new Set(targets.map((t) => t.nodeId));
+      return [
+        ...replicas.filter((r) => !chosen.has(r.replicaMemberNode)),
+        ...targets.map(
+          (t): Replica => ({
+            replicaMemberNode: t.nodeId,
+            replicationStatus: "queued",
+            replicaVerified: now,
+          }),
+        ),
+      ];
+    },
+    async (tx) => {
+      for (const nodeId of plan.stale) {
+        await tx.replicaNodes.recordFailure(
+          nodeId,
+          `the replica of "${pid}" was not completed within ${timeout} s`,
+        );
+      }
+      for (const { nodeId } of plan.targets) {
+        await tx.tasks.enqueue(REPLICATE_REQUEST, requestKey(pid, nodeId), { pid, nodeId });
+      }
+    },
+  );
   return plan;
 }

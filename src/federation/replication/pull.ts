@@ -3,9 +3,10 @@
  * from the CN's node list, the bytes with MNRead.getReplica streamed into the store and hashed in the same pass,
  * compared with the size and checksum of the CN's system metadata, then committed as a replica (crash-safe, see
  * src/objects/ingest.ts) and indexed. The outcome is reported to the CN by its own task, so that a CN that
- * is away does not make the node pull again. Failures that retrying cannot mend, or the last attempt, are
+ * is away does not make the node pull again; a completed pull queues it in the replica's own transaction. Failures that retrying cannot mend, or the last attempt, are
  * reported as failed with their description.
  */
+import type { TaskQueue } from "../../db/types.ts";
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
@@ -38,27 +39,31 @@ export async function pullReplicaTask(ctx: NodeContext, task: Task): Promise<voi
   const payload = task.payload as PullPayload;
   const sysmeta = parseSystemMetadata(payload.sysmeta);
   const pid = sysmeta.identifier;
-  const report = (status: ReportPayload["status"], description?: string) =>
-    ctx.tasks.enqueue(REPORT_REPLICA_STATUS, pid, { pid, status, ...(description ? { description } : {}) });
+  const report = (tasks: TaskQueue, status: ReportPayload["status"], description?: string) =>
+    tasks.enqueue(REPORT_REPLICA_STATUS, pid, { pid, status, ...(description ? { description } : {}) });
   try {
-    await pullReplica(ctx, sysmeta, payload.sourceNode, payload.version);
-    await report("completed");
+    await pullReplica(ctx, sysmeta, payload.sourceNode, payload.version, (tasks) =>
+      report(tasks, "completed"),
+    );
   } catch (error) {
     const final = error instanceof D1Error && FINAL.has(error.exception);
     if (!final && task.attempts < PULL_ATTEMPTS) throw error;
     const why = error instanceof D1Error ? `${error.exception}: ${error.description}` : String(error);
     await report(
+      ctx.tasks,
       "failed",
       `${ctx.config.nodeId} could not replicate "${pid}" from ${payload.sourceNode}: ${why}`,
     );
   }
 }
 
+/** Pulls the replica; `completed` queues what follows on the queue of the transaction that stores it. */
 export async function pullReplica(
   ctx: NodeContext,
   sysmeta: SystemMetadata,
   sourceNodeId: string,
   version: ApiVersion,
+  completed: (tasks: TaskQueue) => Promise<void>,
 ): Promise<void> {
   const pid = sysmeta.identifier;
   const held = await ctx.db.objects.get(pid);
@@ -67,7 +72,9 @@ export async function pullReplica(
       throw new D1Error("InvalidRequest", `"${pid}" is held here as an original.`, { pid });
     // Asked again (an earlier copy was lost or found invalid): keep it when its bytes are right, else replace it.
     const actual = await digestOfStoredBytes(ctx, held, sysmeta.checksum.algorithm).catch(() => undefined);
-    if (actual?.size === sysmeta.size && actual.value === sysmeta.checksum.value.toLowerCase()) return;
+    if (actual?.size === sysmeta.size && actual.value === sysmeta.checksum.value.toLowerCase()) {
+      return completed(ctx.tasks);
+    }
     await removeObject(ctx, "replication", held);
   }
   const source = await findNode(ctx, sourceNodeId);
@@ -77,12 +84,14 @@ export async function pullReplica(
   const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(sysmeta.formatId));
   try {
     checkDigests(sysmeta, staged.digests);
-    await ingest(ctx, "replication", staged, (tx, contentKey) =>
-      tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: true }),
-    ).catch(async (error: unknown) => {
+    await ingest(ctx, "replication", staged, async (tx, contentKey) => {
+      await tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: true });
+      await completed(tx.tasks);
+    }).catch(async (error: unknown) => {
       // A pull of the same object that ran at the same time stored it first: that copy is checked bytes too.
       const stored = error instanceof IdentifierNotUnique ? await ctx.db.objects.get(pid) : undefined;
       if (!stored?.isReplica) throw error;
+      await completed(ctx.tasks);
     });
   } finally {
     await staged.discard();

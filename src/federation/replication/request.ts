@@ -4,6 +4,7 @@
  * a failed replica (counted against it) and the object is planned again, on another node.
  */
 import { D1Error } from "../../errors/exceptions.ts";
+import type { ObjectTransaction } from "../../objects/write.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
@@ -34,31 +35,37 @@ export async function requestReplica(ctx: NodeContext, pid: string, nodeId: stri
   await moveReplica(ctx, pid, nodeId, "queued", "requested");
 }
 
-/** Sets the replica's status when it still is `from`; whether it did. */
+/** Sets the replica's status when it still is `from` (`alongside` in the same transaction); whether it did. */
 async function moveReplica(
   ctx: NodeContext,
   pid: string,
   nodeId: string,
   from: ReplicationStatus,
   to: ReplicationStatus,
+  alongside?: (tx: ObjectTransaction) => Promise<void>,
 ): Promise<boolean> {
   let moved = false;
-  await changeReplicaList(ctx, pid, (current) => {
-    const entry = current.replicas.find((r) => r.replicaMemberNode === nodeId);
-    moved = entry?.replicationStatus === from;
-    if (!moved) return undefined;
-    const replica: Replica = {
-      replicaMemberNode: nodeId,
-      replicationStatus: to,
-      replicaVerified: new Date(),
-    };
-    return current.replicas.map((r) => (r.replicaMemberNode === nodeId ? replica : r));
-  });
+  await changeReplicaList(
+    ctx,
+    pid,
+    (current) => {
+      const entry = current.replicas.find((r) => r.replicaMemberNode === nodeId);
+      moved = entry?.replicationStatus === from;
+      if (!moved) return undefined;
+      const replica: Replica = {
+        replicaMemberNode: nodeId,
+        replicationStatus: to,
+        replicaVerified: new Date(),
+      };
+      return current.replicas.map((r) => (r.replicaMemberNode === nodeId ? replica : r));
+    },
+    alongside,
+  );
   return moved;
 }
 
 async function failRequest(ctx: NodeContext, pid: string, nodeId: string, why: string): Promise<void> {
-  if (await moveReplica(ctx, pid, nodeId, "queued", "failed")) {
-    await replicationStatusReported(ctx, pid, nodeId, "failed", why);
-  }
+  await moveReplica(ctx, pid, nodeId, "queued", "failed", (tx) =>
+    replicationStatusReported(ctx, tx, pid, nodeId, "failed", why),
+  );
 }

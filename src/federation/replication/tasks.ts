@@ -8,7 +8,8 @@ import {
   REPLICATION_SCAN,
   REPORT_REPLICA_STATUS,
 } from "../../tasks/kinds.ts";
-import type { Task, TaskHandlers } from "../../tasks/worker.ts";
+import type { Task } from "../../tasks/worker.ts";
+import type { FederationTaskHandlers } from "../task-handler.ts";
 import { auditReplicas } from "./audit.ts";
 import { planReplication } from "./plan.ts";
 import { pullReplicaTask } from "./pull.ts";
@@ -28,7 +29,7 @@ async function again(ctx: NodeContext, kind: string, seconds: number): Promise<v
     await ctx.tasks.enqueue(kind, kind, null, { runAt: new Date(Date.now() + seconds * 1000) });
 }
 
-export const replicationTaskHandlers: TaskHandlers = {
+export const replicationTaskHandlers: FederationTaskHandlers = {
   [PULL_REPLICA]: pullReplicaTask,
   [REPORT_REPLICA_STATUS]: reportReplicaStatusTask,
   [REPLICATE_PLAN]: onCn((ctx, task) => planReplication(ctx, (task.payload as { pid: string }).pid)),

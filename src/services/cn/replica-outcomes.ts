@@ -5,6 +5,7 @@
  */
 import type { TaskQueue } from "../../db/types.ts";
 import type { ObjectChange } from "../../objects/changes.ts";
+import type { ObjectTransaction } from "../../objects/write.ts";
 import { REPLICATE_PLAN } from "../../tasks/kinds.ts";
 import type { ReplicationStatus } from "../../types/sysmeta.ts";
 import type { NodeContext } from "../context.ts";
@@ -15,7 +16,7 @@ import type { NodeContext } from "../context.ts";
  * inside the write's transaction.
  */
 export async function planReplicasOfChanges(
-  ctx: NodeContext,
+  ctx: Pick<NodeContext, "config">,
   tasks: TaskQueue,
   changes: readonly ObjectChange[],
 ): Promise<void> {
@@ -33,17 +34,23 @@ export async function scheduleReplication(ctx: NodeContext, pid: string): Promis
   await ctx.tasks.enqueue(REPLICATE_PLAN, pid, { pid });
 }
 
+/**
+ * The CN's bookkeeping of a replica's new status, inside the transaction that writes it into the replica list
+ * (`changeReplicaList`'s `alongside`), so that a crash right after the commit loses neither the node's record nor
+ * the planning of the object's replicas anew.
+ */
 export async function replicationStatusReported(
   ctx: NodeContext,
+  tx: ObjectTransaction,
   pid: string,
   nodeId: string,
   status: ReplicationStatus,
   why = `the replica of "${pid}" was reported ${status}`,
 ): Promise<void> {
   if (ctx.config.role !== "cn") return;
-  if (status === "completed") await ctx.db.replicaNodes.recordCompletion(nodeId);
+  if (status === "completed") await tx.replicaNodes.recordCompletion(nodeId);
   if (status === "failed" || status === "invalidated") {
-    await ctx.db.replicaNodes.recordFailure(nodeId, why);
-    await scheduleReplication(ctx, pid);
+    await tx.replicaNodes.recordFailure(nodeId, why);
+    tx.replan(pid);
   }
 }

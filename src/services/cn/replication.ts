@@ -7,7 +7,7 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import { writeObjects } from "../../objects/write.ts";
+import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import {
   REPLICATION_STATUSES,
@@ -86,29 +86,31 @@ export async function setReplicationStatus(
   if (!trusted && (await callerNode(ctx, call)) !== nodeRef) {
     throw new NotAuthorized(`${call.session.subject} may not report replica status for ${nodeRef}.`, { pid });
   }
-  let changed = false;
-  await changeReplicaList(ctx, pid, (current) => {
-    const existing = current.replicas.find((r) => r.replicaMemberNode === nodeRef);
-    // A node repeating its last report (its first answer was lost) changes nothing.
-    if (existing?.replicationStatus === status && !trusted) return undefined;
-    changed = true;
-    if (!existing && !trusted) {
-      throw new InvalidRequest(`No replication of "${pid}" to ${nodeRef} was requested.`, { pid });
-    }
-    if (existing && !trusted && !MN_MOVES[existing.replicationStatus].includes(status)) {
-      throw new InvalidRequest(
-        `A Member Node cannot move its replica of "${pid}" from ${existing.replicationStatus} to ${status}.`,
-        { pid },
-      );
-    }
-    const replica: Replica = {
-      replicaMemberNode: nodeRef,
-      replicationStatus: status,
-      replicaVerified: new Date(),
-    };
-    return [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica];
-  });
-  if (changed) await replicationStatusReported(ctx, pid, nodeRef, status, failure);
+  await changeReplicaList(
+    ctx,
+    pid,
+    (current) => {
+      const existing = current.replicas.find((r) => r.replicaMemberNode === nodeRef);
+      // A node repeating its last report (its first answer was lost) changes nothing.
+      if (existing?.replicationStatus === status && !trusted) return undefined;
+      if (!existing && !trusted) {
+        throw new InvalidRequest(`No replication of "${pid}" to ${nodeRef} was requested.`, { pid });
+      }
+      if (existing && !trusted && !MN_MOVES[existing.replicationStatus].includes(status)) {
+        throw new InvalidRequest(
+          `A Member Node cannot move its replica of "${pid}" from ${existing.replicationStatus} to ${status}.`,
+          { pid },
+        );
+      }
+      const replica: Replica = {
+        replicaMemberNode: nodeRef,
+        replicationStatus: status,
+        replicaVerified: new Date(),
+      };
+      return [...current.replicas.filter((r) => r.replicaMemberNode !== nodeRef), replica];
+    },
+    (tx) => replicationStatusReported(ctx, tx, pid, nodeRef, status, failure),
+  );
   return true;
 }
 
@@ -116,11 +118,14 @@ export async function setReplicationStatus(
  * Rewrites the replica list of `pid` (a new serialVersion and modification date), conditionally on the
  * serialVersion read, and reads again when a concurrent change came first, so that two nodes reporting at once
  * both get their entry. `change` returns the new list, or undefined for no change. Undefined when `pid` is gone.
+ * `alongside` runs inside the transaction that writes a new list (not when nothing changes): what must follow
+ * the change durably (the node's record, tasks) commits with it or not at all.
  */
 export async function changeReplicaList(
   ctx: NodeContext,
   pid: string,
   change: (current: SystemMetadata) => Replica[] | undefined,
+  alongside?: (tx: ObjectTransaction) => Promise<void>,
 ): Promise<SystemMetadata | undefined> {
   for (let attempt = 1; ; attempt++) {
     const current = await ctx.db.objects.get(pid);
@@ -129,9 +134,10 @@ export async function changeReplicaList(
     if (replicas === undefined) return current.sysmeta;
     const next = nextRevision(current.sysmeta, new Date(), { replicas });
     try {
-      await writeObjects(ctx, "replication", (tx) =>
-        tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion),
-      );
+      await writeObjects(ctx, "replication", async (tx) => {
+        await tx.objects.replaceSysmeta(next, current.sysmeta.serialVersion);
+        await alongside?.(tx);
+      });
       return next;
     } catch (error) {
       if (!(error instanceof StaleVersionError) || attempt >= 50) throw error;
