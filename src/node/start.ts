@@ -55,9 +55,9 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   const logger = level === false ? undefined : createNodeLogger(level, options.logDestination);
   const opened = await openNodeContext(live, logger ?? silentLog);
   const { ctx } = opened;
-  // CN lookup failures are logged through the app's logger (called only once the app exists).
+  // CN lookup failures are logged through the node's logger: a lookup may fail before the app exists.
   // A CN expands subjects (groups, equivalent identities) from its own tables; an MN asks its CN, if any.
-  const warn = (message: string) => app.log.warn(message);
+  const warn = (message: string) => logger?.warn(message);
   // Without `cnSubjects`, an MN trusts the CN subjects its CN's listNodes names (kept current in `live`).
   const cnSubjects =
     config.role === "mn" && config.cnBaseUrl && config.cnSubjects.length === 0
