@@ -8,12 +8,15 @@
  * Progress on standard error, failures and the summary on standard output. Exit code: 0 done (or, while the node
  * serves, copied so far), 1 some bytes could not be copied (nothing switched), 2 the command could not run.
  */
+import { rmSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import type { Config } from "../config/config.ts";
 import { nodeProcessesOn } from "../db/node-processes.ts";
 import type { CopyProgress } from "../ops/store-migration/copy-keys.ts";
 import { migrateBytes } from "../ops/store-migration/migrate.ts";
 import { openProgressLog } from "../ops/store-migration/progress-log.ts";
+import { lockMigration, RUN_LOCK } from "../ops/store-migration/run-lock.ts";
 import { describeStore, resolveTarget } from "../ops/store-migration/target.ts";
 import { openStore } from "../store/open-store.ts";
 import { nodeIsRunning, openLocalDatabase } from "./node-access.ts";
@@ -46,12 +49,15 @@ export function registerStoreCommands(program: Command): void {
       }
       const target = resolveTarget(config, flags.to, flags.toEndpoint);
       const from = describeStore(config);
+      const unlock = await lockMigration(config.dataDir);
+      process.once("exit", () => rmSync(path.join(config.dataDir, RUN_LOCK), { force: true }));
       const db = (await nodeServes(config)) ? undefined : await openLocalDatabase(config);
       const source = await openStore(config);
       const targetStore = await target.open().catch(async (error: unknown) => {
         await source.close();
         throw error;
       });
+      await targetStore.sweepTemp();
       const log = await openProgressLog(config.dataDir, { from, to: target.description });
       const line = progressLine();
       const started = Date.now();
@@ -103,6 +109,7 @@ export function registerStoreCommands(program: Command): void {
       } finally {
         await log.close();
         await Promise.allSettled([source.close(), targetStore.close(), db?.close()]);
+        await unlock();
       }
     });
 }

@@ -62,6 +62,7 @@ export function resolveTarget(
   return {
     description: setting.store ?? path.join(config.dataDir, "store"),
     setting,
-    open: () => openStore({ ...config, ...setting }),
+    // Only this command writes to the target: any temporary there is a stopped run's, however young.
+    open: () => openStore({ ...config, ...setting, storeTempMaxAge: 0 }),
   };
 }
