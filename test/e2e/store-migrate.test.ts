@@ -108,7 +108,7 @@ class NodeSetup {
 }
 
 for (const dialect of testDialects()) {
-  describe(`d1node store migrate (${dialect})`, { timeout: 240_000 }, () => {
+  describe(`d1node store migrate (${dialect})`, { timeout: 900_000 }, () => {
     let bucket: TestBucket;
     let pg: TestPostgres | undefined;
     let node: NodeSetup;
