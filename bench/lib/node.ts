@@ -68,8 +68,15 @@ export function dbFlags(db: Backend): string[] {
   return db.url ? ["--database-url", db.url] : [];
 }
 
-/** `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. */
-export async function startNode(dataDir: string, db: Backend): Promise<BenchNode> {
+/**
+ * `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. `env`: further settings
+ * (D1NODE_*) for this node alone.
+ */
+export async function startNode(
+  dataDir: string,
+  db: Backend,
+  env: NodeJS.ProcessEnv = {},
+): Promise<BenchNode> {
   const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const args = [
     "serve",
@@ -84,7 +91,7 @@ export async function startNode(dataDir: string, db: Backend): Promise<BenchNode
     ...dbFlags(db),
   ];
   // As users start it (the command itself, with the node flags of its first line), unless flags are asked for.
-  const served = flags.length > 0 ? await serve([...flags, BIN, ...args]) : await serve(args, {}, BIN);
+  const served = flags.length > 0 ? await serve([...flags, BIN, ...args], env) : await serve(args, env, BIN);
   const { stdout } = await run(process.execPath, [BIN, "token", "--data-dir", dataDir, "--subject", ADMIN]);
   const baseUrl = served.url.replace(/\/$/, "");
   return {
