@@ -43,8 +43,14 @@ export async function openProgressLog(dataDir: string, ends: MigrationEnds): Pro
   const done = new Set<string>();
   const resumed = (await readLog(file, done)) === header;
   let handle: FileHandle;
+  let pending: string[] = [];
   if (resumed) {
-    handle = await open(file, "a");
+    handle = await open(file, "a+");
+    // A line torn by a crash is ended first, so that the next key starts a line of its own.
+    const { size } = await handle.stat();
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) pending.push("");
   } else {
     // A log of another migration (other source or target) says nothing about this one: start afresh.
     done.clear();
@@ -54,7 +60,6 @@ export async function openProgressLog(dataDir: string, ends: MigrationEnds): Pro
     await handle.sync();
     await rename(fresh, file);
   }
-  let pending: string[] = [];
   let writing: Promise<void> = Promise.resolve();
   let failure: unknown;
   const flush = () => {
