@@ -31,10 +31,8 @@ export async function switchStoreSetting(sources: SettingSources, target: StoreS
         ...(target.storeEndpoint ? [`--store-endpoint ${target.storeEndpoint}`] : []),
       ]
     : ["no --store"];
-  const env = target.store ? `D1NODE_STORE=${target.store}` : "D1NODE_STORE unset";
-  const where = fromEnv
-    ? `set ${env}`
-    : `start it with ${how.join(" ")} (or ${env}, or "store" in its config file)`;
+  const env = target.store ? `set D1NODE_STORE=${target.store}` : "unset D1NODE_STORE";
+  const where = fromEnv ? env : `start it with ${how.join(" ")} (or ${env}, or "store" in its config file)`;
   return `the node's settings are not in a config file this command may change: ${where}`;
 }
 
