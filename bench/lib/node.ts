@@ -72,8 +72,8 @@ export function dbFlags(db: Backend): string[] {
 }
 
 /**
- * `d1node serve` on `dataDir` with an ephemeral port (and `env` added to this process's environment); resolves
- * once it prints its base URL.
+ * `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. `env`: further settings
+ * (D1NODE_*) for this node alone, added to this process's environment.
  */
 export async function startNode(
   dataDir: string,

@@ -3,7 +3,9 @@
  * (scripts/s3-test-server.sh; skipped with a line when Ceph is not installed).
  *   S3 store create (stage: multipart upload hashed in one pass, then commit: server-side copy) vs the AWS SDK's
  *   own upload of the same file (lib-storage, no hashing, no copy): the store's cost over the gateway's throughput;
- *   S3 store read vs the SDK's own GetObject; both also against the filesystem store on the same bytes.
+ *   S3 store read vs the SDK's own GetObject; both also against the filesystem store on the same bytes;
+ *   and the same through a serving node (HTTP create with curl -F, get with curl) on the bucket vs a node on the
+ *   filesystem store, against the same run's SDK figures (s3-node.ts).
  */
 import { execFileSync } from "node:child_process";
 import { createReadStream } from "node:fs";
@@ -18,6 +20,7 @@ import { tempDir } from "../lib/node.ts";
 import { median } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { generateFile } from "../store-pipeline.ts";
+import { nodeRates } from "./s3-node.ts";
 import type { SectionOptions } from "./types.ts";
 
 const MIB = 1 << 20;
@@ -107,6 +110,34 @@ export async function s3(options: SectionOptions): Promise<void> {
       runs: runs(figures.s3Down),
       notes: `filesystem store: ${rate(fsFigures.down).toFixed(0)} MiB/s (S3 store / filesystem ${(rate(figures.s3Down) / rate(fsFigures.down)).toFixed(2)})`,
     });
+    const nodes = await nodeRates(options.runs, src, tmp.dir, bucket);
+    for (const [what, s3Seconds, fsSeconds, sdk, sdkName] of [
+      [
+        "create 1 GiB through a node on S3 (curl -F)",
+        nodes.s3.create,
+        nodes.fs.create,
+        figures.sdkUp,
+        "AWS SDK upload alone",
+      ],
+      [
+        "get 1 GiB through a node on S3 (curl)",
+        nodes.s3.get,
+        nodes.fs.get,
+        figures.sdkDown,
+        "AWS SDK GetObject alone",
+      ],
+    ] as [string, number[], number[], number[], string][]) {
+      record({
+        section: "s3",
+        name: what,
+        value: rate(s3Seconds),
+        unit: "MiB/s",
+        baseline: { name: sdkName, value: rate(sdk), unit: "MiB/s" },
+        ratio: rate(s3Seconds) / rate(sdk),
+        runs: runs(s3Seconds),
+        notes: `a node on the filesystem store: ${rate(fsSeconds).toFixed(0)} MiB/s (on S3 / on the filesystem ${(rate(s3Seconds) / rate(fsSeconds)).toFixed(2)})`,
+      });
+    }
   } finally {
     await s3Store.close();
     await fsStore.close();

@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload, store. */
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
 import { registerBackupCommands } from "./backup.ts";
@@ -12,6 +12,7 @@ import { OperatorError } from "./operator-error.ts";
 import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
+import { registerStoreCommands } from "./store.ts";
 import { registerTokenCommand } from "./token.ts";
 import { registerUploadCommand } from "./upload.ts";
 import { registerWorkerCommand } from "./worker.ts";
@@ -33,6 +34,7 @@ registerRegisterCommand(program);
 registerAuditCommand(program);
 registerBackupCommands(program);
 registerUploadCommand(program);
+registerStoreCommands(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {
   const command = program.args[0] ?? "";

@@ -10,7 +10,7 @@ import type { Config } from "../config/config.ts";
 import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
 import { controlSocketPath } from "../ops/control-socket.ts";
-import { createFsStore } from "../store/index.ts";
+import { openStore } from "../store/open-store.ts";
 import type { ObjectStore } from "../store/types.ts";
 
 export interface LocalNode {
@@ -36,15 +36,11 @@ export async function nodeIsRunning(config: Readonly<Config>): Promise<boolean> 
 
 /** Opens the node's database (migrating it) and store, for a command run beside a stopped node or on PostgreSQL. */
 export async function openLocalNode(config: Readonly<Config>): Promise<LocalNode> {
-  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, "d1node.sqlite"))) {
-    throw Object.assign(new Error(`no node database in ${config.dataDir}`), { code: "D1NODE_NO_DATABASE" });
-  }
-  const db = await openDatabase(
-    config.databaseUrl
-      ? { url: config.databaseUrl }
-      : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
-  );
-  const store = await createFsStore(path.join(config.dataDir, "store"));
+  const db = await openLocalDatabase(config);
+  const store = await openStore(config).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   return {
     db,
     store,
@@ -53,4 +49,16 @@ export async function openLocalNode(config: Readonly<Config>): Promise<LocalNode
       await db.close();
     },
   };
+}
+
+/** Opens the node's database (migrating it); an error when the data folder holds none (and no URL is set). */
+export async function openLocalDatabase(config: Readonly<Config>): Promise<Database> {
+  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, "d1node.sqlite"))) {
+    throw Object.assign(new Error(`no node database in ${config.dataDir}`), { code: "D1NODE_NO_DATABASE" });
+  }
+  return openDatabase(
+    config.databaseUrl
+      ? { url: config.databaseUrl }
+      : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
+  );
 }

@@ -84,8 +84,13 @@ for (const dialect of testDialects()) {
       assert.equal((await create(admin, emlPid, EML, { formatId: EML_FORMAT })).status, 200);
       assert.equal((await create(admin, dataPid, data, { formatId: "text/csv" })).status, 200);
       assert.equal((await create(admin, mapPid, map, { formatId: RESOURCE_MAP_FORMAT })).status, 200);
-      const url = node.node.ctx.config.databaseUrl;
-      locationFlags = ["--data-dir", node.dataDir, ...(url ? ["--database-url", url] : [])];
+      const { databaseUrl: url, store, storeEndpoint, storePathStyle } = node.node.ctx.config;
+      // A node on S3 (D1NODE_TEST_STORE=s3): the command is given the same store settings.
+      if (store && storePathStyle) process.env.D1NODE_STORE_PATH_STYLE = "true";
+      const storeFlags = store
+        ? ["--store", store, ...(storeEndpoint ? ["--store-endpoint", storeEndpoint] : [])]
+        : [];
+      locationFlags = ["--data-dir", node.dataDir, ...(url ? ["--database-url", url] : []), ...storeFlags];
       // The damage: a document gone, one with wrong fields, one of an object that does not exist.
       const db = node.node.ctx.db;
       await removeDocument(db, dataPid);
