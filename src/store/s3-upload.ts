@@ -65,10 +65,12 @@ export async function uploadHashed(
   const feeding = pipeline(source, hashing).catch((error: unknown) => {
     failure ??= error;
   });
+  // An abort ends the source, which fails the upload's own feeder: lib-storage then aborts the multipart upload
+  // before `done()` rejects. (`upload.abort()` would make `done()` reject at once, with the multipart upload still
+  // being aborted, or even still being created, behind it.)
   const onAbort = () => {
     failure ??= signal?.reason;
     source.destroy(signal?.reason as Error);
-    upload.abort().catch(() => undefined);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
