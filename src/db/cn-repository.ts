@@ -33,8 +33,17 @@ export interface CnRepository {
   nodeByBaseUrl(baseUrl: string): Promise<RegisteredNode | undefined>;
   /** false when the node id or base URL is taken. */
   addNode(node: RegisteredNode): Promise<boolean>;
-  /** false when another node already has this base URL. */
-  replaceNodeXml(nodeId: string, baseUrl: string, nodeXml: string): Promise<boolean>;
+  /**
+   * Replaces the document and base URL only when the stored document is still `expectedXml` (compare-and-set):
+   * "changed" when another writer changed it meanwhile (or the node is gone), "baseUrlTaken" when another node
+   * already has this base URL.
+   */
+  replaceNodeXml(
+    nodeId: string,
+    expectedXml: string,
+    baseUrl: string,
+    nodeXml: string,
+  ): Promise<"replaced" | "changed" | "baseUrlTaken">;
   /**
    * Writes `nodeXml` only when the stored document is still `expectedXml` (compare-and-set); false when another
    * writer changed it meanwhile (or the node is gone), so that the caller re-reads and applies its change again.
@@ -125,14 +134,19 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
           .execute(),
       );
     },
-    replaceNodeXml(nodeId, baseUrl, nodeXml) {
-      return inserted(
-        db
+    async replaceNodeXml(nodeId, expectedXml, baseUrl, nodeXml) {
+      try {
+        const result = await db
           .updateTable("cn_nodes")
           .set({ base_url: baseUrl, node_xml: nodeXml })
           .where("node_id", "=", nodeId)
-          .execute(),
-      );
+          .where("node_xml", "=", expectedXml)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1 ? "replaced" : "changed";
+      } catch (error) {
+        if (isUniqueViolation(error)) return "baseUrlTaken";
+        throw error;
+      }
     },
     async swapNodeXml(nodeId, expectedXml, nodeXml) {
       const result = await db

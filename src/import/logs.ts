@@ -5,6 +5,7 @@
  * is read up to the moment the run started, in pages; the newest dateLogged copied is where the next run starts.
  */
 import type { Database } from "../db/types.ts";
+import { type Clock, systemClock } from "../types/clock.ts";
 import type { SourceNode } from "./source.ts";
 
 const LOG_PAGE = 1000;
@@ -14,10 +15,11 @@ export async function importLogs(
   db: Database,
   source: SourceNode,
   onPage: (added: number) => void,
+  clock: Clock = systemClock,
 ): Promise<number> {
   const key = source.baseUrl;
   const fromDate = await db.importProgress.logsTo(key);
-  const toDate = new Date();
+  const toDate = new Date(clock.now());
   let newest = fromDate;
   let added = 0;
   for (let start = 0; ; ) {

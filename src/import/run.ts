@@ -12,6 +12,7 @@ import { harvestWindow } from "../federation/harvest/window.ts";
 import { indexNewObjects, indexSysmetaChange } from "../search/hooks.ts";
 import type { IndexContext } from "../search/indexer.ts";
 import { indexMissing } from "../search/reindex.ts";
+import { type Clock, systemClock } from "../types/clock.ts";
 import type { ObjectInfo } from "../types/index.ts";
 import { importLogs } from "./logs.ts";
 import { importListed, importRecord, type ObjectImport, type Outcome } from "./objects.ts";
@@ -34,6 +35,8 @@ export interface ImportOptions {
   view: ProgressView;
   /** Waits between tries of a call the source did not answer (default 1 s, 2 s, 4 s). */
   retryDelaysMs?: readonly number[];
+  /** Where "now" is read: the end of the objects' window and of the event log read (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface ImportSummary {
@@ -52,6 +55,7 @@ const RETRY_DELAYS_MS = [1000, 2000, 4000];
 
 export async function runImport(ctx: ImportContext, options: ImportOptions): Promise<ImportSummary> {
   const { source, view } = options;
+  const clock = options.clock ?? systemClock;
   const key = source.baseUrl;
   if (options.restart) await ctx.db.importProgress.reset(key);
   const counts: ImportCounts = {
@@ -144,6 +148,7 @@ export async function runImport(ctx: ImportContext, options: ImportOptions): Pro
     },
     progress: ctx.db.importProgress,
     lastHarvested: undefined,
+    now: new Date(clock.now()),
     pageSize: options.pageSize,
     async processPage(items: ObjectInfo[]) {
       const held = await ctx.db.objects.getMany(items.map((item) => item.identifier));
@@ -161,7 +166,7 @@ export async function runImport(ctx: ImportContext, options: ImportOptions): Pro
   let logFailure: string | undefined;
   if (options.logs) {
     try {
-      logEntries = await importLogs(ctx.db, source, () => undefined);
+      logEntries = await importLogs(ctx.db, source, () => undefined, clock);
     } catch (error) {
       // Refused (credentials that may not read the log): the objects are copied all the same.
       if (!(error instanceof D1Error) || error instanceof SourceUnreachable) throw error;

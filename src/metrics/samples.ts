@@ -2,6 +2,7 @@
  * The status page's plots: every `intervalMs` the node notes its request and byte rates since the last sample
  * and the task queue's depth, in a ring holding the last hour. Memory only; it starts empty with the process.
  */
+import { type Clock, systemClock } from "../types/clock.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
 
 export interface Sample {
@@ -32,19 +33,21 @@ export class SampleRing {
 
 export interface Sampler {
   readonly ring: SampleRing;
+  /** Notes one sample: the rates since the previous one, as the sampler's clock measures the time between. */
+  sample(): Promise<void>;
   stop(): void;
 }
 
-/** Samples `metrics` every `intervalMs` (at most one database read per sample: the queue's depth). */
-export function startSampling(metrics: NodeMetrics, intervalMs: number): Sampler {
+/** A sampler of `metrics` that samples when `sample()` is called (at most one database read: the queue's depth). */
+export function createSampler(metrics: NodeMetrics, intervalMs: number, clock: Clock = systemClock): Sampler {
   const ring = new SampleRing(Math.max(2, Math.ceil(HOUR_MS / intervalMs)));
-  let previous = { at: Date.now(), ...metrics.totals };
+  let previous = { at: clock.now(), ...metrics.totals };
   let busy = false;
-  const timer = setInterval(async () => {
+  const sample = async () => {
     if (busy) return;
     busy = true;
     try {
-      const now = Date.now();
+      const now = clock.now();
       const seconds = Math.max(0.001, (now - previous.at) / 1000);
       const totals = { at: now, ...metrics.totals };
       let queueDepth: number | undefined;
@@ -65,7 +68,14 @@ export function startSampling(metrics: NodeMetrics, intervalMs: number): Sampler
     } finally {
       busy = false;
     }
-  }, intervalMs);
+  };
+  return { ring, sample, stop: () => undefined };
+}
+
+/** Samples `metrics` every `intervalMs` by the system clock. */
+export function startSampling(metrics: NodeMetrics, intervalMs: number): Sampler {
+  const sampler = createSampler(metrics, intervalMs);
+  const timer = setInterval(sampler.sample, intervalMs);
   timer.unref();
-  return { ring, stop: () => clearInterval(timer) };
+  return { ...sampler, stop: () => clearInterval(timer) };
 }

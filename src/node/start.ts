@@ -18,6 +18,7 @@ import type { Config } from "../config/config.ts";
 import { D1Error } from "../errors/exceptions.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { buildApp } from "../http/app.ts";
+import type { MetricsOptions } from "../http/plugins/metrics.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { startControlSocket } from "../ops/control-socket.ts";
 import { warmSearch } from "../search/warm.ts";
@@ -43,8 +44,8 @@ export interface StartOptions {
   worker?: boolean;
   /** Where the node's log lines go (default: standard output); tests read them from here. */
   logDestination?: DestinationStream;
-  /** Milliseconds between two samples of the status page's plots (default 10 s; tests sample faster). */
-  metricsSampleMs?: number;
+  /** What samples the status page's plots (default: every 10 s); tests pass a sampler they drive by hand. */
+  metricsSampling?: MetricsOptions["sampling"];
 }
 
 export async function startNode(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningNode> {
@@ -75,7 +76,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     ctx,
     sessions,
     ...(logger ? { logger } : {}),
-    ...(options.metricsSampleMs ? { metrics: { sampleIntervalMs: options.metricsSampleMs } } : {}),
+    ...(options.metricsSampling ? { metrics: { sampling: options.metricsSampling } } : {}),
   });
   const tls = config.tlsCert && config.tlsKey ? await listenTls(app, config) : undefined;
   if (!tls) await app.listen({ host: config.host, port: config.port });

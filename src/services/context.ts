@@ -9,6 +9,7 @@ import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { ObjectStore } from "../store/types.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
+import type { Clock } from "../types/clock.ts";
 import type { NodeOutcomes } from "../types/outcomes.ts";
 import type { FormatRegistry } from "./formats.ts";
 import type { NodeLog } from "./logger.ts";
@@ -32,6 +33,8 @@ export interface NodeContext {
   log: NodeLog;
   /** Audit results and task failures, counted for the metrics (src/metrics/outcomes.ts). */
   outcomes: NodeOutcomes;
+  /** Where time-based rules read the time (a harvest's window end); absent: the system clock. */
+  clock?: Clock;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */
   replicaAuthorizer?: ReplicaAuthorizer;
 }

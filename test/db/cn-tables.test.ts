@@ -37,7 +37,13 @@ forEachDialect((name, open) => {
         ["urn:node:A1"],
       );
       assert.equal(await db.cn.addNode(node("urn:node:A3", "https://a3.example.org/mn")), true);
-      assert.equal(await db.cn.replaceNodeXml("urn:node:A3", "https://a1.example.org/mn", "<x/>"), false);
+      const a3 = (await db.cn.node("urn:node:A3"))?.nodeXml as string;
+      const replace = (expected: string, baseUrl: string) =>
+        db.cn.replaceNodeXml("urn:node:A3", expected, baseUrl, "<x/>");
+      assert.equal(await replace(a3, "https://a1.example.org/mn"), "baseUrlTaken");
+      assert.equal(await replace("<stale/>", "https://a3.example.org/mn"), "changed");
+      assert.equal(await replace(a3, "https://a3.example.org/mn"), "replaced");
+      assert.equal((await db.cn.node("urn:node:A3"))?.nodeXml, "<x/>");
       assert.equal((await db.cn.nodeByBaseUrl("https://a1.example.org/mn"))?.nodeId, "urn:node:A1");
     });
 

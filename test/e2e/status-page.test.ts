@@ -8,11 +8,12 @@ import assert from "node:assert/strict";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import { recordAuditResult } from "../../src/metrics/outcomes.ts";
+import { createSampler, type Sampler } from "../../src/metrics/samples.ts";
 import { launchBrowser, removeScreenshotFolder, screenshotFolder } from "../helpers/browser.ts";
 import { type Caller, call, create, enc, errorOf } from "../helpers/client.ts";
+import { TestClock } from "../helpers/clock.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
@@ -24,24 +25,36 @@ describe("status page in a browser", () => {
   const sizes = [2_000, 30_000, 120_000];
 
   before(async () => {
-    // Samples every 250 ms instead of every 10 s, so that a few seconds of requests draw the plots.
+    // The plots' samples are taken by hand, 10 s apart on a clock that starts ten minutes ago (the page shows
+    // the last hour up to now), so that the requests below draw the plots without the test waiting.
+    const clock = new TestClock(Date.now() - 600_000);
+    let sampler: Sampler | undefined;
+    const sample = async () => {
+      clock.advance(10_000);
+      await sampler?.sample();
+    };
     node = await startTestNode(
       "sqlite",
       // No scheduled audit: the queue holds only the task queued below.
       { nodeName: "Lake Ontiki Member Node", auditInterval: 0 },
-      { metricsSampleMs: 250 },
+      {
+        metricsSampling: (metrics) => {
+          sampler = createSampler(metrics, 10_000, clock);
+          return sampler;
+        },
+      },
     );
     admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     const pids = sizes.map(() => uniquePid("status"));
     for (const [i, pid] of pids.entries()) {
       assert.equal((await create(admin, pid, Buffer.alloc(sizes[i] as number, 120))).status, 200);
-      await sleep(300);
+      await sample();
     }
     for (let round = 0; round < 8; round++) {
       for (const pid of pids.slice(0, 1 + (round % 3))) {
         assert.equal((await call(admin, "GET", `/object/${enc(pid)}`)).status, 200);
       }
-      await sleep(200);
+      await sample();
     }
     await node.node.ctx.tasks.enqueue(
       "harvest",
@@ -52,7 +65,7 @@ describe("status page in a browser", () => {
     recordAuditResult(node.node.ctx, { kind: "replica", outcome: "valid" });
     recordAuditResult(node.node.ctx, { kind: "replica", outcome: "valid" });
     recordAuditResult(node.node.ctx, { kind: "replica", outcome: "unreachable" });
-    await sleep(600);
+    await sample();
     browser = await launchBrowser();
     shots = await screenshotFolder();
   });

@@ -18,6 +18,7 @@ import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";
 import type { Schedule } from "../../src/types/node.ts";
 import { type Caller, call, create, enc, okXml, update } from "../helpers/client.ts";
+import { TestClock } from "../helpers/clock.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
@@ -391,17 +392,20 @@ for (const dialect of testDialects()) {
       const caller = { baseUrl: mn.baseUrl, token: await fed.token(fed.adminSubject) };
       const pids = [uniquePid("task"), uniquePid("task")];
       for (const pid of pids) await okXml(await create(caller, pid, Buffer.from(`${pid}\n`)));
-      // A window ends 2 s before its harvest starts (writes in flight are left to the next one).
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      // A window ends 2 s before its harvest starts (writes in flight are left to the next one): the CN's
+      // clock moves past that instead of the test waiting.
+      const clock = new TestClock();
+      clock.advance(2_100);
+      const cn = { ...fed.cn.ctx, clock };
       await fed.cn.ctx.db.kysely.deleteFrom("tasks").where("kind", "=", "harvest").execute();
       await mn.close();
-      await assert.rejects(harvestTask(fed.cn.ctx, task(1)), { exception: "ServiceFailure" });
+      await assert.rejects(harvestTask(cn, task(1)), { exception: "ServiceFailure" });
       assert.equal(await waitingHarvest(), undefined, "a retry is the queue's, not a new run");
-      await assert.rejects(harvestTask(fed.cn.ctx, task(5)), PermanentTaskError);
+      await assert.rejects(harvestTask(cn, task(5)), PermanentTaskError);
       assert.ok(await waitingHarvest(), "the next scheduled harvest waits");
 
       back = await startNode(mn.ctx.config, { logLevel: false, worker: false });
-      await harvestTask(fed.cn.ctx, task(1));
+      await harvestTask(cn, task(1));
       for (const pid of pids) assert.ok(await fed.cn.ctx.db.objects.get(pid), `${pid} is on the CN`);
       const node = await harvestableNode(fed.cn.ctx, MN1);
       assert.ok(node?.synchronization?.lastHarvested);

@@ -1,14 +1,15 @@
 /**
- * The ping recorder (state, ping) and the harvester (synchronization.lastHarvested) write the same Node document
- * at the same time, many times over; each write is conditional on the document it read, so neither overwrites
- * the other's fields. SQLite and PostgreSQL.
+ * The ping recorder (state, ping), the harvester (synchronization.lastHarvested) and the node's own
+ * updateNodeCapabilities write the same Node document at the same time, many times over; each write is
+ * conditional on the document it read, so none overwrites another's fields. SQLite and PostgreSQL.
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { recordHarvested } from "../../src/federation/harvest/registry.ts";
 import { recordPing } from "../../src/federation/health/ping.ts";
-import type { NodeContext } from "../../src/services/context.ts";
+import { updateNodeCapabilities } from "../../src/services/cn/register.ts";
+import type { CallInfo, NodeContext } from "../../src/services/context.ts";
 import { parseNode, serializeNode } from "../../src/types/index.ts";
 import type { Node } from "../../src/types/node.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -33,8 +34,22 @@ const memberNode: Node = {
 };
 
 forEachDialect((_name, open) => {
+  let db: Database;
+
+  /** The stored document after a round: the successful ping's fields and the harvest's date are there. */
+  async function pingAndHarvestKept(round: number, harvestedTo: Date): Promise<Node> {
+    const node = parseNode((await db.cn.node(NODE_ID))?.nodeXml as string);
+    assert.equal(node.state, "up", `round ${round}: the ping's state survives`);
+    assert.equal(node.ping?.success, true, `round ${round}: the ping survives`);
+    assert.equal(
+      node.synchronization?.lastHarvested?.toISOString(),
+      harvestedTo.toISOString(),
+      `round ${round}: the harvest's lastHarvested survives`,
+    );
+    return node;
+  }
+
   describe("ping recorder and harvester writing one Node document", () => {
-    let db: Database;
     let ctx: NodeContext;
     before(async () => {
       db = await open();
@@ -59,14 +74,7 @@ forEachDialect((_name, open) => {
           recordHarvested(ctx, NODE_ID, harvestedTo, round === 1),
           recordPing(ctx, NODE_ID, true),
         ]);
-        const node = parseNode((await db.cn.node(NODE_ID))?.nodeXml as string);
-        assert.equal(node.state, "up", `round ${round}: the ping's state survives`);
-        assert.equal(node.ping?.success, true, `round ${round}: the ping survives`);
-        assert.equal(
-          node.synchronization?.lastHarvested?.toISOString(),
-          harvestedTo.toISOString(),
-          `round ${round}: the harvest's lastHarvested survives`,
-        );
+        await pingAndHarvestKept(round, harvestedTo);
         await recordPing(ctx, NODE_ID, false); // down again, so the next round's ping changes the document
       }
       const node = parseNode((await db.cn.node(NODE_ID))?.nodeXml as string);
@@ -74,6 +82,30 @@ forEachDialect((_name, open) => {
       assert.equal(node.synchronization?.lastHarvested?.toISOString(), latestHarvest.toISOString());
       assert.equal(node.state, "down");
       assert.ok(node.ping?.lastSuccess, "a failed ping keeps the last success");
+    });
+
+    it("updateNodeCapabilities keeps a concurrent ping's and harvest's fields", async () => {
+      const subject = memberNode.subjects[0] as string;
+      const theNode: CallInfo = {
+        session: { subject, subjects: new Set([subject]), authenticated: true, isAdmin: false, isCn: false },
+        ipAddress: "127.0.0.1",
+        userAgent: "test",
+      };
+      for (let round = 1; round <= 20; round++) {
+        const harvestedTo = new Date(Date.UTC(2026, 1, 1, 0, 0, round));
+        // The node sends what it believes: down, never harvested; the CN's own fields must survive.
+        const update: Node = { ...memberNode, name: `Race ${round}`, state: "down" };
+        await Promise.all([
+          updateNodeCapabilities(ctx, theNode, NODE_ID, update),
+          recordHarvested(ctx, NODE_ID, harvestedTo, false),
+          recordPing(ctx, NODE_ID, true),
+        ]);
+        const node = await pingAndHarvestKept(round, harvestedTo);
+        assert.equal(node.name, `Race ${round}`, `round ${round}: the update is stored`);
+        assert.equal(node.synchronization?.lastCompleteHarvest?.toISOString(), "2026-01-01T00:00:01.000Z");
+        await recordPing(ctx, NODE_ID, false);
+      }
+      assert.equal((await db.cn.node(NODE_ID))?.approved, true, "approval is kept");
     });
 
     it("a document changed by another writer between read and write is not overwritten", async () => {

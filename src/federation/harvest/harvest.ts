@@ -5,6 +5,7 @@
 
 import { createKeyedMutex } from "../../objects/keyed-mutex.ts";
 import type { NodeContext } from "../../services/context.ts";
+import { systemClock } from "../../types/clock.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 import { clientFor } from "../client.ts";
@@ -57,6 +58,8 @@ export async function harvestNode(
       progress: ctx.db.harvestProgress,
       processPage,
       lastHarvested: node.synchronization?.lastHarvested,
+      // The window ends `lagMs` before now, as the node's clock says.
+      now: new Date((ctx.clock ?? systemClock).now()),
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
       ...(options.lagMs !== undefined ? { lagMs: options.lagMs } : {}),
     });

@@ -9,14 +9,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Exposure } from "../../config/config.ts";
 import { NotAuthorized } from "../../errors/exceptions.ts";
 import { NodeMetrics } from "../../metrics/node-metrics.ts";
-import { startSampling } from "../../metrics/samples.ts";
+import { type Sampler, startSampling } from "../../metrics/samples.ts";
 import { renderStatusPage } from "../../metrics/status-page.ts";
 import type { NodeContext } from "../../services/context.ts";
 
 export interface MetricsOptions {
-  /** Milliseconds between two samples of the status page's plots (default 10 s). */
-  sampleIntervalMs?: number;
+  /** What samples the status page's plots (default: every 10 s by the system clock); tests drive their own. */
+  sampling?: (metrics: NodeMetrics) => Sampler;
 }
+
+const SAMPLE_INTERVAL_MS = 10_000;
 
 interface SocketMark {
   read: number;
@@ -62,7 +64,7 @@ export function registerMetrics(
     );
   }
   if (config.statusPage !== "off") {
-    const sampler = startSampling(metrics, options.sampleIntervalMs ?? 10_000);
+    const sampler = (options.sampling ?? ((m) => startSampling(m, SAMPLE_INTERVAL_MS)))(metrics);
     app.addHook("onClose", async () => sampler.stop());
     app.get(
       `${config.basePath}/status`,

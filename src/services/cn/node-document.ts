@@ -1,6 +1,7 @@
 /**
  * Field-level changes to a registered node's Node document. Several writers change one document: the ping
- * recorder (`state`, `ping`), the harvester (`synchronization.lastHarvested`, `lastCompleteHarvest`). Each reads
+ * recorder (`state`, `ping`), the harvester (`synchronization.lastHarvested`, `lastCompleteHarvest`) and the
+ * node itself through updateNodeCapabilities (everything else). Each reads
  * the document, changes its own fields and writes it back only if nobody wrote it meanwhile (compare-and-set);
  * when somebody did, it re-reads and applies its change again, so no writer overwrites another's fields.
  */
@@ -13,13 +14,16 @@ const MAX_ATTEMPTS = 50;
 
 /**
  * Applies `change` to the stored document of `nodeId`. `change` returns the new document, or undefined to write
- * nothing. Returns the document as it was before the change that was written; undefined when the node is not
- * registered or `change` wrote nothing.
+ * nothing. `write` stores it only if the stored document is still `expectedXml` (false: re-read and try again);
+ * by default it changes the document alone. Returns the document as it was before the change that was written;
+ * undefined when the node is not registered or `change` wrote nothing.
  */
 export async function changeNodeDocument(
   ctx: Pick<NodeContext, "db">,
   nodeId: string,
   change: (node: Node) => Node | undefined,
+  write: (expectedXml: string, next: Node) => Promise<boolean> = (expectedXml, next) =>
+    ctx.db.cn.swapNodeXml(nodeId, expectedXml, serializeNode(next, "v2")),
 ): Promise<Node | undefined> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const row = await ctx.db.cn.node(nodeId);
@@ -27,7 +31,7 @@ export async function changeNodeDocument(
     const before = parseNode(row.nodeXml);
     const next = change(parseNode(row.nodeXml));
     if (!next) return undefined;
-    if (await ctx.db.cn.swapNodeXml(nodeId, row.nodeXml, serializeNode(next, "v2"))) return before;
+    if (await write(row.nodeXml, next)) return before;
   }
   throw new Error(`the Node document of ${nodeId} kept changing under ${MAX_ATTEMPTS} attempts to update it`);
 }

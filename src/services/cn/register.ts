@@ -9,6 +9,7 @@ import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "..
 import { type Node, parseNode, serializeNode } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { scheduleHarvest } from "./harvest-requests.ts";
+import { changeNodeDocument } from "./node-document.ts";
 import { approvedNode } from "./nodes.ts";
 
 /** "node id urn:node: + 2-23 word characters". */
@@ -54,7 +55,9 @@ export async function register(ctx: NodeContext, call: CallInfo, node: Node): Pr
 /**
  * CNRegister.updateNodeCapabilities: "the node identifier, nodeType, ping, synchronization.lastHarvested and
  * synchronization.lastCompleteHarvest are kept from the existing entry; services missing in the new document are
- * removed." Only the node's own subjects, CNs and administrators may.
+ * removed." Only the node's own subjects, CNs and administrators may. The fields the CN owns (also `state`, which
+ * its pings set; approval is not in the document) come from the document as stored at the moment of the write: a
+ * ping or harvest that writes meanwhile makes this re-read and merge again (compare-and-set), so none is lost.
  */
 export async function updateNodeCapabilities(
   ctx: NodeContext,
@@ -62,36 +65,49 @@ export async function updateNodeCapabilities(
   nodeId: string,
   node: Node,
 ): Promise<boolean> {
-  const row = await ctx.db.cn.node(nodeId);
-  if (!row) throw new NotFound(`No node "${nodeId}" is registered.`);
-  const existing = parseNode(row.nodeXml);
-  const own = existing.subjects.some((s) => call.session.subjects.has(s));
-  if (!own && !isTrusted(call.session)) {
-    throw new NotAuthorized(`${call.session.subject} is not a subject of node "${nodeId}".`);
-  }
-  if (node.identifier !== nodeId) {
-    throw new InvalidRequest(`The document's identifier "${node.identifier}" differs from "${nodeId}".`);
-  }
-  checkNode(node);
-  const sync = node.synchronization
-    ? {
-        ...node.synchronization,
-        lastHarvested: existing.synchronization?.lastHarvested,
-        lastCompleteHarvest: existing.synchronization?.lastCompleteHarvest,
-      }
-    : undefined;
-  const next: Node = {
-    ...node,
-    baseURL: node.baseURL.replace(/\/+$/, ""),
-    identifier: existing.identifier,
-    type: existing.type,
-    ping: existing.ping,
-    synchronization: sync,
+  const keepCnFields = (existing: Node): Node => {
+    const own = existing.subjects.some((s) => call.session.subjects.has(s));
+    if (!own && !isTrusted(call.session)) {
+      throw new NotAuthorized(`${call.session.subject} is not a subject of node "${nodeId}".`);
+    }
+    if (node.identifier !== nodeId) {
+      throw new InvalidRequest(`The document's identifier "${node.identifier}" differs from "${nodeId}".`);
+    }
+    checkNode(node);
+    const sync = node.synchronization
+      ? {
+          ...node.synchronization,
+          lastHarvested: existing.synchronization?.lastHarvested,
+          lastCompleteHarvest: existing.synchronization?.lastCompleteHarvest,
+        }
+      : undefined;
+    return {
+      ...node,
+      baseURL: node.baseURL.replace(/\/+$/, ""),
+      identifier: existing.identifier,
+      type: existing.type,
+      ping: existing.ping,
+      state: existing.state,
+      synchronization: sync,
+    };
   };
-  if (!(await ctx.db.cn.replaceNodeXml(nodeId, next.baseURL, serializeNode(next, "v2")))) {
-    throw new InvalidRequest(`Another node is registered with baseURL "${next.baseURL}".`);
+  const writeIfUnchanged = async (expectedXml: string, next: Node): Promise<boolean> => {
+    const outcome = await ctx.db.cn.replaceNodeXml(
+      nodeId,
+      expectedXml,
+      next.baseURL,
+      serializeNode(next, "v2"),
+    );
+    if (outcome === "baseUrlTaken") {
+      throw new InvalidRequest(`Another node is registered with baseURL "${next.baseURL}".`);
+    }
+    return outcome === "replaced";
+  };
+  if (!(await changeNodeDocument(ctx, nodeId, keepCnFields, writeIfUnchanged))) {
+    throw new NotFound(`No node "${nodeId}" is registered.`);
   }
-  if (row.approved) await scheduleHarvest(ctx.tasks, next); // a new schedule, or a node back up
+  const row = await ctx.db.cn.node(nodeId);
+  if (row?.approved) await scheduleHarvest(ctx.tasks, parseNode(row.nodeXml)); // a new schedule, or a node back up
   return true;
 }
 
