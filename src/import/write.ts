@@ -9,7 +9,7 @@ import { InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { ObjectWriteContext } from "../objects/context.ts";
 import { writeObjects } from "../objects/write.ts";
-import { algorithmKey, type StagedObject } from "../store/index.ts";
+import { digestForAlgorithm, type StagedObject } from "../store/index.ts";
 import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
@@ -62,13 +62,7 @@ function checkBytes(sysmeta: SystemMetadata, digests: Digests): void {
     );
   }
   const { algorithm, value } = sysmeta.checksum;
-  const key = algorithmKey(algorithm);
-  const actual =
-    key === "md5" || key === "sha1" || key === "sha256"
-      ? digests[key]
-      : key && digests.extra && algorithmKey(digests.extra.algorithm) === key
-        ? digests.extra.value
-        : undefined;
+  const actual = digestForAlgorithm(digests, algorithm);
   if (actual === undefined)
     throw new InvalidSystemMetadata(`Checksum algorithm "${algorithm}" is not supported.`, { pid });
   if (actual !== value.toLowerCase()) {

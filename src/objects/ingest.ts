@@ -8,7 +8,7 @@
 import { DuplicateKeyError } from "../db/errors.ts";
 import type { NewLogEntry } from "../db/types.ts";
 import { IdentifierNotUnique, InvalidSystemMetadata } from "../errors/exceptions.ts";
-import { algorithmKey } from "../store/index.ts";
+import { digestForAlgorithm } from "../store/index.ts";
 import type { StagedObject } from "../store/types.ts";
 import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
@@ -25,7 +25,7 @@ export function checkDigests(sysmeta: SystemMetadata, digests: Digests): void {
       { pid: sysmeta.identifier },
     );
   }
-  const actual = digestFor(sysmeta.checksum.algorithm, digests);
+  const actual = digestForAlgorithm(digests, sysmeta.checksum.algorithm);
   if (actual === undefined) {
     throw new InvalidSystemMetadata(`Checksum algorithm "${sysmeta.checksum.algorithm}" is not supported.`, {
       pid: sysmeta.identifier,
@@ -38,13 +38,6 @@ export function checkDigests(sysmeta: SystemMetadata, digests: Digests): void {
       { pid: sysmeta.identifier },
     );
   }
-}
-
-function digestFor(algorithm: string, digests: Digests): string | undefined {
-  const key = algorithmKey(algorithm);
-  if (key === "md5" || key === "sha1" || key === "sha256") return digests[key];
-  if (key && digests.extra && algorithmKey(digests.extra.algorithm) === key) return digests.extra.value;
-  return undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Readable } from "node:stream";
 import type { Config } from "../config/config.ts";
 import type { AuditFinding, Database, RecordedFixity } from "../db/types.ts";
 import { clientFor } from "../federation/client.ts";
-import { algorithmKey } from "../store/algorithms.ts";
+import { digestForAlgorithm } from "../store/algorithms.ts";
 import type { Digests, ObjectStore } from "../store/types.ts";
 import type { Node } from "../types/node.ts";
 import type { RepairBytes } from "./audit.ts";
@@ -90,12 +90,6 @@ async function replaceWith(
 
 function matchesRecord(object: RecordedFixity, digests: Digests): boolean {
   if (digests.size !== object.size || digests.sha256 !== object.sha256) return false;
-  const key = algorithmKey(object.checksum.algorithm);
-  const actual =
-    key === "md5" || key === "sha1" || key === "sha256"
-      ? digests[key]
-      : key && digests.extra && algorithmKey(digests.extra.algorithm) === key
-        ? digests.extra.value
-        : undefined;
+  const actual = digestForAlgorithm(digests, object.checksum.algorithm);
   return actual !== undefined && actual === object.checksum.value.toLowerCase();
 }

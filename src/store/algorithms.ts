@@ -48,6 +48,12 @@ export function recordedDigest(digests: Digests, key: HashKey): string | undefin
   return digests.extra && algorithmKey(digests.extra.algorithm) === key ? digests.extra.value : undefined;
 }
 
+/** The recorded hex digest for a DataONE algorithm name (`MD5`, `SHA-256`, ...), or undefined as above. */
+export function digestForAlgorithm(digests: Digests, algorithm: string): string | undefined {
+  const key = algorithmKey(algorithm);
+  return key ? recordedDigest(digests, key) : undefined;
+}
+
 /** The hash of a DataONE algorithm name; throws UNSUPPORTED_ALGORITHM for one it cannot compute. */
 export function declaredHash(algorithm: string | undefined): HashKey | undefined {
   if (algorithm === undefined) return undefined;

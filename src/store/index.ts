@@ -3,6 +3,7 @@ export {
   algorithmKey,
   canonicalAlgorithm,
   DATAONE_NAME,
+  digestForAlgorithm,
   type HashKey,
   recordedDigest,
 } from "./algorithms.ts";
