@@ -10,7 +10,7 @@ import type { SearchEngineDb } from "../../db/search/index.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { Refreshing } from "./refreshing.ts";
+import { type ReadTally, Refreshing } from "./refreshing.ts";
 
 const MAX_CLAUSES = 256;
 
@@ -21,7 +21,7 @@ class CachedClause extends Refreshing {
     private readonly source: ClauseCache,
     private readonly condition: Condition,
   ) {
-    super();
+    super(source.tally);
   }
 
   protected async reread(): Promise<void> {
@@ -48,7 +48,26 @@ export class ClauseCache {
     readonly db: SearchEngineDb,
     readonly log: IndexChangeLog,
     readonly docs: DocNumbers,
+    readonly tally: ReadTally,
   ) {}
+
+  /** Bytes held by the kept sets. */
+  bytes(): number {
+    let bytes = 0;
+    for (const clause of this.clauses.values()) bytes += clause.set.words.byteLength;
+    return bytes;
+  }
+
+  /** Lets go of the least recently used sets until at most `bytes` are held (or none is); the bytes now held. */
+  shrinkTo(bytes: number): number {
+    let held = this.bytes();
+    for (const [key, clause] of this.clauses) {
+      if (held <= bytes) break;
+      held -= clause.set.words.byteLength;
+      this.clauses.delete(key);
+    }
+    return held;
+  }
 
   /** The documents matching `condition` (over search_docs as `d`), up to date with every noted change. */
   async matching(condition: Condition): Promise<Bitset> {

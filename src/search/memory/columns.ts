@@ -10,7 +10,8 @@ import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder } from "./doc-order.ts";
-import { Refreshing } from "./refreshing.ts";
+import { OrdinalPairs, type Ordinals, repack } from "./packed-ordinals.ts";
+import { type ReadTally, Refreshing } from "./refreshing.ts";
 
 /** Documents patched beside the packed arrays at most (each query sorting by the field sorts these). */
 const MAX_PATCHES = 1000;
@@ -25,12 +26,14 @@ export class Column extends Refreshing {
   private readonly ordinals = new Map<string, number>();
   /** How many documents have each value. */
   private totals = new Int32Array(0);
-  private starts = new Int32Array(1);
-  private packed = new Int32Array(0);
+  private starts: Uint32Array = new Uint32Array(1);
+  private packed: Ordinals = new Uint16Array(0);
   private patched = new Uint8Array(0);
   private readonly patches = new Map<number, Int32Array>();
   /** Ordinals in byte order of their values (made when first asked, then kept in order as values come). */
   private byValue: number[] | undefined;
+  /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
+  private valueBytes = 0;
   /** Sort orders of the packed documents, by direction (made when asked, dropped when packing again). */
   private orders = new Map<string, DocOrder>();
 
@@ -39,8 +42,9 @@ export class Column extends Refreshing {
     private readonly changedValues: ChangedValues,
     readonly docs: DocNumbers,
     readonly field: string,
+    tally: ReadTally,
   ) {
-    super();
+    super(tally);
   }
 
   /**
@@ -160,7 +164,7 @@ export class Column extends Refreshing {
   }
 
   /** Where a document's ordinals are: ords[from] to ords[to - 1]. */
-  private rangeOf(doc: number): [from: number, to: number, ords: Int32Array] {
+  private rangeOf(doc: number): [from: number, to: number, ords: Ordinals] {
     if (this.patched[doc] === 1) {
       const patch = this.patches.get(doc) ?? NONE;
       return [0, patch.length, patch];
@@ -170,19 +174,36 @@ export class Column extends Refreshing {
   }
 
   protected async reread(): Promise<void> {
-    const rows = await this.db.search.valuesOfField(this.field);
-    const byDoc = new Map<number, number[]>();
-    for (const row of rows) this.collect(byDoc, row);
+    // In chunks, each row kept as a (document, ordinal) pair: never the whole field's rows at once.
+    const pairs = new OrdinalPairs();
+    for await (const rows of this.db.search.valuesOfField(this.field)) {
+      for (const row of rows) pairs.push(this.docs.numberOf(row.pid), this.ordinalOf(row));
+    }
     this.patches.clear();
     this.patched = new Uint8Array(0);
     this.totals = new Int32Array(this.values.length);
-    for (const ords of byDoc.values()) this.tally(ords, 1);
-    this.pack(byDoc);
+    this.tally(pairs.ords.subarray(0, pairs.length), 1);
+    this.install(pairs.pack(this.docs.size, this.values.length));
+  }
+
+  /** Bytes held: the packed arrays, patches, totals, kept orders and the values (estimated). */
+  bytes(): number {
+    let bytes =
+      this.starts.byteLength + this.packed.byteLength + this.totals.byteLength + this.patched.byteLength;
+    for (const patch of this.patches.values()) bytes += patch.byteLength + 64;
+    for (const order of this.orders.values()) bytes += order.docs.byteLength + order.keys.length * 8;
+    if (this.byValue) bytes += this.byValue.length * 8;
+    return bytes + this.valueBytes;
   }
 
   protected async recheck(changed: string[]): Promise<void> {
     const byDoc = new Map<number, number[]>();
-    for (const row of await this.changedValues.of(changed, this.field)) this.collect(byDoc, row);
+    for (const row of await this.changedValues.of(changed, this.field)) {
+      const doc = this.docs.numberOf(row.pid);
+      const list = byDoc.get(doc);
+      if (list) list.push(this.ordinalOf(row));
+      else byDoc.set(doc, [this.ordinalOf(row)]);
+    }
     // Applied at once, after every read: a query never counts a half-updated column.
     const changedDocs = changed.map((pid) => this.docs.numberOf(pid));
     if (this.patched.length < this.docs.size) {
@@ -200,7 +221,7 @@ export class Column extends Refreshing {
     if (this.patches.size > MAX_PATCHES) this.repack();
   }
 
-  private ordinalsOf(doc: number): Int32Array {
+  private ordinalsOf(doc: number): Ordinals {
     const [from, to, ords] = this.rangeOf(doc);
     return ords.subarray(from, to);
   }
@@ -217,19 +238,19 @@ export class Column extends Refreshing {
     }
   }
 
-  private collect(byDoc: Map<number, number[]>, row: ValueRow): void {
-    const doc = this.docs.numberOf(row.pid);
+  /** The ordinal of a row's value, a new one for a value not met before. */
+  private ordinalOf(row: ValueRow): number {
     let ord = this.ordinals.get(row.value);
     if (ord === undefined) {
       ord = this.values.length;
       this.values.push(row.value);
       this.nums.push(row.num === null ? null : Number(row.num));
       this.ordinals.set(row.value, ord);
+      // A string, its slot in values and nums, its map entry.
+      this.valueBytes += 2 * row.value.length + 80;
       if (this.byValue) this.byValue.splice(this.insertionPoint(row.value), 0, ord);
     }
-    const list = byDoc.get(doc);
-    if (list) list.push(ord);
-    else byDoc.set(doc, [ord]);
+    return ord;
   }
 
   /** Where `value` goes in the byte order of values. */
@@ -247,29 +268,15 @@ export class Column extends Refreshing {
 
   /** The packed arrays anew, with the patches folded in. */
   private repack(): void {
-    const byDoc = new Map<number, number[]>();
-    for (let doc = 0; doc < this.docs.size; doc++) {
-      const ords = this.ordinalsOf(doc);
-      if (ords.length > 0) byDoc.set(doc, [...ords]);
-    }
+    const packed = repack(this.docs.size, this.values.length, (doc) => this.ordinalsOf(doc));
     this.patches.clear();
     this.patched.fill(0);
-    this.pack(byDoc);
+    this.install(packed);
   }
 
-  private pack(byDoc: Map<number, number[]>): void {
-    const docCount = this.docs.size;
-    const starts = new Int32Array(docCount + 1);
-    let total = 0;
-    for (let doc = 0; doc < docCount; doc++) {
-      starts[doc] = total;
-      total += byDoc.get(doc)?.length ?? 0;
-    }
-    starts[docCount] = total;
-    const packed = new Int32Array(total);
-    for (const [doc, ords] of byDoc) packed.set(ords, starts[doc] as number);
+  private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }): void {
     this.starts = starts;
-    this.packed = packed;
+    this.packed = ords;
     this.orders = new Map();
   }
 }

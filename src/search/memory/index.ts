@@ -1,7 +1,8 @@
 /**
  * The search engine's memory of one index: document numbers, the filter clauses' document sets and the fields'
  * per-document values, each brought up to date from the index's change log before use. Used only while that
- * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes).
+ * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes), and while
+ * it fits the memory budget (search-index.ts).
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { SearchEngineDb } from "../../db/search/index.ts";
@@ -9,6 +10,7 @@ import { ChangedValues } from "./changed-values.ts";
 import { ClauseCache } from "./clauses.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers } from "./doc-numbers.ts";
+import type { ReadTally } from "./refreshing.ts";
 
 /** Fields whose values are kept at most (the least recently used are let go). */
 const MAX_COLUMNS = 64;
@@ -16,6 +18,8 @@ const MAX_COLUMNS = 64;
 export class SearchMemory {
   readonly docs = new DocNumbers();
   readonly clauses: ClauseCache;
+  /** How often structures were read whole or rechecked. */
+  readonly tally: ReadTally = { rereads: 0, rechecks: 0 };
   private readonly columns = new Map<string, Column>();
   private readonly changedValues: ChangedValues;
 
@@ -23,7 +27,7 @@ export class SearchMemory {
 
   constructor(private readonly db: SearchEngineDb) {
     this.log = db.indexChanges;
-    this.clauses = new ClauseCache(db, this.log, this.docs);
+    this.clauses = new ClauseCache(db, this.log, this.docs, this.tally);
     this.changedValues = new ChangedValues(db, this.log, () => [...this.columns.keys()]);
   }
 
@@ -36,7 +40,7 @@ export class SearchMemory {
   async column(field: string): Promise<Column> {
     let column = this.columns.get(field);
     if (column) this.columns.delete(field);
-    else column = new Column(this.db, this.changedValues, this.docs, field);
+    else column = new Column(this.db, this.changedValues, this.docs, field, this.tally);
     this.columns.set(field, column);
     if (this.columns.size > MAX_COLUMNS) {
       const oldest = this.columns.keys().next().value;
@@ -44,5 +48,21 @@ export class SearchMemory {
     }
     await column.upTo(this.log);
     return column;
+  }
+
+  /** Estimated bytes held: document numbers, clause sets, columns. */
+  bytes(): number {
+    let bytes = this.docs.bytes + this.clauses.bytes();
+    for (const column of this.columns.values()) bytes += column.bytes();
+    return bytes;
+  }
+
+  /**
+   * Lets go of kept clause sets (least recently used first) until at most `budget` bytes are held; false when
+   * that is not enough (the document numbers and the columns alone are over).
+   */
+  fitTo(budget: number): boolean {
+    const rest = this.bytes() - this.clauses.bytes();
+    return rest + this.clauses.shrinkTo(Math.max(0, budget - rest)) <= budget;
   }
 }

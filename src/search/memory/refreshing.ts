@@ -1,17 +1,25 @@
 /**
- * An in-memory structure derived from the index, kept up to date from the change log: read whole the first
- * time (or when the log no longer lists what changed, or too much did), else rechecked for just the changed
- * documents. One refresh at a time; a caller waits for the state as of its own start, or newer.
+ * A structure derived from the index, kept up to date from the change log: read whole the first time (or when
+ * the log no longer lists what changed), else rechecked for just the changed documents, however many (their
+ * rows read in batches: src/db/search/memory-reads.ts), so a burst of writes costs the next query a read of
+ * what they changed, never a read of everything. The log lists 50,000 documents at most
+ * (src/db/index-changes.ts), which bounds a recheck. One refresh at a time; a caller waits for the state as of
+ * its own start, or newer.
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
 
-/** More changed documents than this: read the whole structure again. */
-const RECHECK_AT_MOST = 5000;
+/** How often the engine's structures were read whole, and rechecked (for the tests and the metrics). */
+export interface ReadTally {
+  rereads: number;
+  rechecks: number;
+}
 
 export abstract class Refreshing {
   /** The change this structure reflects (-1: not read yet). */
   private seq = -1;
   private pending: Promise<void> | undefined;
+
+  constructor(private readonly readTally: ReadTally) {}
 
   protected abstract reread(): Promise<void>;
   protected abstract recheck(changed: string[]): Promise<void>;
@@ -32,8 +40,13 @@ export abstract class Refreshing {
     // Taken before reading: whatever is noted while the database answers is rechecked next time.
     const seq = log.seq;
     const changed = this.seq < 0 ? "everything" : log.changedSince(this.seq);
-    if (changed === "everything" || changed.size > RECHECK_AT_MOST) await this.reread();
-    else if (changed.size > 0) await this.recheck([...changed]);
+    if (changed === "everything") {
+      await this.reread();
+      this.readTally.rereads++;
+    } else if (changed.size > 0) {
+      await this.recheck([...changed]);
+      this.readTally.rechecks++;
+    }
     this.seq = seq;
   }
 }

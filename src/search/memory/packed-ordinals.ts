@@ -1,0 +1,74 @@
+/**
+ * The CSR arrays a column packs its documents' ordinals into: `starts[doc]` to `starts[doc + 1]` index `ords`.
+ * Ordinals take 2 bytes while a field has at most 65,536 distinct values, else 4; nothing per document is a JS
+ * object, so a column of 2.5 million documents is a few typed arrays.
+ */
+export type Ordinals = Uint16Array | Uint32Array | Int32Array;
+
+export interface Packed {
+  starts: Uint32Array;
+  ords: Ordinals;
+}
+
+/** An ordinal array wide enough for `distinct` values. */
+export function ordinalArray(distinct: number, length: number): Uint16Array | Uint32Array {
+  return distinct <= 0x10000 ? new Uint16Array(length) : new Uint32Array(length);
+}
+
+/** (document, ordinal) pairs as they are read, in growing typed arrays (8 bytes a value while reading). */
+export class OrdinalPairs {
+  docs = new Int32Array(1024);
+  ords = new Int32Array(1024);
+  length = 0;
+
+  push(doc: number, ord: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const ords = new Int32Array(this.length * 2);
+      ords.set(this.ords);
+      this.ords = ords;
+    }
+    this.docs[this.length] = doc;
+    this.ords[this.length] = ord;
+    this.length++;
+  }
+
+  /** The pairs packed by document (a counting sort), for documents 0 .. docCount - 1. */
+  pack(docCount: number, distinct: number): Packed {
+    const starts = new Uint32Array(docCount + 1);
+    for (let i = 0; i < this.length; i++) {
+      const doc = this.docs[i] as number;
+      starts[doc + 1] = (starts[doc + 1] as number) + 1;
+    }
+    for (let doc = 0; doc < docCount; doc++)
+      starts[doc + 1] = (starts[doc + 1] as number) + (starts[doc] as number);
+    const ords = ordinalArray(distinct, this.length);
+    const next = starts.slice(0, docCount);
+    for (let i = 0; i < this.length; i++) {
+      const doc = this.docs[i] as number;
+      const at = next[doc] as number;
+      ords[at] = this.ords[i] as number;
+      next[doc] = at + 1;
+    }
+    return { starts, ords };
+  }
+}
+
+/** The packed arrays anew: each document's ordinals as `ordinalsOf` gives them (packed or patched). */
+export function repack(
+  docCount: number,
+  distinct: number,
+  ordinalsOf: (doc: number) => ArrayLike<number>,
+): Packed {
+  const starts = new Uint32Array(docCount + 1);
+  for (let doc = 0; doc < docCount; doc++) starts[doc + 1] = (starts[doc] as number) + ordinalsOf(doc).length;
+  const ords = ordinalArray(distinct, starts[docCount] as number);
+  for (let doc = 0; doc < docCount; doc++) {
+    const list = ordinalsOf(doc);
+    const from = starts[doc] as number;
+    for (let j = 0; j < list.length; j++) ords[from + j] = list[j] as number;
+  }
+  return { starts, ords };
+}
