@@ -11,15 +11,26 @@ const WORDS = (
 ).split(" ");
 /** The words keywords are made of ("w1 w2"). */
 export const KEYWORD_WORDS = WORDS;
-const KEYWORDS = Array.from(
+export const KEYWORDS = Array.from(
   { length: 400 },
   (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]}`,
 );
-const SURNAMES = Array.from({ length: 300 }, (_, i) => `Author${i}`);
-const GIVEN = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jo"];
-const ORGS = ["NCEAS", "LTER", "USGS", "NOAA", "NEON", "KNB", "Arctic Data Center", "EDI"];
-const GENERA = ["Quercus", "Pinus", "Salmo", "Canis", "Ursus", "Daphnia", "Acer", "Larix", "Picea", "Betula"];
-const SPECIES = [
+export const SURNAMES = Array.from({ length: 300 }, (_, i) => `Author${i}`);
+export const GIVEN = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jo"];
+export const ORGS = ["NCEAS", "LTER", "USGS", "NOAA", "NEON", "KNB", "Arctic Data Center", "EDI"];
+export const GENERA = [
+  "Quercus",
+  "Pinus",
+  "Salmo",
+  "Canis",
+  "Ursus",
+  "Daphnia",
+  "Acer",
+  "Larix",
+  "Picea",
+  "Betula",
+];
+export const SPECIES = [
   "alba",
   "rubra",
   "trutta",
@@ -44,7 +55,8 @@ export function random(seed: number): () => number {
   };
 }
 
-const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
+export const pick = <T>(rand: () => number, list: readonly T[]): T =>
+  list[Math.floor(rand() * list.length)] as T;
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
 export function emlDocument(n: number): string {

@@ -50,7 +50,7 @@ export async function search(options: SectionOptions): Promise<void> {
   }
 }
 
-function sysmetaOf(n: number, size: number): SystemMetadata {
+export function sysmetaOf(n: number, size: number): SystemMetadata {
   const uploaded = new Date(Date.UTC(2010, 0, 1) + n * 60_000);
   return {
     identifier: `bench.${n}.1`,
@@ -221,19 +221,19 @@ async function timeQueries(database: Database): Promise<void> {
 }
 
 /** keywords:"w1 w2", one of the corpus's keyword values (bench/lib/eml-corpus.ts). */
-function keywordClause(n: number): string {
+export function keywordClause(n: number): string {
   const words = KEYWORD_WORDS;
   return `keywords:"${words[n % words.length]} ${words[(n * 7 + 3) % words.length]}"`;
 }
 
-async function timeOnce(work: () => Promise<void>): Promise<number> {
+export async function timeOnce(work: () => Promise<void>): Promise<number> {
   const began = performance.now();
   await work();
   return performance.now() - began;
 }
 
 /** `work` timed `count` times after 5 untimed runs; `before` (not timed) runs ahead of each. */
-async function percentiles(
+export async function percentiles(
   work: () => Promise<void>,
   count = QUERIES,
   before: () => Promise<void> = async () => {},

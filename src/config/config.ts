@@ -154,6 +154,8 @@ export interface Config {
   uploadExpiry: number;
   /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
   databaseStatementTimeout: number;
+  /** Bytes the search engine's memory may hold; over it, searches are answered by SQL alone (src/search). */
+  searchMemoryBudget: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
   databaseConnectTimeout: number;
   /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
@@ -232,6 +234,7 @@ export function defaultConfig(): Config {
     uploadMaxSize: 2 ** 40,
     uploadExpiry: 7 * 86_400,
     databaseStatementTimeout: 30,
+    searchMemoryBudget: 2 ** 30,
     databaseConnectTimeout: 10,
     metrics: "admin",
     statusPage: "admin",
@@ -335,6 +338,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     uploadExpiry: integer("uploadExpiry", c.uploadExpiry, 1, 366 * 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
+    searchMemoryBudget: integer("searchMemoryBudget", c.searchMemoryBudget, 0, Number.MAX_SAFE_INTEGER),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };

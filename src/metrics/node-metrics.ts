@@ -2,7 +2,7 @@
  * A node's metrics in Prometheus form (prom-client, one registry per node): requests by API method and status,
  * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
  * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
- * through the snapshot cache; audit results and task failures from src/metrics/outcomes.ts.
+ * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; audit results and task failures from src/metrics/outcomes.ts.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeContext } from "../services/context.ts";
@@ -151,6 +151,39 @@ export class NodeMetrics {
       registers,
       async collect() {
         this.set((await snapshot.get()).unindexed);
+      },
+    });
+    new Gauge({
+      name: "d1node_search_memory_bytes",
+      help: "Bytes the search engine's memory holds (estimated), and its budget (searchMemoryBudget).",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const status = ctx.search.status();
+        this.set({ kind: "held" }, status.bytes);
+        this.set({ kind: "budget" }, status.budget);
+      },
+    });
+    new Gauge({
+      name: "d1node_search_engine_mode",
+      help: "What searches are answered from (1 for the current mode): memory, sql (over budget), untrusted (SQL while the change feed cannot hear).",
+      labelNames: ["mode"],
+      registers,
+      collect() {
+        const { mode } = ctx.search.status();
+        for (const each of ["memory", "sql", "untrusted"]) this.set({ mode: each }, each === mode ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "d1node_search_memory_reads_total",
+      help: "The search engine's structures read whole (reread) or brought up to date for changed documents (recheck).",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const status = ctx.search.status();
+        this.reset();
+        this.inc({ kind: "reread" }, status.rereads);
+        this.inc({ kind: "recheck" }, status.rechecks);
       },
     });
     new Counter({

@@ -3,6 +3,8 @@
  * glance (requests, bytes, what is stored, the task queue, harvest lag, replicas, index lag, audits) and plots
  * of the last hour. Every value goes through the escaping `html` template.
  */
+
+import type { EngineStatus } from "../search/search-index.ts";
 import { type Html, html } from "../views/html.ts";
 import { formatBytes, formatCount, formatDuration } from "./format.ts";
 import type { MethodTally } from "./node-metrics.ts";
@@ -23,6 +25,7 @@ export interface StatusPageInput {
   counts: CountsSnapshot;
   outcomes: NodeOutcomes;
   samples: readonly Sample[];
+  search: EngineStatus;
 }
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:76rem;margin:1.5rem auto;padding:0 1rem;color:#222}
@@ -61,6 +64,7 @@ ${card("replica-objects", "Replicas held", `${formatCount(counts.stored.replicaO
 ${card("queue-depth", "Tasks waiting or running", formatCount(depth))}
 ${card("dead-tasks", "Tasks failed for good", formatCount(dead), dead > 0)}
 ${card("index-lag", "Objects not yet indexed", formatCount(counts.unindexed), counts.unindexed > 0)}
+${card("search-memory", "Search engine memory", searchMemory(input.search), input.search.mode !== "memory")}
 </dl>
 <h2>The last hour</h2>${plots(input)}
 <h2>Requests by API method</h2>${methodTable(input.methods)}
@@ -70,6 +74,14 @@ ${input.role === "cn" ? html`<h2>Replicas</h2>${replicaTable(counts.replicaState
 <h2>Audits</h2>${auditTable(input.outcomes)}
 </body></html>`;
   return page.toString();
+}
+
+/** The engine's memory against its budget, or why searches are answered by SQL alone. */
+function searchMemory(status: EngineStatus): string {
+  const budget = formatBytes(status.budget);
+  if (status.mode === "sql") return `SQL alone: over the ${budget} budget`;
+  if (status.mode === "untrusted") return "SQL alone: change feed not heard";
+  return `${formatBytes(status.bytes)} of ${budget}`;
 }
 
 function plots(input: StatusPageInput): Html {

@@ -45,7 +45,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   const ctx = withChangeSubscribers({
     config,
     db,
-    search: openSearchIndex(db),
+    search: openSearchIndex(db, { memoryBudget: config.searchMemoryBudget }),
     store,
     formats: loadFormatRegistry(),
     contentLocks: createContentLocks(db),

@@ -2,41 +2,138 @@
  * One node's search engine state: the index change log (kept by the database, which notes every index write
  * and, on PostgreSQL, other processes' writes), the engine's memory (memory/) and the cache of results and
  * answers (search-cache.ts). Opened with the node, carried on its context (`ctx.search`), closed with it.
+ *
+ * The memory has a budget (`searchMemoryBudget`, bytes). Before reading anything the engine expects
+ * `EXPECTED_BYTES_PER_DOC` a document; once it holds structures it counts them (memory/index.ts `bytes`). Over
+ * the budget it lets go of kept clause sets, and when that is not enough, of the whole memory: searches are then
+ * answered by SQL alone (the same answers, slower), and the document count is looked at again every minute at
+ * most, to read the memory anew once it would fit.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
+import { TRUE } from "../db/search/conditions.ts";
 import type { SearchEngineDb } from "../db/search/index.ts";
 import { SearchMemory } from "./memory/index.ts";
+import type { ReadTally } from "./memory/refreshing.ts";
 import type { SqlDialect } from "./query-sql.ts";
 import { SearchCache } from "./search-cache.ts";
+
+/** The default budget, 1 GiB: the search page's memory for 2.5 million documents fits (docs/performance.md). */
+export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
+/**
+ * Bytes a document is expected to cost before anything is read: its number, the search page's ten facet
+ * columns and page order, a few clause sets (measured: docs/performance.md, "Search").
+ */
+const EXPECTED_BYTES_PER_DOC = 400;
+/** Answering by SQL, how long before the document count is looked at again (ms). */
+const RECONSIDER_AFTER = 60_000;
+
+export interface SearchIndexOptions {
+  /** Bytes the memory may hold (`searchMemoryBudget`). */
+  memoryBudget?: number;
+  /** Bytes a document is expected to cost before anything is read (tests). */
+  expectedBytesPerDoc?: number;
+  /** The clock (ms), for tests. */
+  now?: () => number;
+}
+
+/** What the engine answers from, and what it holds (metrics, status page). */
+export interface EngineStatus {
+  /** memory: the engine's memory; sql: SQL alone, over budget; untrusted: SQL alone, the change log is not. */
+  mode: "memory" | "sql" | "untrusted";
+  bytes: number;
+  budget: number;
+  documents: number;
+  /** Structures read whole, and rechecked for changed documents, since the index was opened. */
+  rereads: number;
+  rechecks: number;
+}
 
 export class SearchIndex {
   readonly db: SearchEngineDb;
   readonly dialect: SqlDialect;
   readonly changes: IndexChangeLog;
   readonly cache: SearchCache;
+  readonly memoryBudget: number;
   private kept: SearchMemory | undefined;
+  /** Set while over budget: the bytes a document was found to cost, and when that was decided. */
+  private overBudget: { bytesPerDoc: number; at: number } | undefined;
+  /** Reads of memories let go of. */
+  private readonly pastTally: ReadTally = { rereads: 0, rechecks: 0 };
+  private readonly now: () => number;
+  private readonly expectedBytesPerDoc: number;
 
-  constructor(database: SearchEngineDb) {
+  constructor(database: SearchEngineDb, options: SearchIndexOptions = {}) {
     this.db = database;
     this.dialect = database.dialect;
     this.changes = database.indexChanges;
     this.cache = new SearchCache(this.changes);
+    this.memoryBudget = options.memoryBudget ?? DEFAULT_MEMORY_BUDGET;
+    this.now = options.now ?? Date.now;
+    this.expectedBytesPerDoc = options.expectedBytesPerDoc ?? EXPECTED_BYTES_PER_DOC;
   }
 
-  /** The engine's memory, or undefined while the change log cannot be trusted. */
+  /** The engine's memory as it stands, or undefined while the change log cannot be trusted or over budget. */
   memory(): SearchMemory | undefined {
-    if (!this.changes.trusted) return undefined;
+    if (!this.changes.trusted || this.overBudget) return undefined;
     this.kept ??= new SearchMemory(this.db);
     return this.kept;
   }
 
+  /** The memory a query may use: undefined (SQL alone) while the log is not trusted or the budget is exceeded. */
+  async memoryForQuery(): Promise<SearchMemory | undefined> {
+    if (!this.changes.trusted) return undefined;
+    if (this.kept) return this.kept;
+    if (!(await this.wouldFit())) return undefined;
+    this.kept ??= new SearchMemory(this.db);
+    return this.kept;
+  }
+
+  /** After a query answered from memory: over budget, lets go of clause sets, or of the whole memory. */
+  keepWithinBudget(): void {
+    const kept = this.kept;
+    if (!kept || kept.fitTo(this.memoryBudget)) return;
+    this.overBudget = { bytesPerDoc: kept.bytes() / Math.max(1, kept.docs.size), at: this.now() };
+    this.dropMemory();
+  }
+
+  status(): EngineStatus {
+    const kept = this.kept;
+    const tally = kept?.tally ?? { rereads: 0, rechecks: 0 };
+    return {
+      mode: !this.changes.trusted ? "untrusted" : this.overBudget ? "sql" : "memory",
+      bytes: kept?.bytes() ?? 0,
+      budget: this.memoryBudget,
+      documents: kept?.docs.size ?? 0,
+      rereads: this.pastTally.rereads + tally.rereads,
+      rechecks: this.pastTally.rechecks + tally.rechecks,
+    };
+  }
+
   /** Lets go of the memory and the cache. */
   close(): void {
-    this.kept = undefined;
+    this.dropMemory();
     this.cache.clear();
+  }
+
+  /** Whether the memory is expected to fit: the documents counted, at the bytes a document cost last time. */
+  private async wouldFit(): Promise<boolean> {
+    const over = this.overBudget;
+    if (over && this.now() - over.at < RECONSIDER_AFTER) return false;
+    const documents = await this.db.search.countMatching(TRUE);
+    const bytesPerDoc = over?.bytesPerDoc ?? this.expectedBytesPerDoc;
+    this.overBudget =
+      documents * bytesPerDoc > this.memoryBudget ? { bytesPerDoc, at: this.now() } : undefined;
+    return this.overBudget === undefined;
+  }
+
+  private dropMemory(): void {
+    if (!this.kept) return;
+    this.pastTally.rereads += this.kept.tally.rereads;
+    this.pastTally.rechecks += this.kept.tally.rechecks;
+    this.kept = undefined;
   }
 }
 
-export function openSearchIndex(database: SearchEngineDb): SearchIndex {
-  return new SearchIndex(database);
+export function openSearchIndex(database: SearchEngineDb, options: SearchIndexOptions = {}): SearchIndex {
+  return new SearchIndex(database, options);
 }

@@ -75,7 +75,7 @@ export async function searchUncached(
   const where = and(parts);
   const { start, rows, sort: keys } = request;
   const response: SearchResponse = { params: { ...request.echo }, numFound: 0, start, docs: [], qtime: 0 };
-  const memory = request.group ? undefined : index.memory();
+  const memory = request.group ? undefined : await index.memoryForQuery();
   let pids: string[] = [];
   let source: FacetSource;
   if (memory) {
@@ -105,6 +105,7 @@ export async function searchUncached(
   }
   if (request.facet) response.facets = await facetCounts(index, request.facet, where, source);
   if (request.stats) response.stats = await statsFor(index, request.stats, where, response.numFound);
+  if (memory) index.keepWithinBudget();
   response.qtime = Math.round(performance.now() - began);
   return response;
 }

@@ -100,6 +100,9 @@ for (const dialect of testDialects()) {
         assert.equal(value(families, "d1node_objects", { copy: "replica" }), 0);
         assert.equal(value(families, "d1node_tasks", { kind: "metrics-test", state: "ready" }), 1);
         assert.equal(value(families, "d1node_index_lag_objects"), 0);
+        // The search engine's memory, against its default budget.
+        assert.equal(value(families, "d1node_search_engine_mode", { mode: "memory" }), 1);
+        assert.equal(value(families, "d1node_search_memory_bytes", { kind: "budget" }), 2 ** 30);
       } finally {
         await fresh.close();
       }

@@ -82,6 +82,7 @@ export function registerMetrics(
           counts: await metrics.snapshot.get(),
           outcomes: ctx.outcomes,
           samples: sampler.ring.all(),
+          search: ctx.search.status(),
         });
         return sendPage(reply, page);
       },

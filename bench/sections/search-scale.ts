@@ -1,0 +1,144 @@
+/**
+ * search-scale (only when named; PostgreSQL, `--postgres URL`): the MetacatUI search page on an index of
+ * BENCH_SEARCH_SCALE_DOCS documents (default 2,500,000), loaded with COPY (bench/lib/scale-search-load.ts) from
+ * the corpus's field distributions. Figures: the load; the first query of a process (the engine's memory read),
+ * the memory it holds (estimated) and the process RSS; the page with a new filter each time (distinct),
+ * unfiltered with the answer cache bypassed, and right after a write, p50 / p99 beside a plain indexed SELECT of
+ * the page; then a burst of 10,000 rewrites and the slowest of the queries after it. Targets: p50 <= 50 ms,
+ * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst.
+ */
+import { sql } from "kysely";
+import { openDatabase } from "../../src/db/index.ts";
+import { writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
+import type { IndexEntry } from "../../src/search/index-rows.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
+import { searchUncached } from "../../src/search/search.ts";
+import { openSearchIndex } from "../../src/search/search-index.ts";
+import { runQuery } from "../../src/search/service.ts";
+import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
+import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
+import { loadFormatRegistry } from "../../src/services/formats.ts";
+import { emlFields } from "../lib/eml-fields.ts";
+import { backend } from "../lib/node.ts";
+import { record } from "../lib/report.ts";
+import { copySearchIndex } from "../lib/scale-search-load.ts";
+import { keywordClause, percentiles, sysmetaOf, timeOnce } from "./search.ts";
+import type { SectionOptions } from "./types.ts";
+
+const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
+const BURST = 10_000;
+const QUERIES = 50;
+const formats = loadFormatRegistry();
+const MB = 1024 * 1024;
+
+function entryOf(n: number, variant = 0): IndexEntry {
+  return {
+    pid: `bench.${n}.1`,
+    sysmeta: sysmetaFields(sysmetaOf(n + variant, 4000), formats),
+    science: emlFields(n),
+  };
+}
+
+export async function searchScale(options: SectionOptions): Promise<void> {
+  if (!options.postgres) throw new Error("search-scale loads PostgreSQL: give --postgres URL");
+  const store = await backend(options.postgres, "d1node_bench_search");
+  const database = await openDatabase({ url: store.url as string });
+  try {
+    const cpuBefore = process.cpuUsage();
+    const { rowsSeconds, indexSeconds } = await copySearchIndex(store.url as string, DOCS, entryOf, (n) => {
+      if (n % 100_000 === 0) process.stderr.write(`\r  copied ${n} / ${DOCS}`);
+    });
+    process.stderr.write("\n");
+    const cpu = process.cpuUsage(cpuBefore);
+    record({
+      section: "search-scale",
+      name: `COPY of a ${DOCS}-document search index (postgres)`,
+      value: DOCS / (rowsSeconds + indexSeconds),
+      unit: "docs/s",
+      notes: `rows ${rowsSeconds.toFixed(0)} s (Node CPU ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s), indexes and analyze ${indexSeconds.toFixed(0)} s`,
+    });
+    const size = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(
+      database.kysely,
+    );
+    const index = openSearchIndex(database);
+    const caller = { subjects: new Set(["public"]) };
+    const page = searchPageRequest();
+    const rssBefore = process.memoryUsage().rss;
+    const first = await timeOnce(async () => {
+      await searchUncached(index, page, caller);
+    });
+    const status = index.status();
+    const rss = process.memoryUsage().rss;
+    record({
+      section: "search-scale",
+      name: `first search-page query of a process (memory read), ${DOCS} docs (postgres)`,
+      value: first / 1000,
+      unit: "s",
+      target: "memory <= 1 GiB budget",
+      pass: status.mode === "memory" && status.bytes <= status.budget,
+      notes: `mode ${status.mode}; memory held ${(status.bytes / MB).toFixed(0)} MB (${(status.bytes / DOCS).toFixed(0)} B/doc); RSS ${(rssBefore / MB).toFixed(0)} -> ${(rss / MB).toFixed(0)} MB; database ${(Number(size.rows[0]?.bytes) / 2 ** 30).toFixed(1)} GiB`,
+    });
+    const plain = async () => {
+      await sql`select pid, doc from search_docs where format_type = 'METADATA' and obsoleted = 0 and archived = 0
+        order by date_uploaded desc limit 25`.execute(database.kysely);
+    };
+    let variant = 0;
+    const distinct = async () => {
+      const p = searchPageParams();
+      p.add(
+        "fq",
+        `${keywordClause(variant)} AND NOT ${keywordClause(variant + 1 + Math.floor(variant / 60))}`,
+      );
+      variant++;
+      await runQuery(index, parseSearchRequest(p), caller);
+    };
+    const unfiltered = async () => {
+      await searchUncached(index, page, caller);
+    };
+    let written = 0;
+    const write = async () => {
+      const entry = entryOf(written++ * 97, 1);
+      await writeDocument(database, entry.pid, entry.sysmeta, entry.science);
+    };
+    const base = await percentiles(plain, QUERIES);
+    const timed: [string, { p50: number; p99: number }][] = [
+      ["search page + a new filter, distinct", await percentiles(distinct, QUERIES)],
+      ["search page unfiltered, answer cache bypassed", await percentiles(unfiltered, QUERIES)],
+      ["search page right after a document write", await percentiles(unfiltered, QUERIES, write)],
+    ];
+    for (const [what, t] of timed) {
+      record({
+        section: "search-scale",
+        name: `${what}, ${DOCS} docs, p50 (postgres)`,
+        value: t.p50,
+        unit: "ms",
+        baseline: { name: "plain indexed SELECT of the page, p50", value: base.p50, unit: "ms" },
+        ratio: t.p50 / base.p50,
+        target: "p50 <= 50 ms and p99 <= 250 ms",
+        pass: t.p50 <= 50 && t.p99 <= 250,
+        notes: `p99 ${t.p99.toFixed(1)} ms over ${QUERIES} queries (baseline p99 ${base.p99.toFixed(2)} ms)`,
+      });
+    }
+    // A burst of rewrites (500 per transaction), then queries: the first rechecks all 10,000.
+    const rereads = index.status().rereads;
+    for (let start = 0; start < BURST; start += 500) {
+      await writeDocuments(
+        database,
+        Array.from({ length: 500 }, (_, i) => entryOf((start + i) * 211, 2)),
+      );
+    }
+    const after: number[] = [];
+    for (let i = 0; i < 10; i++) after.push(await timeOnce(unfiltered));
+    record({
+      section: "search-scale",
+      name: `slowest search-page query after a burst of ${BURST} index writes, ${DOCS} docs (postgres)`,
+      value: Math.max(...after),
+      unit: "ms",
+      baseline: { name: "unfiltered page before the burst, p50", value: timed[1]?.[1].p50 ?? 0, unit: "ms" },
+      notes: `queries after: ${after.map((t) => t.toFixed(0)).join(", ")} ms; structures read whole during them: ${index.status().rereads - rereads}; memory ${(index.status().bytes / MB).toFixed(0)} MB, RSS ${(process.memoryUsage().rss / MB).toFixed(0)} MB`,
+    });
+  } finally {
+    await database.close();
+    await store.dispose();
+  }
+}

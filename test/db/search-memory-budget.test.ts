@@ -1,0 +1,121 @@
+/**
+ * The engine's memory after a burst of writes (rechecked for what changed, never read whole again) and under its
+ * budget (over it, searches are answered by SQL alone, with the same answers).
+ */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { writeDocuments } from "../../src/db/search/index-store.ts";
+import type { Database } from "../../src/db/types.ts";
+import { DocumentBuilder } from "../../src/search/document.ts";
+import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
+import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+
+const SITES = ["Alpha", "Beta", "Gamma"];
+const PAGE = {
+  q: "formatType:METADATA AND -obsoletedBy:*",
+  rows: "10",
+  sort: "dateUploaded desc",
+  facet: "true",
+  "facet.field": ["keywords", "site"],
+  "facet.limit": "-1",
+};
+
+function doc(n: number, keyword = "soil") {
+  const pid = `b-${String(n).padStart(6, "0")}`;
+  const sysmeta = new DocumentBuilder()
+    .add("id", pid)
+    .add("formatType", n % 4 === 0 ? "DATA" : "METADATA")
+    .add("dateUploaded", Date.UTC(2020, 0, 1) + n * 60_000)
+    .add("readPermission", "public")
+    .add("isPublic", true)
+    .add("obsoletedBy", n % 10 === 0 ? `${pid}-next` : undefined).fields;
+  const science = new DocumentBuilder()
+    .add("keywords", keyword, n % 3 === 0 ? "water" : undefined)
+    .add("site", SITES[n % SITES.length]).fields;
+  return { pid, sysmeta, science };
+}
+
+async function write(db: Database, from: number, count: number, keyword?: string): Promise<void> {
+  for (let start = from; start < from + count; start += 1000) {
+    const batch = Array.from({ length: Math.min(1000, from + count - start) }, (_, i) =>
+      doc(start + i, keyword),
+    );
+    await writeDocuments(db, batch);
+  }
+}
+
+async function answer(index: SearchIndex, params: Record<string, string | string[]>, caller: SearchCaller) {
+  const result = await searchUncached(index, parseSearchRequest(SolrParams.from(params)), caller);
+  return { numFound: result.numFound, ids: result.docs.map((d) => d.id), facets: result.facets };
+}
+
+forEachDialect((dialect, open) => {
+  describe(`search memory, bursts and budget (${dialect})`, () => {
+    let db: Database;
+    const publicCaller: SearchCaller = { subjects: new Set(["public"]) };
+
+    before(async () => {
+      db = await open();
+      await write(db, 0, 2000);
+    });
+
+    it("follows 20,000 index changes by rechecking them, without reading everything again", async () => {
+      const index = openSearchIndex(db);
+      const first = await answer(index, PAGE, publicCaller);
+      assert.equal(first.numFound, 1400);
+      const read = index.status();
+      assert.ok(read.rereads > 0 && read.mode === "memory");
+      // 2,000 rewritten (keyword "ice"), 18,000 new.
+      await write(db, 0, 20_000, "ice");
+      const after = await answer(index, PAGE, publicCaller);
+      const status = index.status();
+      assert.equal(status.rereads, read.rereads, "nothing read whole again");
+      assert.ok(status.rechecks > read.rechecks);
+      assert.equal(after.numFound, 14_000);
+      assert.deepEqual(after.ids[0], "b-019999");
+      const keywords = after.facets?.facet_fields.keywords;
+      assert.deepEqual(keywords, ["ice", 14_000, "water", 4667]);
+      db.indexChanges.trusted = false;
+      const fromSql = await answer(index, PAGE, publicCaller);
+      db.indexChanges.trusted = true;
+      assert.deepEqual(after, fromSql, "the same answer as SQL alone");
+    });
+
+    it("answers by SQL alone, the same, when the memory would not fit its budget", async () => {
+      const roomy = openSearchIndex(db);
+      const tiny = openSearchIndex(db, { memoryBudget: 1000 });
+      const queries = [PAGE, { ...PAGE, q: "keywords:water", sort: "id asc" }, { q: "site:Beta", rows: "3" }];
+      for (const params of queries) {
+        assert.deepEqual(await answer(tiny, params, publicCaller), await answer(roomy, params, publicCaller));
+      }
+      assert.equal(tiny.status().mode, "sql");
+      assert.equal(tiny.status().bytes, 0, "nothing held");
+      assert.equal(tiny.memory(), undefined);
+      const held = roomy.status();
+      assert.equal(held.mode, "memory");
+      assert.ok(held.bytes > 0 && held.bytes < held.budget);
+    });
+
+    it("lets go of its memory once reading it went over the budget", async () => {
+      let now = 0;
+      // Expected to fit (a byte a document before reading), found not to once read.
+      const index = openSearchIndex(db, { memoryBudget: 200_000, expectedBytesPerDoc: 1, now: () => now });
+      const roomy = openSearchIndex(db);
+      const many = { ...PAGE, "facet.field": ["keywords", "site", "id", "dateUploaded", "formatType"] };
+      const fromMemory = await answer(roomy, many, publicCaller);
+      assert.deepEqual(await answer(index, many, publicCaller), fromMemory);
+      const status = index.status();
+      assert.equal(status.mode, "sql", `over budget: ${roomy.status().bytes} bytes held by the roomy index`);
+      assert.deepEqual(await answer(index, many, publicCaller), fromMemory);
+      now += 120_000;
+      await answer(index, { q: "site:Beta", rows: "3" }, publicCaller);
+      assert.equal(index.status().mode, "sql", "still over at the bytes a document was found to cost");
+      const roomier = openSearchIndex(db, { memoryBudget: 2 ** 30, expectedBytesPerDoc: 1, now: () => now });
+      assert.deepEqual(await answer(roomier, many, publicCaller), fromMemory);
+      assert.equal(roomier.status().mode, "memory");
+    });
+  });
+});
