@@ -6,14 +6,21 @@ import { sql } from "kysely";
 import type { Condition } from "./conditions.ts";
 import type { SearchDb } from "./index-store.ts";
 
-/** PIDs per query when rechecking changed documents. */
-const BATCH = 500;
+/** PIDs per query when rechecking changed documents (one parameter: an array, or a JSON list on SQLite). */
+const BATCH = 5000;
 
 export interface FieldValueRow {
   pid: string;
   field: string;
   value: string;
   num: number | string | null;
+}
+
+/** `pids` as one parameter for `in`: an array on PostgreSQL, a JSON list on SQLite (no limit on parameters). */
+function pidList(db: SearchDb, pids: string[]) {
+  return db.dialect === "postgres"
+    ? sql`(select unnest(${pids}::text[]))`
+    : sql`(select value from json_each(${JSON.stringify(pids)}))`;
 }
 
 /** A key for `condition`: its SQL and parameters. */
@@ -39,7 +46,7 @@ export async function matchingAmong(db: SearchDb, pids: string[], where: Conditi
   for (let i = 0; i < pids.length; i += BATCH) {
     const batch = pids.slice(i, i + BATCH);
     const rows = await sql<{ pid: string }>`select d.pid from search_docs d
-      where d.pid in (${sql.join(batch)}) and (${where})`.execute(db.kysely);
+      where d.pid in ${pidList(db, batch)} and (${where})`.execute(db.kysely);
     for (const { pid } of rows.rows) matching.push(pid);
   }
   return matching;
@@ -53,7 +60,7 @@ export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): 
     db.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
   for (let i = 0; i < pids.length; i += BATCH) {
     const rows = await sql<FieldValueRow>`select pid, field, value, num from ${table}
-      where pid in (${sql.join(pids.slice(i, i + BATCH))}) and field in (${sql.join(fields)})`.execute(
+      where pid in ${pidList(db, pids.slice(i, i + BATCH))} and field in (${sql.join(fields)})`.execute(
       db.kysely,
     );
     out.push(...rows.rows);

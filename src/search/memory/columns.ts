@@ -13,8 +13,12 @@ import { type DocOrder, docOrder } from "./doc-order.ts";
 import { OrdinalPairs, type Ordinals, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
-/** Documents patched beside the packed arrays at most (each query sorting by the field sorts these). */
-const MAX_PATCHES = 1000;
+/**
+ * Documents patched beside the packed arrays at most: 1,000, or 1 % of the documents (each query sorting by
+ * the field sorts the matching ones; packing anew costs a pass over every document and new sort orders).
+ */
+const MIN_PATCHES = 1000;
+const PATCHES_PER_DOC = 0.01;
 const NONE = new Int32Array(0);
 
 type ValueRow = Omit<FieldValueRow, "field">;
@@ -218,7 +222,7 @@ export class Column extends Refreshing {
       this.patches.set(doc, ords);
       this.patched[doc] = 1;
     }
-    if (this.patches.size > MAX_PATCHES) this.repack();
+    if (this.patches.size > Math.max(MIN_PATCHES, this.docs.size * PATCHES_PER_DOC)) this.repack();
   }
 
   private ordinalsOf(doc: number): Ordinals {
@@ -246,8 +250,8 @@ export class Column extends Refreshing {
       this.values.push(row.value);
       this.nums.push(row.num === null ? null : Number(row.num));
       this.ordinals.set(row.value, ord);
-      // A string, its slot in values and nums, its map entry.
-      this.valueBytes += 2 * row.value.length + 80;
+      // A one-byte string (header and characters), its slots in values and nums, its map entry.
+      this.valueBytes += row.value.length + 64;
       if (this.byValue) this.byValue.splice(this.insertionPoint(row.value), 0, ord);
     }
     return ord;
