@@ -159,6 +159,7 @@ describe("metrics settings", () => {
       assert.match(text, /<h2>Harvest of the Member Nodes<\/h2><table id="harvest">/);
       assert.match(text, /<td>urn:node:MN1<\/td>/);
       assert.match(text, /<h2>Replicas<\/h2>/);
+      assert.match(text, /<dd id="search-memory" class="">[\d.]+ (B|KiB|MiB) of 1\.0 GiB<\/dd>/);
     } finally {
       await cn.close();
     }
