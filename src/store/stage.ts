@@ -14,6 +14,7 @@ import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithm
 import { DIRECT_ALIGN, DIRECT_FLAGS } from "./direct-io.ts";
 import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
+import { noteStagedBytes } from "./young-collection.ts";
 
 export interface StageSettings {
   tmpDir: string;
@@ -161,6 +162,7 @@ class Upload {
     while (this.inFlight.size >= this.settings.maxInFlight) await Promise.race(this.inFlight);
     const slot = await pool.acquire(this.signal);
     this.take(slot.bytes, length);
+    noteStagedBytes(length);
     this.job ??= pool.open(this.hashes);
     const hashed = this.job.update(slot, length);
     const at = this.position;
