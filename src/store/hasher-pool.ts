@@ -30,6 +30,8 @@ export interface HasherPool {
   /** True once a thread failed; the pool then refuses work and a new one should be made. */
   readonly broken: boolean;
   acquire(signal?: AbortSignal): Promise<Slot>;
+  /** A free slot now, or undefined when none is free or others are waiting for one (they go first). */
+  tryAcquire(): Slot | undefined;
   release(slot: Slot): void;
   open(hashes: readonly HashKey[]): HashJob;
   close(): Promise<void>;
@@ -177,6 +179,10 @@ export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
         signal?.addEventListener("abort", onAbort, { once: true });
         waiters.push(waiter);
       });
+    },
+
+    tryAcquire() {
+      return failure || waiters.length > 0 ? undefined : free.pop();
     },
 
     release(slot) {

@@ -9,6 +9,7 @@ import { pipeline } from "node:stream/promises";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
+import { toBuffer } from "./chunk-pump.ts";
 import type { Digests, StageOptions } from "./types.ts";
 
 export interface UploadSettings {
@@ -89,11 +90,4 @@ export async function uploadHashed(
     Object.fromEntries(hashers.map(([name, hash]) => [name, hash.digest("hex")])),
     declared,
   );
-}
-
-function toBuffer(chunk: unknown): Buffer {
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === "string") return Buffer.from(chunk);
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new TypeError("An object upload must be a stream of bytes.");
 }

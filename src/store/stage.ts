@@ -1,7 +1,7 @@
 /**
- * Staging: stream an upload into a temp file while hashing it in the same pass (the hashes `ingestHashes` names). Incoming chunks are gathered
- * into slots of the hasher ring (1 MiB); each full slot is hashed by the hasher threads and written to the
- * file at the same time. Uploads that end before reaching `smallLimit` are hashed on this thread instead (a
+ * Staging: stream an upload into a temp file while hashing it in the same pass (the hashes `ingestHashes` names).
+ * Incoming chunks are copied into slots of the hasher ring (1 MiB) as they arrive; each full slot is hashed by
+ * the hasher threads and written to the file at the same time. Uploads that end before reaching `smallLimit` are hashed on this thread instead (a
  * round trip to the threads costs more than the hashing). Nothing is kept in memory beyond a few slots.
  */
 import { createHash, randomUUID } from "node:crypto";
@@ -11,9 +11,11 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
+import { pumpChunks } from "./chunk-pump.ts";
 import { DIRECT_ALIGN, DIRECT_FLAGS } from "./direct-io.ts";
-import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
+import type { HasherPool, HashJob, HexDigests, Slot } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
+import { noteStagedBytes } from "./young-collection.ts";
 
 export interface StageSettings {
   tmpDir: string;
@@ -54,9 +56,7 @@ export async function stageFile(
     // Asynchronous: creating a file may wait for the filesystem journal, which concurrent fsyncs keep busy.
     fd = await openAsync(file, "wx");
     upload.fd = fd;
-    for await (const chunk of source) {
-      await upload.add(toBuffer(chunk));
-    }
+    await pumpChunks(source, (chunk) => upload.add(chunk));
     const values = await upload.end();
     signal?.throwIfAborted();
     await fsyncAsync(fd);
@@ -87,19 +87,21 @@ function closeQuietly(fd: number): void {
   }
 }
 
-function toBuffer(chunk: unknown): Buffer {
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === "string") return Buffer.from(chunk);
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new TypeError("An object upload must be a stream of bytes.");
-}
-
-/** The state of one upload: bytes not yet in a slot, slots in flight, the file position. */
+/** The state of one upload: bytes not yet in a slot, the slot being filled, slots in flight, the file position. */
 class Upload {
   fd: number | undefined;
   position = 0;
+  /** An upload's first bytes, until they reach smallLimit (then it goes through the ring). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  private pool: HasherPool | undefined;
+  /** The slot being filled and how much of it is. */
+  private slot: Slot | undefined;
+  private filled = 0;
+  /** The wait for a slot, while one is under way. */
+  private filling: Promise<void> | undefined;
+  private failure: unknown;
+  private abandoned = false;
   private job: HashJob | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private writes: Promise<void> = Promise.resolve();
@@ -113,27 +115,36 @@ class Upload {
     private readonly file: string,
   ) {}
 
-  async add(chunk: Buffer): Promise<void> {
-    if (chunk.length === 0) return;
+  /** Take `chunk`: copied into ring slots at once where one is free; otherwise a promise of the rest. */
+  add(chunk: Buffer): Promise<void> | undefined {
+    if (this.failure !== undefined) throw this.failure;
+    if (chunk.length === 0) return undefined;
+    if (this.pool) return this.fill(chunk, 0);
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
-    const pool = this.pendingBytes >= this.settings.smallLimit ? this.settings.pool() : undefined;
-    while (pool && this.pendingBytes >= pool.slotSize) await this.dispatch(pool, pool.slotSize);
+    if (this.pendingBytes < this.settings.smallLimit) return undefined;
+    this.pool = this.settings.pool();
+    return this.fillAll(this.pending.splice(0));
   }
 
   /** Flush what is left; the digests once every slot is hashed and written. */
   async end(): Promise<HexDigests> {
-    if (!this.job && this.pendingBytes < this.settings.smallLimit) return this.endOnThisThread();
-    const pool = this.settings.pool();
-    while (this.pendingBytes > 0) await this.dispatch(pool, Math.min(pool.slotSize, this.pendingBytes));
+    await this.filling;
+    if (!this.pool) return this.endOnThisThread();
+    if (this.slot) this.dispatch(this.slot, this.filled);
+    this.slot = undefined;
     await Promise.all(this.inFlight);
     await this.writes;
     this.closeDirect();
-    return (this.job ?? pool.open(this.hashes)).finish();
+    return (this.job ?? this.pool.open(this.hashes)).finish();
   }
 
   /** After a failure: let slots in flight come back (the threads may still read them), forget the job. */
   async abandon(): Promise<void> {
+    this.abandoned = true;
+    await this.filling?.catch(() => undefined);
+    if (this.slot) this.pool?.release(this.slot);
+    this.slot = undefined;
     await Promise.allSettled(this.inFlight);
     await this.writes.catch(() => undefined);
     this.closeDirect();
@@ -141,7 +152,7 @@ class Upload {
     this.pending = [];
   }
 
-  private async endOnThisThread(): Promise<HexDigests> {
+  private endOnThisThread(): HexDigests {
     const bytes = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
@@ -156,11 +167,62 @@ class Upload {
     return values;
   }
 
-  /** Move `length` pending bytes into a slot, then hash and write it concurrently. */
-  private async dispatch(pool: HasherPool, length: number): Promise<void> {
+  private fillAll(chunks: Buffer[]): Promise<void> | undefined {
+    for (const [at, chunk] of chunks.entries()) {
+      const wait = this.fill(chunk, 0);
+      if (wait) return this.track(wait.then(() => this.fillAll(chunks.slice(at + 1))));
+    }
+    return undefined;
+  }
+
+  /** Copy `chunk` from `offset` into slots; a promise when a slot must be waited for. */
+  private fill(chunk: Buffer, offset: number): Promise<void> | undefined {
+    if (this.abandoned) throw new Error("stage: the upload was abandoned");
+    while (offset < chunk.length) {
+      if (!this.slot) {
+        const slot = this.inFlight.size < this.settings.maxInFlight ? this.pool?.tryAcquire() : undefined;
+        if (!slot) return this.track(this.acquire().then(() => this.fill(chunk, offset)));
+        this.slot = slot;
+      }
+      offset = this.copy(this.slot, chunk, offset);
+    }
+    return undefined;
+  }
+
+  private track(wait: Promise<void>): Promise<void> {
+    this.filling = wait;
+    return wait;
+  }
+
+  /** Wait for room in flight and a free slot. */
+  private async acquire(): Promise<void> {
     while (this.inFlight.size >= this.settings.maxInFlight) await Promise.race(this.inFlight);
-    const slot = await pool.acquire(this.signal);
-    this.take(slot.bytes, length);
+    const slot = await this.requirePool().acquire(this.signal);
+    if (this.abandoned) {
+      this.requirePool().release(slot);
+      throw new Error("stage: the upload was abandoned");
+    }
+    this.slot = slot;
+  }
+
+  /** Copy what fits of `chunk` into `slot`; a full slot goes to the threads and the file. */
+  private copy(slot: Slot, chunk: Buffer, offset: number): number {
+    const slotSize = this.requirePool().slotSize;
+    const n = Math.min(chunk.length - offset, slotSize - this.filled);
+    chunk.copy(slot.bytes, this.filled, offset, offset + n);
+    this.filled += n;
+    if (this.filled === slotSize) {
+      this.dispatch(slot, slotSize);
+      this.slot = undefined;
+    }
+    return offset + n;
+  }
+
+  /** Hash and write the first `length` bytes of `slot` concurrently; the slot is released once both are done. */
+  private dispatch(slot: Slot, length: number): void {
+    const pool = this.requirePool();
+    this.filled = 0;
+    noteStagedBytes(length);
     this.job ??= pool.open(this.hashes);
     const hashed = this.job.update(slot, length);
     const at = this.position;
@@ -173,25 +235,13 @@ class Upload {
       if (w.status === "rejected") throw w.reason;
     });
     this.inFlight.add(task);
-    // A failed task stays in the set so that the next race (or the final wait) reports it.
+    // A failed task stays in the set so that the next race (or the final wait) reports it; the next chunk too.
     task.then(
       () => this.inFlight.delete(task),
-      () => undefined,
+      (error: unknown) => {
+        this.failure ??= error;
+      },
     );
-  }
-
-  private take(into: Uint8Array, length: number): void {
-    let offset = 0;
-    while (offset < length) {
-      const head = this.pending[0];
-      if (!head) throw new Error("stage: fewer pending bytes than counted");
-      const n = Math.min(head.length, length - offset);
-      head.copy(into, offset, 0, n);
-      offset += n;
-      if (n === head.length) this.pending.shift();
-      else this.pending[0] = head.subarray(n);
-    }
-    this.pendingBytes -= length;
   }
 
   /**
@@ -212,6 +262,11 @@ class Upload {
   private closeDirect(): void {
     if (this.directFd !== undefined) closeQuietly(this.directFd);
     this.directFd = undefined;
+  }
+
+  private requirePool(): HasherPool {
+    if (!this.pool) throw new Error("stage: no hasher pool");
+    return this.pool;
   }
 
   private requireFd(): number {
