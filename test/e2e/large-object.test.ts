@@ -205,6 +205,10 @@ describe("a 6 GiB object end to end (node processes, mutual TLS)", {
     report(
       `peak RSS: ${[...peakRss].map(([name, rss]) => `${name} ${(rss / MiB).toFixed(0)} MiB`).join(", ")}`,
     );
+    const cpu = fed
+      .processes()
+      .map((node, i) => `${["CN", "MN1", "MN2"][i]} ${cpuSecondsOf(node.child.pid)} s`);
+    report(`CPU time: ${cpu.join(", ")}; this test ${(process.cpuUsage().user / 1e6).toFixed(0)} s user`);
     for (const [name, rss] of peakRss) assert.ok(rss < RSS_BOUND, `${name}: ${rss} bytes`);
   });
 
@@ -229,6 +233,16 @@ function rssOf(pid: number | undefined): number {
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
   } catch {
     return 0;
+  }
+}
+
+/** User and system CPU seconds of a process so far (/proc/<pid>/stat fields 14 and 15, in clock ticks). */
+function cpuSecondsOf(pid: number | undefined): string {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) / 100).toFixed(0);
+  } catch {
+    return "?";
   }
 }
 
