@@ -7,17 +7,17 @@
  * (D1NODE_TEST_LARGE=run); the ordinary run skips it.
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import yauzl from "yauzl";
 import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import { zipFileEntries } from "../helpers/bag.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { type GeneratedBytes, generatedBytes } from "../helpers/generated-bytes.ts";
 import { USERS } from "../helpers/pki.ts";
+import { cpuSecondsOf, rssOf } from "../helpers/proc-stats.ts";
 import { type ProcessFederation, startProcessFederation } from "../helpers/process-federation.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { submittedSysmeta } from "../helpers/sysmeta.ts";
@@ -184,7 +184,7 @@ describe("a 6 GiB object end to end (node processes, mutual TLS)", {
     assert.equal(got.status, 200);
     assert.ok(got.bytes > SIZE);
 
-    const entries = await zipEntries(bagFile);
+    const entries = await zipFileEntries(bagFile);
     const data = entries.get("data/large.bin");
     assert.ok(data, `the bag holds data/large.bin (${[...entries.keys()].join(", ")})`);
     assert.equal(data.entry.uncompressedSize, SIZE);
@@ -228,72 +228,5 @@ describe("a 6 GiB object end to end (node processes, mutual TLS)", {
   }
 });
 
-function rssOf(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** User and system CPU seconds of a process so far (/proc/<pid>/stat fields 14 and 15, in clock ticks). */
-function cpuSecondsOf(pid: number | undefined): string {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) / 100).toFixed(0);
-  } catch {
-    return "?";
-  }
-}
-
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
 const report = (line: string) => process.stdout.write(`${line}\n`);
-
-interface ZipMember {
-  entry: yauzl.Entry;
-  text(): Promise<string>;
-  /** MD5 and length of the member's bytes, streamed. */
-  digest(): Promise<{ md5: string; size: number }>;
-}
-
-/** The entries of a zip file on disk (ZIP64 read by yauzl), each readable as a stream. */
-async function zipEntries(file: string): Promise<Map<string, ZipMember>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, z) =>
-      error ? reject(error) : resolve(z),
-    ),
-  );
-  const open = (entry: yauzl.Entry) =>
-    new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-      zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
-    );
-  const digest = async (entry: yauzl.Entry) => {
-    const md5 = createHash("md5");
-    let size = 0;
-    for await (const chunk of await open(entry)) {
-      md5.update(chunk as Buffer);
-      size += (chunk as Buffer).length;
-    }
-    return { md5: md5.digest("hex"), size };
-  };
-  const entries = new Map<string, ZipMember>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on("entry", (entry: yauzl.Entry) => {
-      entries.set(entry.fileName, {
-        entry,
-        digest: () => digest(entry),
-        text: async () => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await open(entry)) chunks.push(chunk as Buffer);
-          return Buffer.concat(chunks).toString("utf8");
-        },
-      });
-      zip.readEntry();
-    });
-    zip.on("end", () => resolve());
-    zip.on("error", reject);
-    zip.readEntry();
-  });
-  return entries;
-}
