@@ -1,4 +1,7 @@
-/** Reading a bag (zip) in tests: every entry's bytes, and checks of every manifest and tagmanifest line. */
+/**
+ * Reading a bag (zip) in tests: every entry's bytes, checks of every manifest and tagmanifest line, and the
+ * entries of a bag saved to a file, each streamed on request (for bags too large to hold).
+ */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import yauzl from "yauzl";
@@ -48,4 +51,52 @@ export function verifyManifests(files: Map<string, Buffer>): { payload: string[]
     }
   }
   return { payload: [...payload], tags: [...tags] };
+}
+
+export interface ZipMember {
+  entry: yauzl.Entry;
+  text(): Promise<string>;
+  /** MD5 and length of the member's bytes, streamed. */
+  digest(): Promise<{ md5: string; size: number }>;
+}
+
+/** The entries of a zip file on disk (ZIP64 read by yauzl), each readable as a stream. */
+export async function zipFileEntries(file: string): Promise<Map<string, ZipMember>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, z) =>
+      error ? reject(error) : resolve(z),
+    ),
+  );
+  const open = (entry: yauzl.Entry) =>
+    new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+      zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
+    );
+  const digest = async (entry: yauzl.Entry) => {
+    const md5 = createHash("md5");
+    let size = 0;
+    for await (const chunk of await open(entry)) {
+      md5.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    return { md5: md5.digest("hex"), size };
+  };
+  const entries = new Map<string, ZipMember>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on("entry", (entry: yauzl.Entry) => {
+      entries.set(entry.fileName, {
+        entry,
+        digest: () => digest(entry),
+        text: async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of await open(entry)) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks).toString("utf8");
+        },
+      });
+      zip.readEntry();
+    });
+    zip.on("end", () => resolve());
+    zip.on("error", reject);
+    zip.readEntry();
+  });
+  return entries;
 }

@@ -11,6 +11,7 @@ import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { writeBag } from "../../packages/bag.ts";
 import { safeFileName, UniqueNames } from "../../packages/names.ts";
 import { type BagPlan, isPackageType, PACKAGE_TYPES, type PackageType } from "../../packages/types.ts";
+import { type PackageValidators, packageValidators } from "../../packages/validators.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import { serializeSystemMetadata } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
@@ -30,7 +31,9 @@ export interface PackageStream {
   packageId: string;
   /** Suggested file name of the download. */
   fileName: string;
-  body: Readable;
+  validators: PackageValidators;
+  /** The bag; absent when `deliver` declined it (the caller's copy is current): then no read is logged. */
+  body: Readable | undefined;
 }
 
 export async function getPackage(
@@ -39,6 +42,7 @@ export async function getPackage(
   packageType: string,
   pid: string,
   version: ApiVersion,
+  deliver: (validators: PackageValidators) => boolean = () => true,
 ): Promise<PackageStream> {
   if (!isPackageType(packageType)) {
     throw new InvalidRequest(
@@ -60,6 +64,13 @@ export async function getPackage(
   checkMembers(call, mapId, memberIds, members);
   await checkBytesPresent(ctx, mapId, [map, ...(members as StoredObject[])]);
 
+  const fileName = `${safeFileName(mapId)}.zip`;
+  const validators = packageValidators({ type: packageType, version, nodeId: ctx.config.nodeId }, [
+    map,
+    ...(members as StoredObject[]),
+  ]);
+  if (!deliver(validators))
+    return { type: packageType, packageId: mapId, fileName, validators, body: undefined };
   const [resourceMap = map, ...held] = await withManifestDigests(ctx, [map, ...(members as StoredObject[])]);
   const plan: BagPlan = {
     type: packageType,
@@ -79,7 +90,7 @@ export async function getPackage(
     },
     ctx.config.nodeId,
   );
-  return { type: packageType, packageId: mapId, fileName: `${safeFileName(mapId)}.zip`, body };
+  return { type: packageType, packageId: mapId, fileName, validators, body };
 }
 
 /** The objects with the digests the manifests list (MD5, SHA-256), computed now where the upload did not. */

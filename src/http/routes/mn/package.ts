@@ -1,12 +1,16 @@
 /**
  * MNPackage route: GET /packages/{packageType}/{pid}. The package type is a format identifier with a "/"
  * ("application/bagit-097"): clients send it percent-encoded as one segment (the DataONE Python client does);
- * the unencoded form "application/bagit-097/{pid}" is accepted too.
+ * the unencoded form "application/bagit-097/{pid}" is accepted too. If-None-Match / If-Modified-Since with the
+ * package's current validators answer 304 (after the same access checks), with no bag made and no read logged.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
+import type { PackageValidators } from "../../../packages/validators.ts";
 import { getPackage } from "../../../services/mn/package.ts";
 import { callInfo } from "../../call.ts";
+import { answerRead, type Validators } from "../../conditional-read.ts";
+import { httpDate } from "../../headers.ts";
 import { refuseImpossibleIdentifier } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 
@@ -16,14 +20,31 @@ export function registerPackageRoutes(app: FastifyInstance, scope: RouteScope): 
 
   app.get(`${packagesPrefix}*`, { config: { apiMethod: "MNPackage.getPackage" } }, async (request, reply) => {
     const { packageType, pid } = packagePath(request, packagesPrefix);
-    const bag = await getPackage(ctx, callInfo(request), packageType, pid, version);
+    const bag = await getPackage(
+      ctx,
+      callInfo(request),
+      packageType,
+      pid,
+      version,
+      (validators) => answerRead(request.headers, httpValidators(validators), 0, false).status !== 304,
+    );
+    const { etag, lastModified } = httpValidators(bag.validators);
+    const validators = { etag, "last-modified": lastModified };
+    // "The server generating a 304 response MUST generate ... ETag ... that would have been sent in a 200".
+    if (!bag.body) return reply.code(304).headers(validators).send();
     return reply
       .code(200)
+      .headers(validators)
       .type("application/zip")
       .header("Content-Disposition", attachment(bag.fileName))
       .header("X-DataONE-Package-Type", bag.type)
       .send(bag.body);
   });
+}
+
+/** A bag is made anew for each request: its validators are those of its content (weak ETag, Last-Modified). */
+function httpValidators(validators: PackageValidators): Validators & { etag: string; lastModified: string } {
+  return { etag: validators.etag, lastModified: httpDate(validators.lastModified) };
 }
 
 function packagePath(request: FastifyRequest, prefix: string): { packageType: string; pid: string } {
