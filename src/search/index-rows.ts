@@ -25,7 +25,24 @@ interface ValueRow {
   num: number | null;
 }
 
-export function indexRows({ pid, sysmeta, science }: IndexEntry) {
+/** An entry as rows (plain data: it crosses from the worker threads of a rebuild as it is). */
+export interface IndexRows {
+  row: {
+    pid: string;
+    doc: string;
+    science: string;
+    format_type: string | null;
+    obsoleted: number;
+    archived: number;
+    is_public: number;
+    date_uploaded: number | null;
+    format_id: string | null;
+  };
+  values: ValueRow[];
+  terms: string[];
+}
+
+export function indexRows({ pid, sysmeta, science }: IndexEntry): IndexRows {
   const merged = new Map(science);
   for (const [name, values] of sysmeta) merged.set(name, values);
   const doc = withCopyFields(merged);

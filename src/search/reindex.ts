@@ -12,7 +12,9 @@
  */
 import type { StoredObject } from "../types/stored-object.ts";
 import { guarded } from "./hooks.ts";
-import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
+import { type IndexContext, indexObject, unindex } from "./indexer.ts";
+import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
+import { createExtractPool } from "./rebuild/extract-pool.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -26,7 +28,12 @@ export interface ReindexOptions {
   onProgress?: (progress: Readonly<ReindexProgress>) => void;
   /** Stops after the page being written (the rest is left for the next run). */
   signal?: AbortSignal;
+  /** Threads making rows from the objects' bytes while pages are written (default EXTRACT_THREADS; 0: none). */
+  threads?: number;
 }
+
+/** Extraction threads of a bulk run: one, beside the writing thread (two cores between them and the database). */
+export const EXTRACT_THREADS = 1;
 
 export interface ReindexProgress {
   /** Objects read. */
@@ -39,29 +46,43 @@ export interface ReindexProgress {
   removed: number;
 }
 
-/** Index stored objects page by page; resolves to the counts. */
+/**
+ * Index stored objects page by page; resolves to the counts. While the extraction thread makes a page's rows the
+ * page before is written, and the event loop gets a turn between pages (a serving node answers meanwhile: no
+ * request waits for more than one page's write).
+ */
 export async function reindexObjects(
   ctx: IndexContext,
   options: ReindexOptions = {},
 ): Promise<ReindexProgress> {
   const size = options.batchSize ?? INDEX_BATCH;
+  const missingOnly = options.missingOnly ?? false;
   const progress: ReindexProgress = { seen: 0, written: 0, failed: 0, removed: 0 };
+  const pool = createExtractPool(options.threads ?? EXTRACT_THREADS);
   let after: string | undefined;
-  while (!options.signal?.aborted) {
-    const pids = await objectPage(ctx, after, size, options.missingOnly ?? false);
-    const last = pids.at(-1);
-    if (last === undefined) break;
-    after = last;
-    const found = await ctx.db.objects.getMany(pids);
-    // One deleted since the page was read is the node's to unindex.
-    const objects = pids.flatMap((pid) => found.get(pid) ?? []);
-    const failed = await writePage(ctx, objects);
-    progress.seen += pids.length;
-    progress.written += objects.length - failed;
+  let previous: PreparedPage | undefined;
+  const write = async (page: PreparedPage) => {
+    const failed = (await writePage(ctx, page)) + (await rewriteChanged(ctx, page.objects));
+    progress.seen += page.pids.length;
+    progress.written += page.objects.length - failed;
     progress.failed += failed;
     options.onProgress?.(progress);
+  };
+  try {
+    while (!options.signal?.aborted) {
+      const pids = await ctx.db.search.objectPids(after, size, missingOnly);
+      after = pids.at(-1);
+      const current = after === undefined ? undefined : await preparePage(ctx, pool, pids);
+      if (previous) await write(previous);
+      previous = current;
+      if (!previous) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (previous) await write(previous);
+  } finally {
+    await pool.close();
   }
-  if (!options.missingOnly && !options.signal?.aborted) {
+  if (!missingOnly && !options.signal?.aborted) {
     await removeStale(ctx, size, progress);
     options.onProgress?.(progress);
   }
@@ -121,29 +142,6 @@ export function startIndexCatchUp(ctx: IndexContext): IndexCatchUp {
       await done;
     },
   };
-}
-
-async function objectPage(
-  ctx: IndexContext,
-  after: string | undefined,
-  size: number,
-  missingOnly: boolean,
-): Promise<string[]> {
-  return ctx.db.search.objectPids(after, size, missingOnly);
-}
-
-/** Write one page's documents; resolves to how many objects failed. */
-async function writePage(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
-  let failed = 0;
-  try {
-    await indexStoredObjects(ctx, objects);
-  } catch {
-    for (const object of objects) {
-      const pid = object.sysmeta.identifier;
-      if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object)))) failed++;
-    }
-  }
-  return failed + (await rewriteChanged(ctx, objects));
 }
 
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */

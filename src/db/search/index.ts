@@ -13,6 +13,7 @@ import {
   type SearchDb,
   writeDocument,
   writeDocuments,
+  writeRows,
 } from "./index-store.ts";
 import { conditionKey, matchingAmong, matchingPids, valuesOf, valuesOfField } from "./memory-reads.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
@@ -28,6 +29,7 @@ type Bound<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A
 export interface SearchRepository {
   writeDocument: Bound<typeof writeDocument>;
   writeDocuments: Bound<typeof writeDocuments>;
+  writeRows: Bound<typeof writeRows>;
   removeDocument: Bound<typeof removeDocument>;
   readScience: Bound<typeof readScience>;
   readStoredDocs: Bound<typeof readStoredDocs>;
@@ -58,6 +60,7 @@ export function searchRepository(db: SearchDb): SearchRepository {
   return {
     writeDocument: (...args) => writeDocument(db, ...args),
     writeDocuments: (...args) => writeDocuments(db, ...args),
+    writeRows: (...args) => writeRows(db, ...args),
     removeDocument: (...args) => removeDocument(db, ...args),
     readScience: (...args) => readScience(db, ...args),
     readStoredDocs: (...args) => readStoredDocs(db, ...args),
