@@ -16,6 +16,7 @@ import {
   writeRows,
 } from "./index-store.ts";
 import { conditionKey, matchingAmong, matchingPids, valuesOf, valuesOfField } from "./memory-reads.ts";
+import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
 import { countMatching, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
@@ -54,6 +55,10 @@ export interface SearchRepository {
   objectPids: Bound<typeof objectPids>;
   objectVersions: Bound<typeof objectVersions>;
   staleAfter: Bound<typeof staleAfter>;
+  rebuildState: Bound<typeof rebuildState>;
+  beginRebuild: Bound<typeof beginRebuild>;
+  rebuildProgressed: Bound<typeof rebuildProgressed>;
+  finishRebuild: Bound<typeof finishRebuild>;
 }
 
 export function searchRepository(db: SearchDb): SearchRepository {
@@ -85,5 +90,9 @@ export function searchRepository(db: SearchDb): SearchRepository {
     objectPids: (...args) => objectPids(db, ...args),
     objectVersions: (...args) => objectVersions(db, ...args),
     staleAfter: (...args) => staleAfter(db, ...args),
+    rebuildState: (...args) => rebuildState(db, ...args),
+    beginRebuild: (...args) => beginRebuild(db, ...args),
+    rebuildProgressed: (...args) => rebuildProgressed(db, ...args),
+    finishRebuild: (...args) => finishRebuild(db, ...args),
   };
 }
