@@ -6,7 +6,8 @@
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
- * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts). Every
+ * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-rebuild (only
+ * when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -33,6 +34,7 @@ import { s3 } from "./sections/s3.ts";
 import { scale } from "./sections/scale.ts";
 import { scaleOut } from "./sections/scale-out.ts";
 import { search } from "./sections/search.ts";
+import { searchRebuild } from "./sections/search-rebuild.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
 import { soak } from "./sections/soak.ts";
@@ -45,6 +47,7 @@ const SECTIONS: Record<string, Section> = {
   "small-get": smallGet,
   list,
   search,
+  "search-rebuild": searchRebuild,
   package: packageSection,
   replication,
   federation,
@@ -61,7 +64,7 @@ const SECTIONS: Record<string, Section> = {
   "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale tens of millions of rows). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale"]);
+const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale", "search-rebuild"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
