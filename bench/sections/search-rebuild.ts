@@ -26,11 +26,11 @@ import { parseXml } from "../../src/types/xml-parse.ts";
 import { emlDocument } from "../lib/eml-corpus.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
+import { sysmetaOf } from "./search.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_DOCS ?? 100_000);
 const DISTINCT = 1000;
-const FORMAT = "eml://ecoinformatics.org/eml-2.1.1";
 const PING_SECONDS = 5;
 
 export async function searchRebuild(options: SectionOptions): Promise<void> {
@@ -104,31 +104,14 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
 }
 
 function* objects(documents: Buffer[]): Iterable<StoredObject> {
-  const width = String(DOCS).length;
   for (let i = 0; i < DOCS; i++) {
     const bytes = documents[i % DISTINCT] as Buffer;
-    const date = new Date(Date.UTC(2010, 0, 1) + i * 60_000);
     const digests = { size: bytes.length, md5: "", sha1: "", sha256: `${i % DISTINCT}`.padStart(64, "0") };
     yield {
       contentKey: digests.sha256,
       digests,
       isReplica: false,
-      sysmeta: {
-        serialVersion: 1,
-        identifier: `rebuild.${String(i).padStart(width, "0")}`,
-        formatId: FORMAT,
-        size: bytes.length,
-        checksum: { algorithm: "SHA-256", value: digests.sha256 },
-        submitter: "CN=bench,DC=d1node,DC=org",
-        rightsHolder: "CN=bench,DC=d1node,DC=org",
-        accessPolicy: [{ subjects: ["public"], permissions: ["read"] }],
-        archived: false,
-        dateUploaded: date,
-        dateSysMetadataModified: date,
-        originMemberNode: "urn:node:BENCH",
-        authoritativeMemberNode: "urn:node:BENCH",
-        replicas: [],
-      },
+      sysmeta: { ...sysmetaOf(i, bytes.length), serialVersion: 1 },
     };
   }
 }

@@ -50,7 +50,8 @@ export async function search(options: SectionOptions): Promise<void> {
   }
 }
 
-function sysmetaOf(n: number, size: number): SystemMetadata {
+/** The system metadata of the n-th corpus document (every tenth one obsoleted). */
+export function sysmetaOf(n: number, size: number): SystemMetadata {
   const uploaded = new Date(Date.UTC(2010, 0, 1) + n * 60_000);
   return {
     identifier: `bench.${n}.1`,

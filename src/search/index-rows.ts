@@ -3,6 +3,7 @@
  * search_values rows of the non-text fields, and the text fields' terms (terms.ts). Written by the index store
  * (src/db/search/index-store.ts).
  */
+import type { SearchDocsTable } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
@@ -27,17 +28,8 @@ interface ValueRow {
 
 /** An entry as rows (plain data: it crosses from the worker threads of a rebuild as it is). */
 export interface IndexRows {
-  row: {
-    pid: string;
-    doc: string;
-    science: string;
-    format_type: string | null;
-    obsoleted: number;
-    archived: number;
-    is_public: number;
-    date_uploaded: number | null;
-    format_id: string | null;
-  };
+  /** The search_docs row, less the terms' place (each dialect's writer gives it). */
+  row: Omit<SearchDocsTable, "term_id" | "terms">;
   values: ValueRow[];
   terms: string[];
 }
