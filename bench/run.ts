@@ -6,8 +6,9 @@
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
- * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts) and search-scale (only when
- * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS). Every
+ * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
+ * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS) and search-rebuild
+ * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -34,6 +35,7 @@ import { s3 } from "./sections/s3.ts";
 import { scale } from "./sections/scale.ts";
 import { scaleOut } from "./sections/scale-out.ts";
 import { search } from "./sections/search.ts";
+import { searchRebuild } from "./sections/search-rebuild.ts";
 import { searchScale } from "./sections/search-scale.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
@@ -48,6 +50,7 @@ const SECTIONS: Record<string, Section> = {
   list,
   search,
   "search-scale": searchScale,
+  "search-rebuild": searchRebuild,
   package: packageSection,
   replication,
   federation,
@@ -64,7 +67,7 @@ const SECTIONS: Record<string, Section> = {
   "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale", "search-scale"]);
+const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale", "search-scale", "search-rebuild"]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {

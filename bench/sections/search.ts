@@ -50,6 +50,7 @@ export async function search(options: SectionOptions): Promise<void> {
   }
 }
 
+/** The system metadata of the n-th corpus document (every tenth one obsoleted). */
 export function sysmetaOf(n: number, size: number): SystemMetadata {
   const uploaded = new Date(Date.UTC(2010, 0, 1) + n * 60_000);
   return {

@@ -4,7 +4,9 @@
  * documents of objects that no longer exist are removed; `--missing` indexes only the objects without a document
  * (what every start-up does). With the embedded SQLite database run it while the node is stopped (the node holds
  * the file alone); with PostgreSQL any time, the node serving meanwhile.
- * Progress goes to standard error, the summary to standard output. Exit code: 0 when every object was indexed,
+ * A full rebuild interrupted (Ctrl-C, a crash) resumes where it stopped when run again (or when the node next
+ * starts); searches meanwhile see the old documents and those already rewritten. Progress goes to standard error
+ * (written / total, documents per second, time left), the summary to standard output. Exit code: 0 when every object was indexed,
  * 1 when some could not be (each one is named on standard error), 2 when the index could not be rebuilt at all.
  */
 import type { Command } from "commander";
@@ -15,6 +17,7 @@ import { loadFormatRegistry } from "../services/formats.ts";
 import { openStore } from "../store/index.ts";
 import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+import { progressLine } from "./progress.ts";
 
 interface IndexFlags extends CommonFlags {
   missing?: boolean;
@@ -54,25 +57,44 @@ export function registerIndexCommand(program: Command): void {
 
 async function rebuild(ctx: IndexContext, flags: IndexFlags): Promise<ReindexProgress> {
   const missingOnly = flags.missing === true;
-  const total = await countObjectsToIndex(ctx, missingOnly);
+  const { total, resumedAfter } = await countObjectsToIndex(ctx, missingOnly);
+  if (resumedAfter !== undefined)
+    process.stderr.write(`resuming the unfinished rebuild after ${JSON.stringify(resumedAfter)}\n`);
   const started = Date.now();
-  let shown = 0;
-  const show = ({ seen, written, failed }: Readonly<ReindexProgress>) => {
-    const seconds = (Date.now() - started) / 1000;
-    const rate = Math.round(seen / Math.max(seconds, 0.001));
-    process.stderr.write(`\rindexed ${written} / ${total}, ${failed} failed (${rate} objects/s)`);
-  };
+  const line = progressLine();
+  let done: Readonly<ReindexProgress> = { seen: 0, written: 0, failed: 0, removed: 0 };
   const summary = await reindexObjects(ctx, {
     missingOnly,
+    batchSize: CLI_BATCH,
     onProgress: (progress) => {
-      if (Date.now() - shown < 1000) return;
-      shown = Date.now();
-      show(progress);
+      done = progress;
+      line.update(() => progressText(done, total, (Date.now() - started) / 1000));
     },
   });
-  show(summary);
-  process.stderr.write(`\ndone in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  line.finish(progressText(summary, total, (Date.now() - started) / 1000));
+  process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return summary;
+}
+
+/** Documents per transaction of a rebuild run by an operator (the node's own catch-up writes smaller pages). */
+const CLI_BATCH = 500;
+
+/** "indexed 120000 / 2500000, 0 failed, 1234 docs/s, 4.8 % done, about 32 min left" */
+export function progressText(
+  { seen, written, failed }: Readonly<ReindexProgress>,
+  total: number,
+  seconds: number,
+) {
+  const rate = seen / Math.max(seconds, 0.001);
+  const percent = total > 0 ? `, ${((100 * Math.min(seen, total)) / total).toFixed(1)} % done` : "";
+  const left = seen >= total || rate === 0 ? "" : `, about ${duration((total - seen) / rate)} left`;
+  return `indexed ${written} / ${total}, ${failed} failed, ${Math.round(rate)} docs/s${percent}${left}`;
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.ceil(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }
 
 function fail(message: string): void {

@@ -173,6 +173,16 @@ export interface SearchRelationsTable {
   object: string;
 }
 
+/** Search index: the full rebuild under way, if any (one row, name "full"; migration 0014-search-rebuild). */
+export interface SearchRebuildTable {
+  name: string;
+  /** The last PID whose document the rebuild wrote (null: none yet). */
+  after_pid: string | null;
+  started_at: number;
+  /** JSON: the CREATE INDEX statements of the secondary indexes dropped for the rebuild, to run at its end. */
+  deferred_indexes: string;
+}
+
 /**
  * Every identifier in use, PIDs and SIDs alike, under one primary key (migration 0010-identifiers): a PID is
  * never a SID, and a SID names one series. `head` is a series' HEAD PID (null on a PID's row).
@@ -275,6 +285,7 @@ export interface Tables {
   search_docs: SearchDocsTable;
   search_values: SearchValuesTable;
   search_relations: SearchRelationsTable;
+  search_rebuild: SearchRebuildTable;
   tasks: TasksTable;
   harvest_progress: HarvestProgressTable;
   log_aggregation: LogAggregationTable;

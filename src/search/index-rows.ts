@@ -3,6 +3,7 @@
  * search_values rows of the non-text fields, and the text fields' terms (terms.ts). Written by the index store
  * (src/db/search/index-store.ts).
  */
+import type { SearchDocsTable } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";
@@ -25,7 +26,15 @@ interface ValueRow {
   num: number | null;
 }
 
-export function indexRows({ pid, sysmeta, science }: IndexEntry) {
+/** An entry as rows (plain data: it crosses from the worker threads of a rebuild as it is). */
+export interface IndexRows {
+  /** The search_docs row, less the terms' place (each dialect's writer gives it). */
+  row: Omit<SearchDocsTable, "term_id" | "terms">;
+  values: ValueRow[];
+  terms: string[];
+}
+
+export function indexRows({ pid, sysmeta, science }: IndexEntry): IndexRows {
   const merged = new Map(science);
   for (const [name, values] of sysmeta) merged.set(name, values);
   const doc = withCopyFields(merged);

@@ -10,8 +10,9 @@ import type { FormatRegistry } from "../types/format-registry.ts";
 import type { NodeLog } from "../types/node-log.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SearchDocument } from "./document.ts";
-import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
+import { extractorFor } from "./extract/index.ts";
 import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
+import { FORMAT_MARK, readsBytes, scienceOf } from "./science.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
@@ -120,38 +121,30 @@ function formatOf(science: SearchDocument): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** Science documents remember their format under the schema's formatId field (overridden by sysmeta's). */
-const FORMAT_MARK = "formatId";
-
 async function extractScience(
   ctx: IndexContext,
   object: StoredObject,
   bytes: Buffer | undefined,
 ): Promise<SearchDocument> {
   const { sysmeta } = object;
-  const none: SearchDocument = new Map([[FORMAT_MARK, [sysmeta.formatId]]]);
-  const extract = extractorFor(sysmeta.formatId);
-  if (!extract || sysmeta.size > MAX_METADATA_BYTES || !hasBytes(object)) return none;
-  try {
-    const science = extract(await contentOf(ctx, object, bytes));
-    science.set(FORMAT_MARK, [sysmeta.formatId]);
-    return science;
-  } catch {
-    // "Documents that cannot be parsed are indexed by their system metadata" (as the DataONE indexer does).
-    return none;
-  }
+  const read = readsBytes(sysmeta.formatId, sysmeta.size) && hasBytes(object);
+  return scienceOf(sysmeta.formatId, read ? await contentOf(ctx, object, bytes) : undefined);
 }
 
 /**
  * A Coordinating Node knows objects whose bytes live on Member Nodes by their system metadata alone (content key
  * "", NO_BYTES): those are indexed by system metadata and access, and their bytes are never asked for.
  */
-function hasBytes(object: StoredObject): boolean {
+export function hasBytes(object: StoredObject): boolean {
   return object.contentKey !== "";
 }
 
 /** The object's bytes: those the write still has (when whole), else read from the store. */
-async function contentOf(ctx: IndexContext, object: StoredObject, held: Buffer | undefined): Promise<Buffer> {
+export async function contentOf(
+  ctx: IndexContext,
+  object: StoredObject,
+  held: Buffer | undefined,
+): Promise<Buffer> {
   if (held?.length === object.sysmeta.size) return held;
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.store.read(object.contentKey)) chunks.push(chunk as Buffer);

@@ -1,9 +1,9 @@
 /**
  * Indexing stored objects in bulk: the start-up catch-up (`indexMissing`: objects without a document) and
  * `d1node index` (every object, or the missing ones). Objects are read a page at a time, keyset by pid (memory
- * stays bounded whatever the node holds), and each page is written `INDEX_BATCH` documents per transaction by
- * `indexStoredObjects` (resource maps one by one, so their members' package fields follow). A page whose write
- * fails is indexed object by object; an object that still fails is logged (pid and error) and left without a
+ * stays bounded whatever the node holds), their rows made in an extraction thread (rebuild/), and each page's
+ * plain objects written in one transaction (resource maps one by one, so their members' package fields follow;
+ * rebuild/batches.ts). A page whose write fails is indexed object by object; an object that still fails is logged (pid and error) and left without a
  * document, for the next catch-up. A full rebuild then removes the documents of objects that no longer exist.
  *
  * Another process may write meanwhile (PostgreSQL: a serving node, workers): after each page, an object whose
@@ -12,7 +12,9 @@
  */
 import type { StoredObject } from "../types/stored-object.ts";
 import { guarded } from "./hooks.ts";
-import { type IndexContext, indexObject, indexStoredObject, indexStoredObjects, unindex } from "./indexer.ts";
+import { type IndexContext, indexObject, unindex } from "./indexer.ts";
+import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
+import { createExtractPool } from "./rebuild/extract-pool.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -26,7 +28,14 @@ export interface ReindexOptions {
   onProgress?: (progress: Readonly<ReindexProgress>) => void;
   /** Stops after the page being written (the rest is left for the next run). */
   signal?: AbortSignal;
+  /** A full run on an empty index: drop the secondary indexes and build them at the end (default true). */
+  deferIndexes?: boolean;
+  /** Threads making rows from the objects' bytes while pages are written (default EXTRACT_THREADS; 0: none). */
+  threads?: number;
 }
+
+/** Extraction threads of a bulk run: one, beside the writing thread (two cores between them and the database). */
+export const EXTRACT_THREADS = 1;
 
 export interface ReindexProgress {
   /** Objects read. */
@@ -39,38 +48,66 @@ export interface ReindexProgress {
   removed: number;
 }
 
-/** Index stored objects page by page; resolves to the counts. */
+/**
+ * Index stored objects page by page; resolves to the counts. While the extraction thread makes a page's rows the
+ * page before is written, and the event loop gets a turn between pages (a serving node answers meanwhile: no
+ * request waits for more than one page's write).
+ * A full run records how far it got (`db.search.rebuildState`) and resumes there when run again after an
+ * interruption; started on an empty index it builds the secondary indexes once, at its end.
+ */
 export async function reindexObjects(
   ctx: IndexContext,
   options: ReindexOptions = {},
 ): Promise<ReindexProgress> {
   const size = options.batchSize ?? INDEX_BATCH;
+  const missingOnly = options.missingOnly ?? false;
   const progress: ReindexProgress = { seen: 0, written: 0, failed: 0, removed: 0 };
-  let after: string | undefined;
-  while (!options.signal?.aborted) {
-    const pids = await objectPage(ctx, after, size, options.missingOnly ?? false);
-    const last = pids.at(-1);
-    if (last === undefined) break;
-    after = last;
-    const found = await ctx.db.objects.getMany(pids);
-    // One deleted since the page was read is the node's to unindex.
-    const objects = pids.flatMap((pid) => found.get(pid) ?? []);
-    const failed = await writePage(ctx, objects);
-    progress.seen += pids.length;
-    progress.written += objects.length - failed;
+  const search = ctx.db.search;
+  const state = missingOnly
+    ? undefined
+    : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
+  const pool = createExtractPool(options.threads ?? EXTRACT_THREADS);
+  let after = state?.after;
+  let previous: PreparedPage | undefined;
+  const write = async (page: PreparedPage) => {
+    const failed = (await writePage(ctx, page)) + (await rewriteChanged(ctx, page.objects));
+    const last = page.pids.at(-1);
+    if (state && last !== undefined) await search.rebuildProgressed(last);
+    progress.seen += page.pids.length;
+    progress.written += page.objects.length - failed;
     progress.failed += failed;
     options.onProgress?.(progress);
+  };
+  try {
+    while (!options.signal?.aborted) {
+      const pids = await search.objectPids(after, size, missingOnly);
+      after = pids.at(-1) ?? after;
+      const current = pids.length > 0 ? await preparePage(ctx, pool, pids) : undefined;
+      if (previous) await write(previous);
+      previous = current;
+      if (!previous) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (previous) await write(previous);
+  } finally {
+    await pool.close();
   }
-  if (!options.missingOnly && !options.signal?.aborted) {
+  if (state && !options.signal?.aborted) {
     await removeStale(ctx, size, progress);
+    await search.finishRebuild();
     options.onProgress?.(progress);
   }
   return progress;
 }
 
-/** How many objects `reindexObjects` will read (for progress reports). */
-export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolean): Promise<number> {
-  return ctx.db.search.countObjects(missingOnly);
+/** How many objects `reindexObjects` will read (for progress reports; a full run resumes after `after`). */
+export async function countObjectsToIndex(
+  ctx: IndexContext,
+  missingOnly: boolean,
+): Promise<{ total: number; resumedAfter?: string }> {
+  const after = missingOnly ? undefined : (await ctx.db.search.rebuildState())?.after;
+  const total = await ctx.db.search.countObjects(missingOnly, after);
+  return after === undefined ? { total } : { total, resumedAfter: after };
 }
 
 /**
@@ -80,8 +117,11 @@ export async function countObjectsToIndex(ctx: IndexContext, missingOnly: boolea
 export async function indexMissing(ctx: IndexContext, signal?: AbortSignal): Promise<number> {
   const started = Date.now();
   let reported = 0;
+  // A full rebuild left unfinished (an interrupted `d1node index`) is finished instead.
+  const unfinished = (await ctx.db.search.rebuildState()) !== undefined;
+  if (unfinished) ctx.log?.info({}, "search index: resuming the unfinished full rebuild");
   const { seen, written, failed } = await reindexObjects(ctx, {
-    missingOnly: true,
+    missingOnly: !unfinished,
     ...(signal ? { signal } : {}),
     onProgress: (progress) => {
       if (reported > 0 && progress.seen < reported + 100_000) return;
@@ -121,29 +161,6 @@ export function startIndexCatchUp(ctx: IndexContext): IndexCatchUp {
       await done;
     },
   };
-}
-
-async function objectPage(
-  ctx: IndexContext,
-  after: string | undefined,
-  size: number,
-  missingOnly: boolean,
-): Promise<string[]> {
-  return ctx.db.search.objectPids(after, size, missingOnly);
-}
-
-/** Write one page's documents; resolves to how many objects failed. */
-async function writePage(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
-  let failed = 0;
-  try {
-    await indexStoredObjects(ctx, objects);
-  } catch {
-    for (const object of objects) {
-      const pid = object.sysmeta.identifier;
-      if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object)))) failed++;
-    }
-  }
-  return failed + (await rewriteChanged(ctx, objects));
 }
 
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */

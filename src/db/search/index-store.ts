@@ -5,7 +5,7 @@
  */
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 import type { FieldValue, SearchDocument } from "../../search/document.ts";
-import { type IndexEntry, indexRows, type StoredDoc } from "../../search/index-rows.ts";
+import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../../search/index-rows.ts";
 import type { Tables } from "../schema.ts";
 import type { Database } from "../types.ts";
 
@@ -38,8 +38,12 @@ export function writeDocument(
 }
 
 /** Replace several index entries in one transaction (bulk indexing). */
-export async function writeDocuments(db: IndexDb, entries: IndexEntry[]): Promise<void> {
-  const prepared = entries.map(indexRows);
+export function writeDocuments(db: IndexDb, entries: IndexEntry[]): Promise<void> {
+  return writeRows(db, entries.map(indexRows));
+}
+
+/** Replace several index entries, already made rows (`indexRows`), in one transaction. */
+export async function writeRows(db: IndexDb, prepared: IndexRows[]): Promise<void> {
   const postgres = isPostgres(db.kysely);
   const pids = prepared.map((p) => p.row.pid);
   await rewrite(db, pids, async (tx) => {
@@ -66,7 +70,7 @@ async function rewrite(
   }
 }
 
-type Prepared = ReturnType<typeof indexRows>;
+type Prepared = IndexRows;
 
 /** PostgreSQL: see postgres-write.ts. */
 async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {

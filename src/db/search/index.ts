@@ -13,8 +13,10 @@ import {
   type SearchDb,
   writeDocument,
   writeDocuments,
+  writeRows,
 } from "./index-store.ts";
 import { conditionKey, matchingAmong, matchingPids, valuesOf, valuesOfField } from "./memory-reads.ts";
+import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
 import { countMatching, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
@@ -28,6 +30,7 @@ type Bound<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A
 export interface SearchRepository {
   writeDocument: Bound<typeof writeDocument>;
   writeDocuments: Bound<typeof writeDocuments>;
+  writeRows: Bound<typeof writeRows>;
   removeDocument: Bound<typeof removeDocument>;
   readScience: Bound<typeof readScience>;
   readStoredDocs: Bound<typeof readStoredDocs>;
@@ -52,12 +55,17 @@ export interface SearchRepository {
   objectPids: Bound<typeof objectPids>;
   objectVersions: Bound<typeof objectVersions>;
   staleAfter: Bound<typeof staleAfter>;
+  rebuildState: Bound<typeof rebuildState>;
+  beginRebuild: Bound<typeof beginRebuild>;
+  rebuildProgressed: Bound<typeof rebuildProgressed>;
+  finishRebuild: Bound<typeof finishRebuild>;
 }
 
 export function searchRepository(db: SearchDb): SearchRepository {
   return {
     writeDocument: (...args) => writeDocument(db, ...args),
     writeDocuments: (...args) => writeDocuments(db, ...args),
+    writeRows: (...args) => writeRows(db, ...args),
     removeDocument: (...args) => removeDocument(db, ...args),
     readScience: (...args) => readScience(db, ...args),
     readStoredDocs: (...args) => readStoredDocs(db, ...args),
@@ -82,5 +90,9 @@ export function searchRepository(db: SearchDb): SearchRepository {
     objectPids: (...args) => objectPids(db, ...args),
     objectVersions: (...args) => objectVersions(db, ...args),
     staleAfter: (...args) => staleAfter(db, ...args),
+    rebuildState: (...args) => rebuildState(db, ...args),
+    beginRebuild: (...args) => beginRebuild(db, ...args),
+    rebuildProgressed: (...args) => rebuildProgressed(db, ...args),
+    finishRebuild: (...args) => finishRebuild(db, ...args),
   };
 }

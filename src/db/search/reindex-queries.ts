@@ -21,10 +21,11 @@ function objectGone(column: "search_docs.pid" | "search_relations.map_pid") {
     not(exists(selectFrom("objects").select(sql`1`.as("one")).whereRef("objects.pid", "=", column)));
 }
 
-/** How many objects there are (`missingOnly`: without a document). */
-export async function countObjects(db: Db, missingOnly: boolean): Promise<number> {
+/** How many objects there are (`missingOnly`: without a document; `after`: PIDs after it only). */
+export async function countObjects(db: Db, missingOnly: boolean, after?: string): Promise<number> {
   let query = db.kysely.selectFrom("objects").select(({ fn }) => fn.countAll<number | string>().as("n"));
   if (missingOnly) query = query.where(withoutDocument);
+  if (after !== undefined) query = query.where("pid", ">", after);
   const row = await query.executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -1,0 +1,148 @@
+/**
+ * The full rebuild (reindexObjects, as `d1node index` runs it) on both dialects: the index it builds from the
+ * stored objects answers the same queries as one built document by document at write time, and a rebuild
+ * stopped halfway resumes after the last page it wrote and finishes with the same index (its deferred secondary
+ * indexes built again).
+ */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { emlDocument } from "../../bench/lib/eml-corpus.ts";
+import type { Database, StoredObject } from "../../src/db/types.ts";
+import { indexStoredObject } from "../../src/search/indexer.ts";
+import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
+import { reindexObjects } from "../../src/search/reindex.ts";
+import { searchUncached } from "../../src/search/search.ts";
+import { loadFormatRegistry } from "../../src/services/formats.ts";
+import type { ObjectStore } from "../../src/store/types.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { resourceMapXml } from "../helpers/resource-map.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
+
+const formats = loadFormatRegistry();
+const EML = "eml://ecoinformatics.org/eml-2.1.1";
+const MAP = "http://www.openarchives.org/ore/terms";
+
+/** 23 EML documents, 6 CSV objects and a resource map tying one EML document to two CSVs; bytes by content key. */
+function corpus(): { objects: StoredObject[]; bytes: Map<string, Buffer> } {
+  const bytes = new Map<string, Buffer>();
+  const objects: StoredObject[] = [];
+  const add = (pid: string, formatId: string, content: Buffer, i: number) => {
+    const key = `key-${pid}`;
+    bytes.set(key, content);
+    const object = storedObject(pid, { formatId, size: content.length }, i * 1000);
+    objects.push({ ...object, contentKey: key, digests: { ...object.digests, size: content.length } });
+  };
+  for (let i = 0; i < 23; i++) add(`rb-eml-${i}`, EML, Buffer.from(emlDocument(i)), i);
+  for (let i = 0; i < 6; i++) add(`rb-csv-${i}`, "text/csv", Buffer.from("a,b\n1,2\n"), 30 + i);
+  add("rb-map", MAP, Buffer.from(resourceMapXml("rb-map", "rb-eml-3", ["rb-csv-1", "rb-csv-4"])), 40);
+  return { objects, bytes };
+}
+
+function storeOf(bytes: Map<string, Buffer>): ObjectStore {
+  return {
+    async *read(key: string) {
+      const content = bytes.get(key);
+      if (!content) throw new Error(`no bytes under ${key}`);
+      yield content;
+    },
+  } as unknown as ObjectStore;
+}
+
+const QUERIES: Record<string, string | string[]>[] = [
+  { q: "*:*", rows: "100", sort: "id asc", fl: "*" },
+  { q: "keywords:ice OR title:forest", rows: "100", sort: "id asc", fl: "id,title,keywords" },
+  {
+    q: "abstract:soil*",
+    rows: "100",
+    sort: "dateUploaded desc",
+    facet: "true",
+    "facet.field": ["keywords", "formatType"],
+  },
+  { q: "resourceMap:rb-map", rows: "100", sort: "id asc", fl: "id,documents,isDocumentedBy,resourceMap" },
+  { q: "formatType:DATA", rows: "100", sort: "id asc", fl: "id,isDocumentedBy" },
+];
+
+async function answers(db: Database) {
+  const out = [];
+  for (const params of QUERIES) {
+    const result = await searchUncached(
+      searchIndexOf(db),
+      parseSearchRequest(SolrParams.from(params)),
+      "all",
+    );
+    out.push({ numFound: result.numFound, docs: result.docs, facets: result.facets });
+  }
+  return out;
+}
+
+async function indexNames(db: Database): Promise<string[]> {
+  const rows =
+    db.dialect === "postgres"
+      ? await sql<{ name: string }>`select indexname as name from pg_indexes
+          where tablename in ('search_docs', 'search_values') order by 1`.execute(db.kysely)
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'index'
+          and tbl_name in ('search_docs', 'search_values') order by 1`.execute(db.kysely);
+  return rows.rows.map((row) => row.name);
+}
+
+forEachDialect((dialect, open) => {
+  describe(`full rebuild (${dialect})`, () => {
+    const { objects, bytes } = corpus();
+    const store = storeOf(bytes);
+    let expected: Awaited<ReturnType<typeof answers>>;
+    let indexes: string[];
+
+    before(async () => {
+      // The reference: every object indexed as its write indexes it, one document at a time.
+      const db = await open();
+      await db.objects.insertMany(objects);
+      const ctx = { db, store, formats };
+      for (const object of objects) await indexStoredObject(ctx, object);
+      expected = await answers(db);
+      indexes = await indexNames(db);
+      assert.equal(expected[0]?.numFound, objects.length);
+    });
+
+    it("answers the same queries as the index built document by document", async () => {
+      const db = await open();
+      await db.objects.insertMany(objects);
+      const progress = await reindexObjects({ db, store, formats }, { batchSize: 4 });
+      assert.deepEqual(progress, { seen: objects.length, written: objects.length, failed: 0, removed: 0 });
+      assert.deepEqual(await answers(db), expected);
+      assert.deepEqual(await indexNames(db), indexes);
+      assert.equal(await db.search.rebuildState(), undefined);
+    });
+
+    it("a rebuild stopped halfway resumes after its last page and finishes with the same index", async () => {
+      const db = await open();
+      await db.objects.insertMany(objects);
+      const ctx = { db, store, formats };
+      const stop = new AbortController();
+      const first = await reindexObjects(ctx, {
+        batchSize: 5,
+        signal: stop.signal,
+        onProgress: (progress) => {
+          if (progress.seen >= 10) stop.abort();
+        },
+      });
+      assert.ok(first.seen >= 10 && first.seen < objects.length, `stopped after ${first.seen}`);
+      const state = await db.search.rebuildState();
+      assert.ok(state?.after, "the rebuild records how far it got");
+      assert.ok(state.deferredIndexes > 0, "an empty index's secondary indexes wait for the end");
+      assert.ok((await indexNames(db)).length < indexes.length);
+      // Searches meanwhile see the documents written so far.
+      const [partial] = await answers(db);
+      assert.equal(partial?.numFound, first.written);
+
+      const second = await reindexObjects(ctx, { batchSize: 5 });
+      assert.equal(first.seen + second.seen, objects.length, "no object is read twice");
+      assert.equal(second.failed, 0);
+      assert.deepEqual(await answers(db), expected);
+      assert.deepEqual(await indexNames(db), indexes);
+      assert.equal(await db.search.rebuildState(), undefined);
+    });
+  });
+});
