@@ -8,7 +8,7 @@ import type { TaskQueue } from "../db/types.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
-import { indexChanges } from "../search/hooks.ts";
+import { coalescedIndexing } from "../search/index-batches.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 
@@ -22,7 +22,7 @@ export function withChangeSubscribers(parts: Omit<NodeContext, "changes">): Node
 export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
   return {
     recorded: (tx, changes) => queueFollowUps(ctx, tx.tasks, changes),
-    committed: (changes) => indexChanges(ctx, changes),
+    committed: coalescedIndexing(ctx),
   };
 }
 

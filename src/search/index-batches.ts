@@ -1,0 +1,70 @@
+/**
+ * Indexing after the commit, coalesced across concurrent writes: while one batch is being indexed, the writes
+ * that commit meanwhile wait, and their new objects are then indexed together, in one transaction (one index
+ * transaction per 1 KiB create wrote ~40 pages of SQLite's log, and is a commit of its own on PostgreSQL). Each
+ * write still returns only once its own objects are indexed, so that a caller reads its own write in search.
+ * Writes that change or remove objects are indexed on their own, in commit order.
+ * Measured with 8 clients creating: on PostgreSQL about a third of the creates were indexed in batches of 2-3; on
+ * SQLite almost none, since the other writes wait for the one connection while the index transaction holds it.
+ */
+import type { ObjectChange } from "../objects/changes.ts";
+import { indexChanges } from "./hooks.ts";
+import type { IndexContext } from "./indexer.ts";
+
+interface Waiting {
+  changes: readonly ObjectChange[];
+  done: () => void;
+}
+
+/** `indexChanges` for one node, with the new objects of writes that commit while it is busy indexed together. */
+export function coalescedIndexing(ctx: IndexContext): (changes: readonly ObjectChange[]) => Promise<void> {
+  let waiting: Waiting[] = [];
+  let draining = false;
+
+  const drain = async (): Promise<void> => {
+    draining = true;
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting;
+        waiting = [];
+        for (const group of groupsOf(batch)) {
+          // indexChanges never throws (a failure drops the document, for the start-up catch-up to redo).
+          await indexChanges(
+            ctx,
+            group.flatMap((w) => w.changes),
+          ).catch(() => undefined);
+          for (const w of group) w.done();
+        }
+      }
+    } finally {
+      draining = false;
+    }
+  };
+
+  return (changes) => {
+    if (changes.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      waiting.push({ changes, done: resolve });
+      if (!draining) void drain();
+    });
+  };
+}
+
+/** Consecutive writes that only create objects go together; any other write forms a group of its own. */
+function groupsOf(batch: readonly Waiting[]): Waiting[][] {
+  const groups: Waiting[][] = [];
+  let creates: Waiting[] | undefined;
+  for (const w of batch) {
+    if (w.changes.every((change) => change.kind === "created")) {
+      if (!creates) {
+        creates = [];
+        groups.push(creates);
+      }
+      creates.push(w);
+    } else {
+      creates = undefined;
+      groups.push([w]);
+    }
+  }
+  return groups;
+}

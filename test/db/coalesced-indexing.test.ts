@@ -1,0 +1,66 @@
+/**
+ * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit while
+ * an index write runs are indexed in one transaction once it is done; each caller resolves only when its own
+ * objects are indexed; when that shared transaction fails, each object is indexed on its own, so that one object
+ * that cannot be indexed costs the others nothing (its document is dropped for the start-up catch-up).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Database, StoredObject } from "../../src/db/types.ts";
+import type { ObjectChange } from "../../src/objects/changes.ts";
+import { coalescedIndexing } from "../../src/search/index-batches.ts";
+import { loadFormatRegistry } from "../../src/services/formats.ts";
+import type { ObjectStore } from "../../src/store/types.ts";
+import { forEachDialect } from "../helpers/databases.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
+
+const fakeStore = {} as ObjectStore; // text/csv objects: the indexer reads no bytes
+
+const created = (object: StoredObject): ObjectChange[] => [
+  { kind: "created", object, origin: "client", replan: false },
+];
+
+/** The database with its index writes counted (PIDs per call), failing for any write that includes `refused`. */
+function watched(db: Database, refused: string): { db: Database; writes: string[][] } {
+  const writes: string[][] = [];
+  const search = {
+    ...db.search,
+    writeDocuments: async (entries: Parameters<Database["search"]["writeDocuments"]>[0]) => {
+      const pids = entries.map((entry) => entry.pid);
+      writes.push(pids);
+      if (pids.includes(refused)) throw new Error(`${refused} cannot be indexed`);
+      return db.search.writeDocuments(entries);
+    },
+    writeDocument: async (...args: Parameters<Database["search"]["writeDocument"]>) => {
+      writes.push([args[0]]);
+      if (args[0] === refused) throw new Error(`${refused} cannot be indexed`);
+      return db.search.writeDocument(...args);
+    },
+  };
+  return { db: { ...db, search } as Database, writes };
+}
+
+forEachDialect((_name, open) => {
+  describe("coalesced indexing", () => {
+    it("indexes the creates that wait together, and each alone when the shared write fails", async () => {
+      const raw = await open();
+      const objects = ["first", "a", "b", "refused", "c"].map((name, n) =>
+        storedObject(`coalesced-${name}`, {}, n),
+      );
+      await raw.objects.insertMany(objects);
+      const { db, writes } = watched(raw, "coalesced-refused");
+      const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() });
+      // The first runs at once; the others commit while it is busy and wait for it.
+      await Promise.all(objects.map((object) => index(created(object))));
+      assert.deepEqual(writes.slice(0, 2), [
+        ["coalesced-first"],
+        ["coalesced-a", "coalesced-b", "coalesced-refused", "coalesced-c"],
+      ]);
+      for (const object of objects) {
+        const pid = object.sysmeta.identifier;
+        const indexed = (await raw.search.readStoredDocs([pid])).has(pid);
+        assert.equal(indexed, pid !== "coalesced-refused", `${pid} indexed`);
+      }
+    });
+  });
+});
