@@ -3,7 +3,9 @@
  * (curl -F, the baseline) and then through the resumable path (tus at {basePath}/uploads), its connection killed
  * five times mid-PATCH and resumed from the offset HEAD reports, then MNStorage.create with `objectUpload`.
  * Throughput from the upload's creation to the create's answer vs the inline create: target >= 0.9; the server's
- * peak RSS during the resumable upload: target < 200 MB.
+ * peak RSS during the resumable upload: target < 200 MB. The server's CPU-seconds per GiB of each path, from
+ * /proc, are the figure to read on a machine shared with other work. The upload names the system metadata's
+ * algorithm (SHA-1) in its `checksumAlgorithm` metadata, as `d1node upload` does.
  */
 import { execFile } from "node:child_process";
 import { createReadStream } from "node:fs";
@@ -15,7 +17,7 @@ import { promisify } from "node:util";
 import { curl } from "../lib/clients.ts";
 import { sysmetaXml } from "../lib/multipart.ts";
 import { type BenchNode, backend, startNode, tempDir } from "../lib/node.ts";
-import { rssOf, sampleRss } from "../lib/processes.ts";
+import { cpuSecondsOf, rssOf, sampleRss } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { generateFile } from "../store-pipeline.ts";
 import { fileSha1 } from "./large.ts";
@@ -39,6 +41,7 @@ export async function resumable(options: SectionOptions): Promise<void> {
     await run("sync", []);
     const inlineSysmeta = path.join(tmp.dir, "inline.xml");
     await writeFile(inlineSysmeta, sysmeta("inline"));
+    const inlineCpuBefore = cpuSecondsOf(node.pid);
     const w = await curl(
       [
         ...["-o", path.join(tmp.dir, "create.xml"), "-H", "Expect:"],
@@ -51,16 +54,19 @@ export async function resumable(options: SectionOptions): Promise<void> {
     );
     if (w.http_code !== "200") throw new Error(`inline create answered ${w.http_code}`);
     const inline = Number(w.size_upload) / Number(w.time_total);
+    const inlineCpu = cpuSecondsOf(node.pid) - inlineCpuBefore;
     // The inline copy goes, so that the disk holds the source and one upload at a time.
     await call(node, "DELETE", `${node.baseUrl}/v2/object/inline`);
 
     await run("sync", []);
     const idleRss = rssOf(node.pid);
     const rss = sampleRss(node.pid, 20);
+    const cpuBefore = cpuSecondsOf(node.pid);
     const started = process.hrtime.bigint();
     const location = await resumableUpload(node, src, size);
     const created = await createFrom(node, location, sysmeta("resumable"));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = cpuSecondsOf(node.pid) - cpuBefore;
     const peakRss = rss.stop();
     if (created !== 200) throw new Error(`create with objectUpload answered ${created}`);
     const through = size / seconds;
@@ -81,6 +87,14 @@ export async function resumable(options: SectionOptions): Promise<void> {
     });
     record({
       section: "resumable",
+      name: `server CPU per GiB through the resumable path (cut ${CUTS} times, HEADs, create)`,
+      value: cpu / gib,
+      unit: "CPU-s/GiB",
+      baseline: { name: "server CPU per GiB of the inline create", value: inlineCpu / gib, unit: "CPU-s/GiB" },
+      ratio: cpu / inlineCpu,
+    });
+    record({
+      section: "resumable",
       name: `server peak RSS during the ${gib} GiB resumable upload`,
       value: peakRss / 1e6,
       unit: "MB",
@@ -97,7 +111,10 @@ export async function resumable(options: SectionOptions): Promise<void> {
 
 /** The upload's URL once all `size` bytes of `src` are on the node, after CUTS connections killed part-way. */
 async function resumableUpload(node: BenchNode, src: string, size: number): Promise<string> {
-  const made = await tusRequest(node, "POST", `${node.baseUrl}/uploads`, { "Upload-Length": String(size) });
+  const made = await tusRequest(node, "POST", `${node.baseUrl}/uploads`, {
+    "Upload-Length": String(size),
+    "Upload-Metadata": `checksumAlgorithm ${Buffer.from("SHA-1").toString("base64")}`,
+  });
   const location = made.headers.location;
   if (made.status !== 201 || !location) throw new Error(`upload creation answered ${made.status}`);
   let offset = 0;
