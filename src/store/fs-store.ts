@@ -117,6 +117,10 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           );
           return committing;
         },
+        read() {
+          if (state !== "staged") throw new Error("Staged bytes can only be read before commit.");
+          return createReadStream(temp, { highWaterMark: READ_CHUNK });
+        },
         async addDigest(algorithm) {
           if (state !== "staged") throw new Error("Digests can only be added before commit.");
           await addDigestOfFile(digests, temp, algorithm);
@@ -143,6 +147,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           });
           return committing;
         },
+        read: () => createReadStream(file, { highWaterMark: READ_CHUNK }),
         async addDigest(algorithm) {
           if (committing) throw new Error("Digests can only be added before commit.");
           await addDigestOfFile(digests, file, algorithm);

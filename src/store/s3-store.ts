@@ -120,6 +120,10 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
           });
           return committing;
         },
+        read() {
+          if (state !== "staged") throw new Error("Staged bytes can only be read before commit.");
+          return getStream(client, Bucket, temp);
+        },
         async addDigest(algorithm) {
           const hashKey = algorithmKey(algorithm);
           if (!hashKey) {

@@ -11,6 +11,8 @@ export interface StagedObject {
   readonly key: string;
   /** The bytes themselves, when the stager kept them in memory (src/objects/held-bytes.ts); else undefined. */
   readonly held?: Buffer;
+  /** A read stream of the staged bytes, before commit (a resource map is read to check what it aggregates). */
+  read(): Readable;
   /** Move the bytes into their content-addressed place (atomic rename + fsync). Idempotent. */
   commit(): Promise<void>;
   /**

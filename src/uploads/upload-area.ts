@@ -159,6 +159,7 @@ function usingUp(staged: StagedObject, forget: () => Promise<void>, release: () 
       await staged.commit();
       await forget();
     },
+    read: () => staged.read(),
     addDigest: (algorithm) => staged.addDigest(algorithm),
     async discard() {
       await staged.discard();
