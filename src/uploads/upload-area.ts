@@ -10,7 +10,7 @@ import path from "node:path";
 import { Server } from "@tus/server";
 import type { Upload } from "@tus/utils";
 import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
-import { algorithmKey } from "../store/algorithms.ts";
+import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
 
@@ -62,8 +62,10 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       if (!owner) throw { status_code: 401, body: "An upload needs an authenticated caller.\n" };
       const algorithm = upload.metadata?.[ALGORITHM_METADATA];
       if (algorithm && !algorithmKey(algorithm)) {
-        const body = `${ALGORITHM_METADATA} "${algorithm}" is not supported; supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512.\n`;
-        throw { status_code: 400, body };
+        throw {
+          status_code: 400,
+          body: `${ALGORITHM_METADATA}: ${unsupportedAlgorithm(algorithm).message}\n`,
+        };
       }
       return { res, metadata: { ...upload.metadata, [OWNER_METADATA]: owner } };
     },

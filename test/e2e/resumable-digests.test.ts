@@ -99,7 +99,7 @@ for (const dialect of testDialects()) {
       const token = await node.token(ALICE);
       const refused = await createUpload(node.baseUrl, token, 100, { checksumAlgorithm: "CRC32" });
       assert.equal(refused.status, 400, refused.body);
-      assert.match(refused.body, /checksumAlgorithm "CRC32" is not supported/);
+      assert.match(refused.body, /checksumAlgorithm: Checksum algorithm "CRC32" is not supported/);
     });
   });
 }
