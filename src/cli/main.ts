@@ -14,7 +14,7 @@ import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerStoreCommands } from "./store.ts";
 import { registerTokenCommand } from "./token.ts";
-import { registerUploadCommand } from "./upload.ts";
+import { registerUploadCommand } from "./upload-command.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
 const program = new Command()

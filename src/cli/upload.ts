@@ -7,7 +7,6 @@
  */
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Command } from "commander";
 import * as tus from "tus-js-client";
 import { Agent, FormData, request } from "undici";
 import { D1Error } from "../errors/exceptions.ts";
@@ -15,9 +14,10 @@ import { parseError, parseSystemMetadata, type SystemMetadata } from "../types/i
 import { OperatorError } from "./operator-error.ts";
 import { mib, progressLine } from "./progress.ts";
 
-interface UploadFlags {
+export interface UploadFlags {
   to: string;
-  sysmeta: string;
+  sysmeta?: string;
+  package?: string;
   pid?: string;
   tokenFile?: string;
   cert?: string;
@@ -30,30 +30,17 @@ const RETRY_DELAYS = [1, 2, 4, 8, 16, ...Array.from({ length: 20 }, () => 30)].m
 /** Answers no retry can change: credentials, a vanished or refused upload. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 410, 413]);
 
-export function registerUploadCommand(program: Command): void {
-  program
-    .command("upload")
-    .description("upload a file of any size to a Member Node (resumable) and create the object")
-    .argument("<file>", "the object's bytes")
-    .requiredOption(
-      "--to <url>",
-      "the Member Node's base URL (without /v1 or /v2), e.g. https://mn.example.org/mn",
-    )
-    .requiredOption("--sysmeta <file>", "the object's system metadata (XML, v2)")
-    .option("--pid <pid>", "the identifier (default: the system metadata's; when given, they must agree)")
-    .option("--token-file <file>", "file holding the bearer token (read again before each request)")
-    .option("--cert <file>", "client certificate (PEM)")
-    .option("--key <file>", "private key (PEM) of the client certificate")
-    .option("--ca <file>", "CA certificate (PEM) the node's server certificate is signed by")
-    .action(async (file: string, flags: UploadFlags) => {
-      const plan = checkFlags(file, flags);
-      const uploadUrl = await sendFile(plan);
-      const pid = await createObject(plan, uploadUrl);
-      process.stdout.write(`${pid}\n`);
-    });
+/** One file through the resumable upload, then created; its identifier. */
+export function uploadOne(file: string, sysmeta: string, flags: UploadFlags): Promise<string> {
+  return uploadPlanned(planUpload(file, sysmeta, flags));
 }
 
-interface Plan {
+/** A planned upload sent, then created; its identifier. */
+export async function uploadPlanned(plan: Plan): Promise<string> {
+  return createObject(plan, await sendFile(plan));
+}
+
+export interface Plan {
   file: string;
   size: number;
   root: string;
@@ -64,7 +51,8 @@ interface Plan {
   tls: { cert?: Buffer; key?: Buffer; ca?: Buffer };
 }
 
-function checkFlags(file: string, flags: UploadFlags): Plan {
+/** The upload of `file` checked against its system metadata and the flags, before anything is sent. */
+export function planUpload(file: string, sysmetaFile: string, flags: UploadFlags): Plan {
   let root: URL;
   try {
     root = new URL(flags.to);
@@ -84,12 +72,12 @@ function checkFlags(file: string, flags: UploadFlags): Plan {
       throw new OperatorError(`cannot read ${name}: ${(error as Error).message}`);
     }
   };
-  const sysmetaXml = read(flags.sysmeta).toString("utf8");
+  const sysmetaXml = read(sysmetaFile).toString("utf8");
   let sysmeta: SystemMetadata;
   try {
     sysmeta = parseSystemMetadata(sysmetaXml);
   } catch (error) {
-    throw new OperatorError(`${flags.sysmeta} is not valid system metadata: ${describe(error)}`);
+    throw new OperatorError(`${sysmetaFile} is not valid system metadata: ${describe(error)}`);
   }
   const pid = flags.pid ?? sysmeta.identifier;
   if (pid !== sysmeta.identifier) {

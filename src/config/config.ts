@@ -152,6 +152,11 @@ export interface Config {
   uploadMaxSize: number;
   /** Seconds after its creation when a resumable upload not used by a create or update is removed. */
   uploadExpiry: number;
+  /**
+   * Whether a client's create / update of a resource map needs every object it aggregates on this node (`local`)
+   * or accepts objects held elsewhere (`anywhere`).
+   */
+  packageMembers: "local" | "anywhere";
   /** PostgreSQL: seconds one statement may run before the server cancels it (ServiceFailure). */
   databaseStatementTimeout: number;
   /** Bytes the search engine's memory may hold; over it, searches are answered by SQL alone (src/search). */
@@ -233,6 +238,7 @@ export function defaultConfig(): Config {
     uploadIdleTimeout: 60,
     uploadMaxSize: 2 ** 40,
     uploadExpiry: 7 * 86_400,
+    packageMembers: "local",
     databaseStatementTimeout: 30,
     searchMemoryBudget: 2 ** 30,
     databaseConnectTimeout: 10,
@@ -336,6 +342,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     uploadIdleTimeout: integer("uploadIdleTimeout", c.uploadIdleTimeout, 1, 86_400),
     uploadMaxSize: integer("uploadMaxSize", c.uploadMaxSize, 1, Number.MAX_SAFE_INTEGER),
     uploadExpiry: integer("uploadExpiry", c.uploadExpiry, 1, 366 * 86_400),
+    packageMembers: oneOf("packageMembers", c.packageMembers, ["local", "anywhere"]),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
     searchMemoryBudget: integer("searchMemoryBudget", c.searchMemoryBudget, 0, Number.MAX_SAFE_INTEGER),

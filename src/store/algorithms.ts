@@ -39,6 +39,12 @@ export function digestsOf(
   return digests;
 }
 
+/** Record `value` as the `key` digest of `digests` (a base field, else `extra`). */
+export function setDigest(digests: Digests, key: HashKey, value: string): void {
+  if (key === "md5" || key === "sha1" || key === "sha256") digests[key] = value;
+  else digests.extra = { algorithm: DATAONE_NAME[key], value };
+}
+
 /**
  * The recorded hex digest of `key` in `digests`, or undefined when none is recorded: a base digest not yet
  * computed ("") or an algorithm beyond the base three other than `extra`'s.

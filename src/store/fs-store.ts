@@ -9,13 +9,13 @@ import { mkdir, opendir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
+import { algorithmKey, setDigest } from "./algorithms.ts";
 import { directOffset } from "./direct-io.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { createRemovalHold } from "./removal-hold.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
-import type { ObjectStore, StagedObject } from "./types.ts";
+import type { Digests, ObjectStore, StagedObject } from "./types.ts";
 
 export interface FsStoreOptions extends HasherPoolOptions {
   /**
@@ -121,9 +121,13 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           );
           return committing;
         },
+        read() {
+          if (state !== "staged") throw new Error("Staged bytes can only be read before commit.");
+          return createReadStream(temp, { highWaterMark: READ_CHUNK });
+        },
         async addDigest(algorithm) {
           if (state !== "staged") throw new Error("Digests can only be added before commit.");
-          digests.extra = await digestOfFile(temp, algorithm);
+          await addDigestOfFile(digests, temp, algorithm);
         },
         async discard() {
           if (state !== "staged" || committing) return;
@@ -147,9 +151,10 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
           });
           return committing;
         },
+        read: () => createReadStream(file, { highWaterMark: READ_CHUNK }),
         async addDigest(algorithm) {
           if (committing) throw new Error("Digests can only be added before commit.");
-          digests.extra = await digestOfFile(file, algorithm);
+          await addDigestOfFile(digests, file, algorithm);
         },
         async discard() {},
       };
@@ -218,15 +223,15 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   };
 }
 
-/** One more digest over a file's bytes (the rare algorithm beyond the three every upload records). */
-async function digestOfFile(file: string, algorithm: string): Promise<{ algorithm: string; value: string }> {
+/** One more digest over a file's bytes (an algorithm not computed as they arrived), recorded in `digests`. */
+async function addDigestOfFile(digests: Digests, file: string, algorithm: string): Promise<void> {
   const hashKey = algorithmKey(algorithm);
   if (!hashKey) {
     throw Object.assign(new Error(`Unknown algorithm ${algorithm}.`), { code: "UNSUPPORTED_ALGORITHM" });
   }
   const hash = createHash(hashKey);
   for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK })) hash.update(chunk);
-  return { algorithm: DATAONE_NAME[hashKey], value: hash.digest("hex") };
+  setDigest(digests, hashKey, hash.digest("hex"));
 }
 
 async function isFile(file: string): Promise<boolean> {

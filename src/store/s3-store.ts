@@ -22,7 +22,7 @@ import {
   S3Client,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
-import { algorithmKey, DATAONE_NAME } from "./algorithms.ts";
+import { algorithmKey, setDigest } from "./algorithms.ts";
 import { createRemovalHold } from "./removal-hold.ts";
 import { contentKeyOf, objectKey, objectsPrefix, type S3Location, tempPrefix } from "./s3-location.ts";
 import { uploadHashed } from "./s3-upload.ts";
@@ -120,6 +120,10 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
           });
           return committing;
         },
+        read() {
+          if (state !== "staged") throw new Error("Staged bytes can only be read before commit.");
+          return getStream(client, Bucket, temp);
+        },
         async addDigest(algorithm) {
           const hashKey = algorithmKey(algorithm);
           if (!hashKey) {
@@ -130,7 +134,7 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
           if (state !== "staged") throw new Error("Digests can only be added before commit.");
           const hash = createHash(hashKey);
           for await (const chunk of getStream(client, Bucket, temp)) hash.update(chunk as Buffer);
-          digests.extra = { algorithm: DATAONE_NAME[hashKey], value: hash.digest("hex") };
+          setDigest(digests, hashKey, hash.digest("hex"));
         },
         async discard() {
           if (state !== "staged" || committing) return;

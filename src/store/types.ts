@@ -11,11 +11,15 @@ export interface StagedObject {
   readonly key: string;
   /** The bytes themselves, when the stager kept them in memory (src/objects/held-bytes.ts); else undefined. */
   readonly held?: Buffer;
+  /** A read stream of the staged bytes, before commit (a resource map is read to check what it aggregates). */
+  read(): Readable;
   /** Move the bytes into their content-addressed place (atomic rename + fsync). Idempotent. */
   commit(): Promise<void>;
   /**
-   * Compute one more digest over the staged bytes (a second read of the temp file). Only for the rare upload
-   * whose system metadata part arrives after the object part and names an algorithm beyond MD5/SHA-1/SHA-256.
+   * Compute one more digest over the staged bytes (a second read of the file). Only for an algorithm the system
+   * metadata names that was not known while the bytes arrived: an inline upload whose system metadata part came
+   * after the object part and names one beyond MD5/SHA-1/SHA-256, a resumable upload whose `checksumAlgorithm`
+   * named another algorithm or none.
    */
   addDigest(algorithm: string): Promise<void>;
   /** Remove the temporary file. Safe to call after commit (then it does nothing). */

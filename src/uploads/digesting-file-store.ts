@@ -9,10 +9,14 @@ import { type FileHandle, open, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { FileStore } from "@tus/file-store";
+import { algorithmKey } from "../store/algorithms.ts";
 import type { Digests } from "../types/stored-object.ts";
 import { RunningDigests } from "./running-digests.ts";
 
-/** Upload metadata key naming a checksum algorithm to compute besides MD5, SHA-1 and SHA-256. */
+/**
+ * Upload metadata key naming the checksum algorithm of the object's system metadata (a DataONE name: MD5, SHA-1,
+ * SHA-256, SHA-384, SHA-512), computed besides SHA-256 as the bytes arrive.
+ */
 export const ALGORITHM_METADATA = "checksumAlgorithm";
 
 export class DigestingFileStore extends FileStore {
@@ -79,8 +83,9 @@ export class DigestingFileStore extends FileStore {
     const known = this.running.get(id);
     if (known?.offset === offset) return known;
     const info = await this.configstore.get(id);
-    const algorithm = info?.metadata?.[ALGORITHM_METADATA] ?? undefined;
-    const rebuilt = await RunningDigests.ofFile(this.fileOf(id), offset, algorithm);
+    const algorithm = info?.metadata?.[ALGORITHM_METADATA];
+    const declared = algorithm ? algorithmKey(algorithm) : undefined;
+    const rebuilt = await RunningDigests.ofFile(this.fileOf(id), offset, declared);
     this.running.set(id, rebuilt);
     return rebuilt;
   }

@@ -10,8 +10,9 @@ import path from "node:path";
 import { Server } from "@tus/server";
 import type { Upload } from "@tus/utils";
 import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
+import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
-import { DigestingFileStore } from "./digesting-file-store.ts";
+import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
 
 /** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
 const OWNER_METADATA = "owner";
@@ -59,6 +60,13 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
     async onUploadCreate(req, res, upload) {
       const owner = subjects.get(req);
       if (!owner) throw { status_code: 401, body: "An upload needs an authenticated caller.\n" };
+      const algorithm = upload.metadata?.[ALGORITHM_METADATA];
+      if (algorithm && !algorithmKey(algorithm)) {
+        throw {
+          status_code: 400,
+          body: `${ALGORITHM_METADATA}: ${unsupportedAlgorithm(algorithm).message}\n`,
+        };
+      }
       return { res, metadata: { ...upload.metadata, [OWNER_METADATA]: owner } };
     },
   });
@@ -105,12 +113,10 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       inUse.add(id);
       try {
         const file = store.fileOf(id);
+        const algorithm = upload.metadata?.[ALGORITHM_METADATA];
         const staged = objects.adopt
           ? objects.adopt(file, digests)
-          : await objects.stage(
-              createReadStream(file),
-              digests.extra ? { algorithm: digests.extra.algorithm } : {},
-            );
+          : await objects.stage(createReadStream(file), algorithm ? { algorithm } : {});
         return usingUp(
           staged,
           () => store.forget(id),
@@ -155,6 +161,7 @@ function usingUp(staged: StagedObject, forget: () => Promise<void>, release: () 
       await staged.commit();
       await forget();
     },
+    read: () => staged.read(),
     addDigest: (algorithm) => staged.addDigest(algorithm),
     async discard() {
       await staged.discard();

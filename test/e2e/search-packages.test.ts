@@ -1,7 +1,7 @@
 /**
  * Package fields from an OAI-ORE resource map (a real DataONE map): resourceMap on every member, documents and
- * isDocumentedBy between metadata and data, whether members come before or after the map; MetacatUI's package
- * table query; deleting the map takes the fields away. Both dialects.
+ * isDocumentedBy between metadata and data (members first, the map last; a member after its map: package-rule
+ * .test.ts); MetacatUI's package table query; deleting the map takes the fields away. Both dialects.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -40,9 +40,9 @@ for (const dialect of testDialects()) {
       await put(METADATA, fixture("eml-2.1.0-peggym.130.4.xml"), "eml://ecoinformatics.org/eml-2.1.0");
       await put(DATA[0] as string, Buffer.from("a\n"), "text/csv");
       await put(DATA[1] as string, Buffer.from("b\n"), "text/csv");
-      await put(MAP, fixture("ore-peggym.resourcemap.xml"), "http://www.openarchives.org/ore/terms");
-      // A member uploaded after its map still gets the package fields.
       await put(DATA[2] as string, Buffer.from("c\n"), "text/csv");
+      // The map last: a client's map is refused until its members exist (package-rule.test.ts).
+      await put(MAP, fixture("ore-peggym.resourcemap.xml"), "http://www.openarchives.org/ore/terms");
     });
     after(() => node.close());
 

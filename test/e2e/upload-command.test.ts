@@ -1,6 +1,7 @@
 /**
  * `d1node upload`: a file sent through the resumable path (with a proxy in between that cuts the first PATCHes
- * off part-way), created with objectUpload and read back; operator mistakes are one line and exit code 2.
+ * off part-way), created with objectUpload and read back; operator mistakes are one line and exit code 2; a data
+ * package with `--package`, its resource map last.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -12,7 +13,8 @@ import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
 import { call } from "../helpers/client.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
-import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
+import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
@@ -129,5 +131,39 @@ describe("d1node upload", () => {
     const refused = await runCli([...base, "--token-file", stranger]);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /the upload failed: InvalidToken|NotAuthorized/);
+  });
+
+  it("--package: the data and metadata first, the resource map last; a failure leaves no map", async () => {
+    const data = uniquePid("pkg-csv");
+    const metadata = uniquePid("pkg-eml");
+    const map = uniquePid("pkg-map");
+    const pkg = await mkdtemp(path.join(folder, "package-"));
+    const put = async (name: string, pid: string, bytes: Buffer, options: SysmetaOptions = {}) => {
+      await writeFile(path.join(pkg, name), bytes);
+      const sysmeta = sysmetaXml(pid, bytes, { rightsHolder: ALICE, ...options });
+      await writeFile(path.join(pkg, `${name}.sysmeta.xml`), sysmeta);
+    };
+    // Named so that the map sorts first: the command still sends it last.
+    await put("a-map.rdf", map, Buffer.from(resourceMapXml(map, metadata, [data])), {
+      formatId: RESOURCE_MAP_FORMAT,
+    });
+    await put("b-data.csv", data, Buffer.from("t,v\n1,2\n"), { checksum: "0".repeat(40) });
+    await put("c-metadata.xml", metadata, Buffer.from("<eml/>"), { formatId: "text/xml" });
+    const args = ["upload", "--package", pkg, "--to", node.baseUrl, "--token-file", tokenFile];
+
+    const failed = await runCli(args);
+    assert.equal(failed.code, 2, failed.stderr);
+    assert.match(
+      failed.stderr,
+      /b-data\.csv: .*InvalidSystemMetadata.*created: none; not sent: c-metadata\.xml, a-map\.rdf/,
+    );
+    const anon = { baseUrl: node.baseUrl };
+    assert.equal((await call(anon, "GET", `/meta/${encodeURIComponent(map)}`)).status, 404);
+
+    await put("b-data.csv", data, Buffer.from("t,v\n1,2\n"));
+    const run = await runCli(args);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `${data}\n${metadata}\n${map}\n`);
+    assert.equal((await call(anon, "GET", `/meta/${encodeURIComponent(map)}`)).status, 200);
   });
 });

@@ -81,6 +81,7 @@ export function withFaults(inner: ObjectStore, initial: Faults = {}): FaultyStor
         await staged.commit();
         if (mode === "after") throw eio("commit (after placing the bytes)");
       },
+      read: () => staged.read(),
       addDigest: (algorithm) => staged.addDigest(algorithm),
       discard: () => staged.discard(),
     };

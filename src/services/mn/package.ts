@@ -22,7 +22,7 @@ import { readableObject } from "./read.ts";
 import { withDigest } from "./stored-digest.ts";
 
 /** Resource maps are metadata; one larger than this is refused rather than parsed. */
-const MAX_RESOURCE_MAP_BYTES = 64 * 1024 * 1024;
+export const MAX_RESOURCE_MAP_BYTES = 64 * 1024 * 1024;
 /** At most this many identifiers are named in an error description. */
 const NAMED_IN_ERRORS = 5;
 
@@ -181,7 +181,7 @@ function openBytes(ctx: NodeContext, object: StoredObject): Readable {
   return ctx.store.read(object.contentKey, { start: 0, end: size - 1 });
 }
 
-function named(ids: string[]): string {
+export function named(ids: string[]): string {
   const shown = ids.slice(0, NAMED_IN_ERRORS).map((id) => `"${id}"`);
   return ids.length > NAMED_IN_ERRORS
     ? `${shown.join(", ")} and ${ids.length - NAMED_IN_ERRORS} more`

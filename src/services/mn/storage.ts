@@ -14,6 +14,7 @@ import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEntry } from "./events.ts";
+import { requireMembersHeld } from "./package-members.ts";
 import { findByPidOrSid } from "./resolve.ts";
 import { checkIncoming, checkSeriesId, laterThan, nextRevision, withNodeFields } from "./sysmeta-rules.ts";
 
@@ -50,6 +51,7 @@ export async function create(
   }
   await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
+  await requireMembersHeld(ctx, sysmeta, staged);
   const stored = withNodeFields(ctx, sysmeta, call.session.subject, new Date());
   // The write core indexes it and (with a CN) queues the notice that the CN synchronizes it.
   await ingest(ctx, "client", staged, async (tx, contentKey) => {
@@ -108,6 +110,7 @@ export async function update(
   }
   await checkSeriesId(ctx.db.objects, sysmeta, old.sysmeta);
   checkDigests(sysmeta, staged.digests);
+  await requireMembersHeld(ctx, sysmeta, staged);
   const now = new Date();
   const stored = withNodeFields(
     ctx,

@@ -1,5 +1,6 @@
 /**
- * The resumable uploads' file store: digests running across writes equal those of the whole file; a new instance
+ * The resumable uploads' file store: digests running across writes equal those of the whole file (SHA-256 and the
+ * upload's checksumAlgorithm, no more); a new instance
  * (a restarted node) continues from the file; a body failing part-way leaves offset and digests on the same bytes.
  */
 import assert from "node:assert/strict";
@@ -50,11 +51,30 @@ describe("DigestingFileStore", () => {
     const digests = await second.finishedDigests("a".repeat(32));
     assert.deepEqual(digests, {
       size: bytes.length,
-      md5: hex("md5", bytes),
-      sha1: hex("sha1", bytes),
+      md5: "",
+      sha1: "",
       sha256: hex("sha256", bytes),
       extra: { algorithm: "SHA-512", value: hex("sha512", bytes) },
     });
+  });
+
+  it("computes SHA-256 and the upload's checksumAlgorithm only, as an inline upload does", async () => {
+    const bytes = randomBytes(100_000);
+    const store = new DigestingFileStore(folder, 0);
+    const named = "c".repeat(32);
+    await newUpload(store, named, bytes.length, { checksumAlgorithm: "MD5" });
+    await store.write(Readable.from([bytes]), named, 0);
+    assert.deepEqual(await store.finishedDigests(named), {
+      size: bytes.length,
+      md5: hex("md5", bytes),
+      sha1: "",
+      sha256: hex("sha256", bytes),
+    });
+    const unnamed = "d".repeat(32);
+    await newUpload(store, unnamed, bytes.length);
+    await store.write(Readable.from([bytes]), unnamed, 0);
+    const sha256Only = { size: bytes.length, md5: "", sha1: "", sha256: hex("sha256", bytes) };
+    assert.deepEqual(await store.finishedDigests(unnamed), sha256Only);
   });
 
   it("a body that fails part-way leaves the file and the digests on the same bytes", async () => {

@@ -4,7 +4,7 @@ import { InvalidRequest, InvalidSystemMetadata } from "../../../errors/exception
 import { requireIdentifier } from "../../../services/identifiers.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
-import { algorithmKey } from "../../../store/index.ts";
+import { algorithmKey, recordedDigest } from "../../../store/index.ts";
 import type { ObjectStore, StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
@@ -122,14 +122,14 @@ function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise
 }
 
 /**
- * The bytes are hashed in the same pass as they arrive, with MD5, SHA-1, SHA-256 and the sysmeta's algorithm when
- * the sysmeta part came first. When it came after the object part and names another algorithm, that one digest is
- * computed over the staged file before the checksum is compared.
+ * The bytes are hashed as they arrive with SHA-256 and the sysmeta's algorithm when it was known then (the sysmeta
+ * part came first, or a resumable upload's `checksumAlgorithm` named it); without it, an inline upload computes
+ * MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
+ * staged file (a second read) before the checksum is compared.
  */
 async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
   const key = algorithmKey(algorithm);
-  if (!key || key === "md5" || key === "sha1" || key === "sha256") return;
-  if (staged.digests.extra && algorithmKey(staged.digests.extra.algorithm) === key) return;
+  if (!key || recordedDigest(staged.digests, key) !== undefined) return;
   await staged.addDigest(algorithm);
 }
 
