@@ -107,10 +107,10 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
         const file = store.fileOf(id);
         const staged = objects.adopt
           ? objects.adopt(file, digests)
-          : await objects.stage(
-              createReadStream(file),
-              digests.extra ? { algorithm: digests.extra.algorithm } : {},
-            );
+          : await objects.stage(createReadStream(file), {
+              ...(digests.extra ? { algorithm: digests.extra.algorithm } : {}),
+              expectedSize: digests.size,
+            });
         return usingUp(
           staged,
           () => store.forget(id),
