@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { certificateSubject } from "../auth/node-certificate.ts";
 import { parseS3Url } from "../store/s3-location.ts";
+import { S3_MAX_PART, S3_MIN_PART } from "../store/s3-part-size.ts";
 import type { Schedule } from "../types/node.ts";
 import {
   boolean,
@@ -51,6 +52,11 @@ export interface Config {
   storePathStyle: boolean;
   /** Seconds after which an unfinished S3 upload counts as a crash's leftover and is removed at start-up. */
   storeTempMaxAge: number;
+  /**
+   * Bytes per part of an S3 multipart upload (5 MiB to 5 GiB). An upload whose size is declared first gets larger
+   * parts when it needs them; one of unknown size can hold 10,000 parts of this size.
+   */
+  storePartSize: number;
   nodeId: string;
   nodeName: string;
   nodeDescription: string;
@@ -188,6 +194,7 @@ export function defaultConfig(): Config {
     storeRegion: undefined,
     storePathStyle: false,
     storeTempMaxAge: 86_400,
+    storePartSize: 8 << 20,
     nodeId: "urn:node:d1node",
     nodeName: "d1node Member Node",
     nodeDescription: "A DataONE Member Node served by d1node",
@@ -292,6 +299,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     storeRegion: optionalText("storeRegion", c.storeRegion),
     storePathStyle: boolean("storePathStyle", c.storePathStyle),
     storeTempMaxAge: integer("storeTempMaxAge", c.storeTempMaxAge, 0, 30 * 86_400),
+    storePartSize: integer("storePartSize", c.storePartSize, S3_MIN_PART, S3_MAX_PART),
     nodeId: text("nodeId", c.nodeId),
     adminSubjects: list("adminSubjects", c.adminSubjects),
     cnSubjects: list("cnSubjects", c.cnSubjects),

@@ -31,6 +31,8 @@ export interface MultipartOptions {
   objectPart?: string;
   /** The checksum algorithm to compute besides MD5/SHA-1/SHA-256, when known from parts already read. */
   algorithmHint?: (parts: ReadonlyMap<string, string>) => string | undefined;
+  /** The object's size, when known from parts already read (a hint for the store's part size). */
+  sizeHint?: (parts: ReadonlyMap<string, string>) => number | undefined;
   /** Most bytes of the object part to keep in memory for the search index (src/objects/held-bytes.ts). */
   holdBytes?: (parts: ReadonlyMap<string, string>) => number;
   /** Largest buffered part, bytes; default: the node's document limit (config maxDocumentBytes). */
@@ -80,11 +82,16 @@ export async function readMultipart(
       }
       if (part.type === "file" && name === options.objectPart && options.store) {
         const algorithm = options.algorithmHint?.(parts);
+        const expectedSize = options.sizeHint?.(parts);
         current = part.file;
         staged = await stageHolding(
           options.store,
           part.file,
-          { ...(algorithm ? { algorithm } : {}), signal: abort.signal },
+          {
+            ...(algorithm ? { algorithm } : {}),
+            ...(expectedSize !== undefined ? { expectedSize } : {}),
+            signal: abort.signal,
+          },
           options.holdBytes?.(parts) ?? 0,
         );
       } else if (part.type === "file") {
@@ -157,6 +164,12 @@ export function requirePart(body: MultipartBody, name: string): string {
 export function sysmetaAlgorithm(parts: ReadonlyMap<string, string>): string | undefined {
   const xml = parts.get("sysmeta");
   return xml ? /<(?:\w+:)?checksum\b[^>]*\balgorithm\s*=\s*["']([^"']+)["']/.exec(xml)?.[1] : undefined;
+}
+
+/** The size named in a buffered sysmeta part, read without a full parse (the full parse checks it later). */
+export function sysmetaSize(parts: ReadonlyMap<string, string>): number | undefined {
+  const digits = /<(?:\w+:)?size>\s*(\d{1,16})\s*<\//.exec(parts.get("sysmeta") ?? "")?.[1];
+  return digits === undefined ? undefined : Number(digits);
 }
 
 /** What the search index wants kept of the object part, by the formatId of a sysmeta part read before it. */

@@ -117,7 +117,7 @@ async function copyObject(run: ObjectImport, sysmeta: SystemMetadata): Promise<O
   const pid = sysmeta.identifier;
   const bytes = await run.source.get(pid);
   const staged = await run.ctx.store
-    .stage(bytes, { algorithm: sysmeta.checksum.algorithm })
+    .stage(bytes, { algorithm: sysmeta.checksum.algorithm, expectedSize: sysmeta.size })
     .catch((error: unknown) => {
       // The connection failed while the bytes came (worth trying again); anything else is this node's trouble.
       const code = String((error as NodeJS.ErrnoException).code ?? "");

@@ -69,7 +69,10 @@ async function replaceWith(
   object: RecordedFixity,
   bytes: Readable,
 ): Promise<boolean> {
-  const staged = await store.stage(bytes, { algorithm: object.checksum.algorithm });
+  const staged = await store.stage(bytes, {
+    algorithm: object.checksum.algorithm,
+    expectedSize: object.size,
+  });
   try {
     if (staged.key !== object.contentKey || !matchesRecord(object, staged.digests)) return false;
     // As any commit (src/objects/ingest.ts): an intent first, so that bytes put back for an object deleted

@@ -15,5 +15,6 @@ export async function openStore(config: Readonly<Config>): Promise<ObjectStore> 
     ...(config.storeRegion ? { region: config.storeRegion } : {}),
     forcePathStyle: config.storePathStyle,
     tempMaxAgeSeconds: config.storeTempMaxAge,
+    partSize: config.storePartSize,
   });
 }

@@ -25,6 +25,7 @@ import {
 import { algorithmKey, setDigest } from "./algorithms.ts";
 import { createRemovalHold } from "./removal-hold.ts";
 import { contentKeyOf, objectKey, objectsPrefix, type S3Location, tempPrefix } from "./s3-location.ts";
+import { S3_MAX_PARTS } from "./s3-part-size.ts";
 import { uploadHashed } from "./s3-upload.ts";
 import type { ObjectStore, StagedObject } from "./types.ts";
 
@@ -37,8 +38,10 @@ export interface S3StoreOptions extends S3Location {
   forcePathStyle?: boolean;
   /** Unset: the AWS SDK's default chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, ~/.aws files, roles). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
-  /** Multipart part size (default 8 MiB; S3's minimum is 5 MiB). */
+  /** Multipart part size (default 8 MiB; S3's minimum is 5 MiB); larger when a stage's expected size needs it. */
   partSize?: number;
+  /** Most parts of one multipart upload (S3's limit, 10,000; lower only in tests). */
+  maxParts?: number;
   /** Parts of one upload in flight at once (default 4): memory per upload is about queueSize x partSize. */
   queueSize?: number;
   /** Temporaries older than this are a crash's leftovers (default one day). */
@@ -77,6 +80,7 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
     bucket: Bucket,
     partSize: options.partSize ?? 8 << 20,
     queueSize: options.queueSize ?? 4,
+    maxParts: options.maxParts ?? S3_MAX_PARTS,
   };
   const tempMaxAgeMs = (options.tempMaxAgeSeconds ?? 86_400) * 1000;
   /** Temporary keys this instance is writing or holds staged: sweeps leave them alone. */

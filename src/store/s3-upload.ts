@@ -10,15 +10,18 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
 import { toBuffer } from "./chunk-pump.ts";
+import { largestUpload, partLimitError, partSizeFor } from "./s3-part-size.ts";
 import type { Digests, StageOptions } from "./types.ts";
 
 export interface UploadSettings {
   client: S3Client;
   bucket: string;
-  /** Bytes per multipart part (S3's minimum is 5 MiB). */
+  /** Bytes per multipart part (S3's minimum is 5 MiB), unless the expected size needs larger ones. */
   partSize: number;
   /** Parts of one upload sent at once. */
   queueSize: number;
+  /** Most parts of one upload (S3: 10,000). */
+  maxParts: number;
 }
 
 /** The hashes to compute for `options.algorithm`; throws UNSUPPORTED_ALGORITHM before any byte is read. */
@@ -27,7 +30,11 @@ export function hashesFor(options: StageOptions): { hashes: HashKey[]; declared:
   return { hashes: ingestHashes(declared), declared };
 }
 
-/** Streams `source` to `key`, hashing as it goes. On any failure nothing is left under `key` (parts aborted). */
+/**
+ * Streams `source` to `key`, hashing as it goes. On any failure nothing is left under `key` (parts aborted). The
+ * part size fits `options.expectedSize` when given; bytes beyond what `maxParts` parts hold fail the upload with
+ * InsufficientResources before the part after the last is sent.
+ */
 export async function uploadHashed(
   settings: UploadSettings,
   key: string,
@@ -38,6 +45,9 @@ export async function uploadHashed(
   const { signal } = options;
   signal?.throwIfAborted();
   const hashers = hashes.map((name) => [name, createHash(name)] as [HashKey, Hash]);
+  const { expectedSize } = options;
+  const partSize = partSizeFor(settings.partSize, expectedSize, settings.maxParts);
+  const most = largestUpload(partSize, settings.maxParts);
   let size = 0;
   const hashing = new Transform({
     writableObjectMode: true,
@@ -50,6 +60,10 @@ export async function uploadHashed(
         return;
       }
       size += bytes.length;
+      if (size > most) {
+        done(partLimitError(partSize, settings.maxParts, expectedSize));
+        return;
+      }
       for (const [, hash] of hashers) hash.update(bytes);
       done(null, bytes);
     },
@@ -57,7 +71,7 @@ export async function uploadHashed(
   const upload = new Upload({
     client: settings.client,
     params: { Bucket: settings.bucket, Key: key, Body: hashing },
-    partSize: settings.partSize,
+    partSize,
     queueSize: settings.queueSize,
     leavePartsOnError: false,
   });

@@ -29,6 +29,11 @@ export interface StagedObject {
 export interface StageOptions {
   /** DataONE algorithm name the sysmeta declares (MD5, SHA-1, SHA-256, SHA-384, SHA-512). */
   algorithm?: string;
+  /**
+   * Bytes the source is expected to hold, when known before them (the system metadata's size). Only a hint: the
+   * S3 store sizes its multipart parts by it; the digests still count what came.
+   */
+  expectedSize?: number;
   signal?: AbortSignal;
 }
 

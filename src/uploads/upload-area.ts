@@ -116,7 +116,10 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
         const algorithm = upload.metadata?.[ALGORITHM_METADATA];
         const staged = objects.adopt
           ? objects.adopt(file, digests)
-          : await objects.stage(createReadStream(file), algorithm ? { algorithm } : {});
+          : await objects.stage(createReadStream(file), {
+              ...(algorithm ? { algorithm } : {}),
+              expectedSize: digests.size,
+            });
         return usingUp(
           staged,
           () => store.forget(id),

@@ -173,7 +173,7 @@ async function createFromNode(
   try {
     if (holdsBytes(ctx, stored.formatId)) {
       const bytes = await source.get(pid);
-      const options = { algorithm: stored.checksum.algorithm };
+      const options = { algorithm: stored.checksum.algorithm, expectedSize: stored.size };
       const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(stored.formatId));
       try {
         checkDigests(stored, staged.digests);

@@ -20,7 +20,7 @@ import {
   serializeObjectFormatList,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
-import { holdForIndex, readMultipart, requirePart, sysmetaAlgorithm } from "../../multipart.ts";
+import { holdForIndex, readMultipart, requirePart, sysmetaAlgorithm, sysmetaSize } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
@@ -175,6 +175,7 @@ export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefi
       store: ctx.store,
       objectPart: "object",
       algorithmHint: sysmetaAlgorithm,
+      sizeHint: sysmetaSize,
       holdBytes: holdForIndex,
     });
     const staged = body.staged;

@@ -16,6 +16,7 @@ import {
   requirePart,
   SIMPLE_VALUE_BYTES,
   sysmetaAlgorithm,
+  sysmetaSize,
 } from "../../multipart.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
@@ -116,6 +117,7 @@ function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise
     store: ctx.store,
     objectPart: "object",
     algorithmHint: sysmetaAlgorithm,
+    sizeHint: sysmetaSize,
     holdBytes: holdForIndex,
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
   });
