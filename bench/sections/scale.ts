@@ -11,6 +11,9 @@
  *   in a date window (fromDate/toDate over a tenth of it) and for one event type (event=create, 1 %), listObjects
  *   also as public (reads 1 in BENCH_SCALE_PUBLIC_EVERY).
  * The machine's load average is printed with the figures (the cores may be shared).
+ * BENCH_SCALE_KEEP=NAME keeps the loaded data for later runs: database NAME on the server and the data folder
+ * NAME in the system's temp folder; a run finding them loaded skips the loading (drop both by hand).
+ * BENCH_SCALE_LOAD_ONLY=1 stops after the loading (with BENCH_SCALE_KEEP: load now, measure later).
  */
 import os from "node:os";
 import path from "node:path";
@@ -25,7 +28,8 @@ import type { SectionOptions } from "./types.ts";
 
 const OBJECTS = Number(process.env.BENCH_SCALE_OBJECTS ?? 10_000_000);
 const EVENTS = Number(process.env.BENCH_SCALE_EVENTS ?? 50_000_000);
-const PUBLIC_EVERY = Number(process.env.BENCH_SCALE_PUBLIC_EVERY ?? 1000);
+const PUBLIC_EVERY = Number(process.env.BENCH_SCALE_PUBLIC_EVERY ?? 10);
+const KEEP = process.env.BENCH_SCALE_KEEP;
 const PAGE = 1000;
 const WINDOW = 20;
 const NODE_ID = "urn:node:SCALE";
@@ -36,11 +40,16 @@ const SPACING_MS = 500;
 export async function scale(options: SectionOptions): Promise<void> {
   if (!options.postgres) throw new Error("the scale section runs on PostgreSQL: add --postgres URL");
   const tmp = await tempDir("scale");
-  const db = await backend(options.postgres, "d1node_scale");
-  const dataDir = path.join(tmp.dir, "data");
+  const db = KEEP
+    ? await keptBackend(options.postgres, KEEP)
+    : await backend(options.postgres, "d1node_scale");
+  const dataDir = KEEP ? path.join(os.tmpdir(), KEEP) : path.join(tmp.dir, "data");
   try {
-    await loadObjects(dataDir, db);
-    await loadEvents(db);
+    if (!(await loaded(db))) {
+      await loadObjects(dataDir, db);
+      await loadEvents(db);
+    }
+    if (process.env.BENCH_SCALE_LOAD_ONLY === "1") return;
     const node = await startUp(dataDir, db, path.join(tmp.dir, "empty"), options);
     try {
       await logPaging(options, node);
@@ -59,6 +68,26 @@ export async function scale(options: SectionOptions): Promise<void> {
     await db.dispose();
     await tmp.dispose();
   }
+}
+
+/** Database `name`, created when missing and never dropped. */
+async function keptBackend(adminUrl: string, name: string): Promise<Backend> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name))
+    throw new Error(`BENCH_SCALE_KEEP: not a plain database name: ${name}`);
+  const found = await query(adminUrl, `select 1 from pg_database where datname = '${name}'`);
+  if (found.length === 0) await query(adminUrl, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { dialect: "postgres", url: url.toString(), dispose: async () => undefined };
+}
+
+/** Whether a kept database already holds the events (loaded last). */
+async function loaded(db: Backend): Promise<boolean> {
+  if (!KEEP) return false;
+  const url = db.url as string;
+  const [table] = await query<{ name: string | null }>(url, "select to_regclass('events')::text as name");
+  if (!table?.name) return false;
+  return (await query(url, "select 1 from events limit 1")).length > 0;
 }
 
 async function loadObjects(dataDir: string, db: Backend): Promise<void> {

@@ -1,8 +1,9 @@
 /** listObjects over the objects table: (dateSysMetadataModified, pid) order, keyset-paged, filters as given. */
 import { type Kysely, type SqlBool, sql } from "kysely";
-import { objectConditions, objectIncludes } from "./filters.ts";
+import { listsAllObjects, objectConditions, objectIncludes } from "./filters.ts";
 import type { ObjectKey } from "./objects.ts";
 import { everyStep, hopRows, type KeysetPager, rowNumber } from "./pager.ts";
+import { countRows } from "./row-counts.ts";
 import { INFO_COLUMNS, toInfo } from "./rows.ts";
 import type { Tables } from "./schema.ts";
 import type { ObjectListFilter, ObjectRepository, StoredObject } from "./types.ts";
@@ -19,6 +20,7 @@ export async function listObjects(
     {
       cacheKey: JSON.stringify(filter),
       count: async () => {
+        if (listsAllObjects(filter)) return countRows(db, "objects");
         const row = readersOnly(filter)
           ? await db
               .selectFrom(readablePids(db, filter.readableBy).as("readable"))

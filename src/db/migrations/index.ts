@@ -18,6 +18,7 @@ import { identifiersMigration } from "./0010-identifiers.ts";
 import { importMigration } from "./0011-import.ts";
 import { auditMigration } from "./0012-audit.ts";
 import { eventsByTypeMigration } from "./0013-events-by-type.ts";
+import { rowCountsMigration } from "./0014-row-counts.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   importMigration,
   auditMigration,
   eventsByTypeMigration,
+  rowCountsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
