@@ -8,8 +8,9 @@
  */
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { eventConditions, eventIncludes, listsAllEvents } from "./filters.ts";
+import { everyStep, hopRows, rowNumber } from "./keyset-sql.ts";
 import { compareKeys } from "./order.ts";
-import { everyStep, hopRows, KeysetPager, type KeysetSource, rowNumber } from "./pager.ts";
+import { KeysetPager, type KeysetSource } from "./pager.ts";
 import { countRows } from "./row-counts.ts";
 import type { EventsTable, Tables } from "./schema.ts";
 import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, LogFilter, NewLogEntry } from "./types.ts";

@@ -1,8 +1,9 @@
 /** listObjects over the objects table: (dateSysMetadataModified, pid) order, keyset-paged, filters as given. */
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { listsAllObjects, objectConditions, objectIncludes } from "./filters.ts";
+import { everyStep, hopRows, rowNumber } from "./keyset-sql.ts";
 import type { ObjectKey } from "./objects.ts";
-import { everyStep, hopRows, type KeysetPager, type KeysetSource, rowNumber } from "./pager.ts";
+import type { KeysetPager, KeysetSource } from "./pager.ts";
 import { countRows } from "./row-counts.ts";
 import { INFO_COLUMNS, toInfo } from "./rows.ts";
 import type { ObjectsTable, Tables } from "./schema.ts";

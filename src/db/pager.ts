@@ -19,8 +19,6 @@
  * (`change-feed.ts`), which cannot tell where they fall: they forget every list (forget()), and while the feed is
  * down the pager is distrusted and remembers nothing.
  */
-import { type RawBuilder, type SqlBool, sql } from "kysely";
-
 export interface KeysetSource<Row, Key, Fact> {
   /** Identifies the filter; pages of different filters never share positions. */
   cacheKey: string;
@@ -311,19 +309,4 @@ function firstIndex<T>(items: readonly T[], test: (item: T) => boolean): number 
     else low = middle + 1;
   }
   return low;
-}
-
-/** For keysEvery queries: `n`, each row's 1-based position in the list's order (`order`: its sort columns). */
-export function rowNumber(order: RawBuilder<unknown>) {
-  return sql<number>`row_number() over (order by ${order})`.as("n");
-}
-
-/** Rows a keysEvery query reads: up to its last hop. */
-export function hopRows(first: number, step: number, hops: number): number {
-  return first + step * (hops - 1);
-}
-
-/** The rows of the hops: positions first, first + step, ... */
-export function everyStep(first: number, step: number) {
-  return sql<SqlBool>`n >= ${first} and (n - ${first}) % ${step} = 0`;
 }
