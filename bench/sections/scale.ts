@@ -171,6 +171,12 @@ async function afterRestart(dataDir: string, db: Backend, emptyDir: string, opti
     await timeJumps("getLogRecords (administrator)", node.token, log, EVENTS);
     const list = (start: number) => `${node.baseUrl}/v2/object?start=${start}&count=${PAGE}`;
     await timeJumps("listObjects (administrator)", node.token, list, OBJECTS);
+    await timeJumps(
+      `listObjects (public, reads 1 in ${PUBLIC_EVERY})`,
+      undefined,
+      list,
+      OBJECTS / PUBLIC_EVERY,
+    );
   } finally {
     await restarted.node.stop();
   }
