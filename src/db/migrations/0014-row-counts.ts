@@ -6,7 +6,7 @@
  * on a counter row); the sum is the count, and readers fold the deltas into one row now and then. SQLite (one
  * writer at a time): one row per table, updated by a row trigger.
  * Creating the triggers first locks out writers (SHARE ROW EXCLUSIVE), so the initial count is exact. That count
- * reads the table once (about a second per 10 million rows on PostgreSQL), when the migration runs.
+ * reads the table once, when the migration runs (PostgreSQL, 50 million entries: 9.5 s on a busy machine).
  */
 import { sql } from "kysely";
 import type { Migration, MigrationDb } from "./migration.ts";
