@@ -73,12 +73,13 @@ export function dbFlags(db: Backend): string[] {
 
 /**
  * `d1node serve` on `dataDir` with an ephemeral port; resolves once it prints its base URL. `env`: further settings
- * (D1NODE_*) for this node alone, added to this process's environment.
+ * (D1NODE_*) for this node alone, added to this process's environment; `logLevel` its log lines (default warn).
  */
 export async function startNode(
   dataDir: string,
   db: Backend,
   env: NodeJS.ProcessEnv = {},
+  logLevel = "warn",
 ): Promise<BenchNode> {
   const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const args = [
@@ -88,7 +89,7 @@ export async function startNode(
     "--port",
     "0",
     "--log-level",
-    "warn",
+    logLevel,
     "--admin-subject",
     ADMIN,
     ...dbFlags(db),

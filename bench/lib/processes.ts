@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 export interface Served {
   child: ChildProcess;
   url: string;
+  /** Everything the server printed on its standard output so far. */
+  printed(): string;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = {}, command
   return {
     child,
     url,
+    printed: () => output,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -7,11 +7,13 @@
  * key, so paging through the log stays cheap while requests keep adding to it.
  */
 import { type Kysely, type SqlBool, sql } from "kysely";
-import { eventConditions, eventIncludes } from "./filters.ts";
+import { eventConditions, eventIncludes, listsAllEvents } from "./filters.ts";
+import { everyStep, hopRows, rowNumber } from "./keyset-sql.ts";
 import { compareKeys } from "./order.ts";
-import { everyStep, hopRows, KeysetPager, rowNumber } from "./pager.ts";
+import { KeysetPager, type KeysetSource } from "./pager.ts";
+import { countRows } from "./row-counts.ts";
 import type { EventsTable, Tables } from "./schema.ts";
-import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, NewLogEntry } from "./types.ts";
+import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, LogFilter, NewLogEntry } from "./types.ts";
 
 const FLUSH_MS = 50;
 const RETRY_MS = 1000;
@@ -26,6 +28,8 @@ export type EventKey = readonly [number, number];
 export interface BatchedEventLog extends EventLog {
   /** Write what is queued and stop the timer; later appends are dropped. */
   close(): Promise<void>;
+  /** Walks the unfiltered log in the background, remembering positions (KeysetPager.warm). */
+  warm(signal: AbortSignal): Promise<number>;
   /** Objects were written: lists filtered by readers (which join on objects) start over. */
   objectsChanged(): void;
   /** Another process added entries: every list starts over. */
@@ -122,6 +126,42 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     }, delay);
   };
 
+  /** The filter's list as the pager reads it. */
+  const listSource = (filter: LogFilter): KeysetSource<Row, EventKey, NewRow> => {
+    const base = db.selectFrom("events").where((eb) => eb.and(eventConditions(eb, filter)));
+    return {
+      cacheKey: `${filter.readableBy ? READERS : ""}${JSON.stringify(filter)}`,
+      count: async () => {
+        if (listsAllEvents(filter)) return countRows(db, "events");
+        const row = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+        return Number(row?.n ?? 0);
+      },
+      fetch: (after, offset, limit) => {
+        let query = base.selectAll("events");
+        if (after) query = query.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
+        query = query.orderBy("date_logged").orderBy("id").limit(limit);
+        return (offset > 0 ? query.offset(offset) : query).execute() as Promise<Row[]>;
+      },
+      keysEvery: async (after, first, step, hops) => {
+        let keys = base.select(["date_logged", "id", rowNumber(sql`date_logged, id`)]);
+        if (after) keys = keys.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
+        keys = keys
+          .orderBy("date_logged")
+          .orderBy("id")
+          .limit(hopRows(first, step, hops));
+        const rows = await db
+          .selectFrom(keys.as("keys"))
+          .select(["date_logged", "id"])
+          .where(everyStep(first, step))
+          .orderBy("n")
+          .execute();
+        return rows.map((row): EventKey => [Number(row.date_logged), Number(row.id)]);
+      },
+      keyOf: (row): EventKey => [Number(row.date_logged), Number(row.id)],
+      includes: eventIncludes(filter),
+    };
+  };
+
   return {
     append(entry: NewLogEntry) {
       if (closed) return;
@@ -186,43 +226,10 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       await flush();
     },
     async list(filter, start, count) {
-      const base = db.selectFrom("events").where((eb) => eb.and(eventConditions(eb, filter)));
-      const { total, rows } = await pager.page<Row>(
-        {
-          cacheKey: `${filter.readableBy ? READERS : ""}${JSON.stringify(filter)}`,
-          count: async () => {
-            const row = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
-            return Number(row?.n ?? 0);
-          },
-          fetch: (after, offset, limit) => {
-            let query = base.selectAll("events");
-            if (after) query = query.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
-            query = query.orderBy("date_logged").orderBy("id").limit(limit);
-            return (offset > 0 ? query.offset(offset) : query).execute() as Promise<Row[]>;
-          },
-          keysEvery: async (after, first, step, hops) => {
-            let keys = base.select(["date_logged", "id", rowNumber(sql`date_logged, id`)]);
-            if (after) keys = keys.where(sql<SqlBool>`(date_logged, id) > (${after[0]}, ${after[1]})`);
-            keys = keys
-              .orderBy("date_logged")
-              .orderBy("id")
-              .limit(hopRows(first, step, hops));
-            const rows = await db
-              .selectFrom(keys.as("keys"))
-              .select(["date_logged", "id"])
-              .where(everyStep(first, step))
-              .orderBy("n")
-              .execute();
-            return rows.map((row): EventKey => [Number(row.date_logged), Number(row.id)]);
-          },
-          keyOf: (row): EventKey => [Number(row.date_logged), Number(row.id)],
-          includes: eventIncludes(filter),
-        },
-        start,
-        count,
-      );
+      const { total, rows } = await pager.page<Row>(listSource(filter), start, count);
       return { start, total, items: rows.map(toEntry) };
     },
+    warm: (signal) => pager.warm(listSource({}), signal),
   };
 }
 

@@ -61,6 +61,20 @@ export function eventConditions(eb: ExpressionBuilder<Tables, "events">, f: LogF
   return all;
 }
 
+/** Whether the filter lists every object (objectConditions gives none): its total is the table's row count. */
+export function listsAllObjects(f: ObjectListFilter): boolean {
+  const { replicaStatus, ...others } = f;
+  return replicaStatus !== false && Object.values(others).every((value) => value === undefined);
+}
+
+/** Whether the filter lists every entry (eventConditions gives none). */
+export function listsAllEvents(f: LogFilter): boolean {
+  const { idFilter, ...others } = f;
+  return (
+    (idFilter === undefined || idFilter === "") && Object.values(others).every((value) => value === undefined)
+  );
+}
+
 /** Whether an object is in the filter's list (as objectConditions decide it in SQL). */
 export function objectIncludes(f: ObjectListFilter): (object: StoredObject) => boolean {
   const readers = f.readableBy === undefined ? undefined : new Set(f.readableBy);

@@ -31,6 +31,7 @@ import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
+import { warmLists } from "./warm-lists.ts";
 
 export interface OpenOptions {
   /** postgres://user@host:port/db */
@@ -162,6 +163,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await events.flush();
       await sqliteSnapshot(handle, file);
     },
+    warmLists: (signal, minimumRows) => warmLists(db, pager, events, signal, minimumRows),
     async transaction(work) {
       let logged: TransactionEvents | undefined;
       let queued: ReturnType<typeof transactionTasks> | undefined;

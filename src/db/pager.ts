@@ -11,14 +11,14 @@
  * Writers bracket each transaction with begin() and end(writes). A written row that the filter can tell is not in
  * its list changes nothing; one that is (or may be) moves the remembered keys at or after it, which are dropped,
  * and adds to or takes from the total (dropped when the filter cannot tell). Keys before it stay valid, so a
- * harvest keeps its pace while new objects arrive at the end. A list remembers nothing it read while a write
- * was in flight or ended during the read.
+ * harvest keeps its pace while new objects arrive at the end. A read keeps the keys it found before the lowest
+ * key written while it ran (the read may or may not have seen that write); a total read while a write was in
+ * flight or ended during the read is not kept.
+ * warm() walks a whole list in the background (after a start), so that no request pays for the first jump.
  * The memory is per process. Other processes' writes (PostgreSQL) are heard through the change feed
  * (`change-feed.ts`), which cannot tell where they fall: they forget every list (forget()), and while the feed is
  * down the pager is distrusted and remembers nothing.
  */
-import { type RawBuilder, type SqlBool, sql } from "kysely";
-
 export interface KeysetSource<Row, Key, Fact> {
   /** Identifies the filter; pages of different filters never share positions. */
   cacheKey: string;
@@ -49,6 +49,13 @@ interface Mark<Key> {
   key: Key | undefined;
 }
 
+/** A read in progress: the lowest key written while it ran, or that it cannot tell (`unknown`). */
+interface Read<Key> {
+  cacheKey: string;
+  lowest?: Key;
+  unknown: boolean;
+}
+
 interface Remembered<Key, Fact> {
   total?: number;
   includes?: (fact: Fact) => boolean | undefined;
@@ -72,6 +79,7 @@ export class KeysetPager<Key, Fact = never> {
   private inFlight = 0;
   private checkpointCount = 0;
   private trusted = true;
+  private readonly reads = new Set<Read<Key>>();
 
   constructor(private readonly compare: (a: Key, b: Key) => number) {}
 
@@ -84,6 +92,12 @@ export class KeysetPager<Key, Fact = never> {
   end(writes: readonly Write<Key, Fact>[] | "unknown"): void {
     this.inFlight--;
     this.generation++;
+    for (const read of this.reads) {
+      if (writes === "unknown") read.unknown = true;
+      else
+        for (const { key } of writes)
+          if (read.lowest === undefined || this.compare(key, read.lowest) < 0) read.lowest = key;
+    }
     if (writes === "unknown") {
       this.filters.clear();
       this.checkpointCount = 0;
@@ -97,6 +111,7 @@ export class KeysetPager<Key, Fact = never> {
   /** Forget the lists of these filters: they depend on a table whose writes this pager does not hear of. */
   forget(test: (cacheKey: string) => boolean): void {
     this.generation++;
+    for (const read of this.reads) if (test(read.cacheKey)) read.unknown = true;
     for (const [cacheKey, memory] of this.filters) {
       if (!test(cacheKey)) continue;
       this.checkpointCount -= memory.checkpoints.length;
@@ -119,11 +134,51 @@ export class KeysetPager<Key, Fact = never> {
     const quiet = this.inFlight === 0;
     const memory = this.entry(source.cacheKey);
     if (source.includes) memory.includes = source.includes;
-    const current = () =>
-      this.trusted && generation === this.generation && this.filters.get(source.cacheKey) === memory;
-    const total = memory.total ?? (await source.count());
-    if (current() && quiet && this.inFlight === 0) memory.total = total;
-    if (count <= 0 || start >= total) return { total, rows: [] };
+    const read = this.startRead(source.cacheKey);
+    try {
+      const total = memory.total ?? (await source.count());
+      const current =
+        this.trusted && generation === this.generation && this.filters.get(source.cacheKey) === memory;
+      if (current && quiet && this.inFlight === 0) memory.total = total;
+      return { total, rows: await this.rowsAt(source, memory, read, start, count, total) };
+    } finally {
+      this.reads.delete(read);
+    }
+  }
+
+  /**
+   * Walks the whole list from its last remembered key, remembering a key every STEP rows, until the end, `signal`
+   * aborts, or the list is forgotten (a write elsewhere, PostgreSQL); resolves to the positions remembered.
+   */
+  async warm<Row>(source: KeysetSource<Row, Key, Fact>, signal: AbortSignal): Promise<number> {
+    const memory = this.entry(source.cacheKey);
+    if (source.includes) memory.includes = source.includes;
+    while (!signal.aborted && this.trusted && this.filters.get(source.cacheKey) === memory) {
+      const from = memory.checkpoints.at(-1) ?? { position: 0, key: undefined };
+      const read = this.startRead(source.cacheKey);
+      try {
+        const keys = await this.hop(source, from, STEP, HOPS_PER_QUERY);
+        keys.forEach((key, i) => {
+          const mark = { position: from.position + (i + 1) * STEP, key };
+          if (this.keeps(read, memory, mark)) this.checkpoint(memory, mark);
+        });
+        if (keys.length < HOPS_PER_QUERY) break;
+      } finally {
+        this.reads.delete(read);
+      }
+    }
+    return memory.checkpoints.length;
+  }
+
+  private async rowsAt<Row>(
+    source: KeysetSource<Row, Key, Fact>,
+    memory: Remembered<Key, Fact>,
+    read: Read<Key>,
+    start: number,
+    count: number,
+    total: number,
+  ): Promise<Row[]> {
+    if (count <= 0 || start >= total) return [];
 
     let from = this.nearest(memory, start);
     // Hop to the last multiple of STEP at or before start, remembering each.
@@ -133,23 +188,39 @@ export class KeysetPager<Key, Fact = never> {
       const keys = await this.hop(source, from, next - from.position, hops);
       for (const key of keys) {
         from = { position: next, key };
-        if (current()) this.checkpoint(memory, from);
+        if (this.keeps(read, memory, from)) this.checkpoint(memory, from);
         next += STEP;
       }
-      if (keys.length < hops) return { total, rows: [] };
+      if (keys.length < hops) return [];
     }
 
     const rows = await source.fetch(from.key, start - from.position, count);
-    if (current() && rows.length > 0) {
-      const end = start + rows.length;
-      for (let at = (Math.floor(start / STEP) + 1) * STEP; at <= end; at += STEP) {
-        this.checkpoint(memory, { position: at, key: source.keyOf(rows[at - start - 1] as Row) });
-      }
-      memory.recent = memory.recent.filter((mark) => mark.position !== end);
-      memory.recent.push({ position: end, key: source.keyOf(rows[rows.length - 1] as Row) });
+    for (let at = (Math.floor(start / STEP) + 1) * STEP; at <= start + rows.length; at += STEP) {
+      const mark = { position: at, key: source.keyOf(rows[at - start - 1] as Row) };
+      if (this.keeps(read, memory, mark)) this.checkpoint(memory, mark);
+    }
+    const end = {
+      position: start + rows.length,
+      key: rows.length > 0 ? source.keyOf(rows.at(-1) as Row) : undefined,
+    };
+    if (rows.length > 0 && this.keeps(read, memory, end)) {
+      memory.recent = memory.recent.filter((mark) => mark.position !== end.position);
+      memory.recent.push(end);
       if (memory.recent.length > RECENT) memory.recent.shift();
     }
-    return { total, rows };
+    return rows;
+  }
+
+  private startRead(cacheKey: string): Read<Key> {
+    const read: Read<Key> = { cacheKey, unknown: false };
+    this.reads.add(read);
+    return read;
+  }
+
+  /** Whether a mark the read found still holds: before every key written meanwhile, in a list not forgotten. */
+  private keeps(read: Read<Key>, memory: Remembered<Key, Fact>, mark: Mark<Key>): boolean {
+    if (!this.trusted || read.unknown || this.filters.get(read.cacheKey) !== memory) return false;
+    return read.lowest === undefined || (mark.key !== undefined && this.compare(mark.key, read.lowest) < 0);
   }
 
   /** Keys `first`, `first + STEP`, ... rows after `from` (`hops` of them, fewer at the end). */
@@ -238,19 +309,4 @@ function firstIndex<T>(items: readonly T[], test: (item: T) => boolean): number 
     else low = middle + 1;
   }
   return low;
-}
-
-/** For keysEvery queries: `n`, each row's 1-based position in the list's order (`order`: its sort columns). */
-export function rowNumber(order: RawBuilder<unknown>) {
-  return sql<number>`row_number() over (order by ${order})`.as("n");
-}
-
-/** Rows a keysEvery query reads: up to its last hop. */
-export function hopRows(first: number, step: number, hops: number): number {
-  return first + step * (hops - 1);
-}
-
-/** The rows of the hops: positions first, first + step, ... */
-export function everyStep(first: number, step: number) {
-  return sql<SqlBool>`n >= ${first} and (n - ${first}) % ${step} = 0`;
 }

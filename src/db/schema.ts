@@ -267,6 +267,12 @@ export interface AuditRunsTable {
   findings: string;
 }
 
+/** The rows of `events` and `objects`, kept by triggers (migration 0015): the sum of a name's rows. */
+export interface RowCountsTable {
+  name: "events" | "objects";
+  n: number | string;
+}
+
 export interface Tables {
   audit_runs: AuditRunsTable;
   cn_equivalents: CnEquivalentsTable;
@@ -292,4 +298,5 @@ export interface Tables {
   replication_nodes: ReplicationNodesTable;
   import_progress: ImportProgressTable;
   import_failures: ImportFailuresTable;
+  row_counts: RowCountsTable;
 }

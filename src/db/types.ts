@@ -196,6 +196,12 @@ export interface Database extends Repositories {
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).
    */
   snapshotTo(file: string): Promise<void>;
+  /**
+   * Walks the unfiltered event log and object list once, remembering a position every 1000 rows, so that first
+   * jumps to start=N need not scan to N (warm-lists.ts); resolves when done or `signal` aborts. Lists shorter
+   * than `minimumRows` (default 100,000) are left cold.
+   */
+  warmLists(signal: AbortSignal, minimumRows?: number): Promise<void>;
   /** Run `work` in one transaction; the repositories it receives write inside it. */
   transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;

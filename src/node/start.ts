@@ -102,6 +102,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     ? undefined
     : await startControlSocket(ctx, (message) => app.log.warn(message));
   const warming = warmSearch(ctx.search, (error) => app.log.warn({ err: error }, "search warm-up failed"));
+  const listsWarming = warmLists(ctx, app);
   let closed = false;
   return {
     app,
@@ -113,6 +114,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       closed = true;
       cnSubjects?.close();
       await warming;
+      await listsWarming.stop();
       await control?.close();
       const tlsClosed = tls ? closeServer(tls) : undefined;
       // Fastify closes the connections idle when it closes; one busy then (another node's request) turns idle
@@ -122,6 +124,27 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       await tlsClosed;
       await worker?.stop();
       await opened.close();
+    },
+  };
+}
+
+/** The list positions' warm-up (Database.warmLists), in the background; stop() aborts it and waits for it. */
+function warmLists(ctx: NodeContext, app: FastifyInstance): { stop(): Promise<void> } {
+  const abort = new AbortController();
+  const started = performance.now();
+  const done = ctx.db.warmLists(abort.signal).then(
+    () => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      if (!abort.signal.aborted) app.log.info(`list positions warmed in ${seconds} s`);
+    },
+    (error: unknown) => {
+      if (!abort.signal.aborted) app.log.warn({ err: error }, "list warm-up failed");
+    },
+  );
+  return {
+    stop() {
+      abort.abort();
+      return done;
     },
   };
 }

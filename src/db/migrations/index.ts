@@ -19,6 +19,7 @@ import { importMigration } from "./0011-import.ts";
 import { auditMigration } from "./0012-audit.ts";
 import { eventsByTypeMigration } from "./0013-events-by-type.ts";
 import { searchRebuildMigration } from "./0014-search-rebuild.ts";
+import { rowCountsMigration } from "./0015-row-counts.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   auditMigration,
   eventsByTypeMigration,
   searchRebuildMigration,
+  rowCountsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

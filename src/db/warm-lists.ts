@@ -1,0 +1,32 @@
+/**
+ * After a start, the unfiltered event log and object list are walked once in the background (KeysetPager.warm),
+ * so that a harvester's first jump to start=N continues from a remembered key instead of scanning N index
+ * entries while it waits (50 M entries: 39 s to the middle). So is the list an anonymous caller sees (objects
+ * readable by public), the one filtered list every caller without a session asks for. Lists under WARM_FROM
+ * rows are left cold: a jump there reads at most that many keys.
+ */
+
+import type { Kysely } from "kysely";
+import { PUBLIC } from "../auth/subjects.ts";
+import type { BatchedEventLog } from "./events.ts";
+import { objectListSource } from "./object-list.ts";
+import type { ObjectKey } from "./objects.ts";
+import type { KeysetPager } from "./pager.ts";
+import { countRows } from "./row-counts.ts";
+import type { Tables } from "./schema.ts";
+import type { StoredObject } from "./types.ts";
+
+const WARM_FROM = 100_000;
+
+export async function warmLists(
+  db: Kysely<Tables>,
+  objects: KeysetPager<ObjectKey, StoredObject>,
+  events: BatchedEventLog,
+  signal: AbortSignal,
+  minimumRows = WARM_FROM,
+): Promise<void> {
+  if ((await countRows(db, "events")) >= minimumRows) await events.warm(signal);
+  if ((await countRows(db, "objects")) < minimumRows) return;
+  await objects.warm(objectListSource(db, {}), signal);
+  await objects.warm(objectListSource(db, { readableBy: [PUBLIC] }), signal);
+}
