@@ -8,7 +8,9 @@
  *   create -> CN: objects created on the MN (which asks the CN to synchronize them, through its task queue);
  *     the time from sending the create until CN getSystemMetadata answers 200. Target: <= 5 s (the slowest).
  *     Baseline: the create request alone.
- * Sizes: BENCH_HARVEST_OBJECTS (default 100000), BENCH_SYNC_CREATES (default 20).
+ * Sizes: BENCH_HARVEST_OBJECTS (default 100000), BENCH_SYNC_CREATES (default 20); BENCH_FEDERATION_DB=postgres
+ * runs the PostgreSQL half alone. The harvest's notes give the CPU-seconds of the CN's process, the MN's, and the
+ * PostgreSQL backends of each node's database (from /proc).
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -22,7 +24,8 @@ import { type RunningNode, startNode } from "../../src/node/start.ts";
 import { approveNode } from "../../src/services/cn/register.ts";
 import { CONTENT_TYPE, createBody, smallContent } from "../lib/multipart.ts";
 import { type Backend, BIN, backend, dbFlags, runCli, tempDir } from "../lib/node.ts";
-import { median, type Served, serve } from "../lib/processes.ts";
+import { postgresCpuSeconds } from "../lib/postgres-cpu.ts";
+import { cpuSecondsOf, median, type Served, serve } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
@@ -38,7 +41,8 @@ const subjectOf = (id: string) => `CN=${id},DC=dataone,DC=org`;
 const NEVER = { sec: "0", min: "0", hour: "0", mday: "1", mon: "1", wday: "?", year: "2199" };
 
 export async function federation(options: SectionOptions): Promise<void> {
-  for (const url of databases(options)) await onBackend(url);
+  const postgresOnly = process.env.BENCH_FEDERATION_DB === "postgres";
+  for (const url of databases(options)) if (url || !postgresOnly) await onBackend(url);
 }
 
 async function publicKeyFile(dir: string, dataDir: string, name: string): Promise<string> {
@@ -95,6 +99,8 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
       mnDir,
       ...dbFlags(mnDb),
     ]);
+    // Its search index built before it serves, as on a node in service (not during the harvest).
+    await runCli(["index", "--missing", "-c", mnConfig, "--data-dir", mnDir, ...dbFlags(mnDb)]);
     process.stderr.write("\n");
     const args = ["serve", "-c", mnConfig, "--data-dir", mnDir, "--port", "0", "--log-level", "warn"];
     const mnArgs = [...args, "--admin-subject", ADMIN, ...dbFlags(mnDb)];
@@ -103,7 +109,7 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
     mn = flags.length > 0 ? await serve([...flags, BIN, ...mnArgs]) : await serve(mnArgs, {}, BIN);
     const mnUrl = mn.url.replace(/\/$/, "");
     await register(cn, mnDir, mnUrl);
-    await harvest(cn, mnUrl, mnDb, loadSeconds);
+    await harvest(cn, mnUrl, { cn: cnDb, mn: mnDb, mnPid: mn.child.pid as number }, loadSeconds);
     await createToCn(cn, mnDir, mnUrl, mnDb);
   } finally {
     await mn?.stop();
@@ -131,7 +137,25 @@ async function register(cn: RunningNode, mnDir: string, mnUrl: string): Promise<
   await approveNode(cn.ctx.db, MN_ID);
 }
 
-async function harvest(cn: RunningNode, mnUrl: string, db: Backend, loadSeconds: number): Promise<void> {
+interface Processes {
+  cn: Backend;
+  mn: Backend;
+  mnPid: number;
+}
+
+/** CPU-seconds so far: the CN (this process), the MN's process, each node's PostgreSQL backends. */
+function cpuNow(p: Processes): number[] {
+  const { user, system } = process.cpuUsage();
+  return [
+    (user + system) / 1e6,
+    cpuSecondsOf(p.mnPid),
+    postgresCpuSeconds(p.cn.url),
+    postgresCpuSeconds(p.mn.url),
+  ];
+}
+
+async function harvest(cn: RunningNode, mnUrl: string, p: Processes, loadSeconds: number): Promise<void> {
+  const db = p.mn;
   const node = await harvestableNode(cn.ctx, MN_ID);
   if (!node) throw new Error("the MN is not harvestable");
   // Baseline: the same listObjects pages, listed and nothing else.
@@ -144,15 +168,17 @@ async function harvest(cn: RunningNode, mnUrl: string, db: Backend, loadSeconds:
     if (page.items.length === 0 || start + page.items.length >= page.total) break;
   }
   const listSeconds = (Date.now() - listStarted) / 1000;
+  const cpuBefore = cpuNow(p);
   const started = Date.now();
-  const result = await harvestNode(cn.ctx, node, { lagMs: 0 });
+  const progress = setInterval(() => void reportProgress(cn, started), 30_000);
+  const result = await harvestNode(cn.ctx, node, { lagMs: 0 }).finally(() => clearInterval(progress));
   const seconds = (Date.now() - started) / 1000;
-  const held = await cn.ctx.db.kysely
-    .selectFrom("objects")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirst();
-  if (Number(held?.n) !== OBJECTS || listed !== OBJECTS) {
-    throw new Error(`harvested ${held?.n} of ${OBJECTS} objects (${listed} listed)`);
+  const [cnCpu, mnCpu, cnPg, mnPg] = cpuNow(p).map((after, i) =>
+    (after - (cpuBefore[i] as number)).toFixed(1),
+  );
+  const held = await objectsHeld(cn);
+  if (held !== OBJECTS || listed !== OBJECTS) {
+    throw new Error(`harvested ${held} of ${OBJECTS} objects (${listed} listed)`);
   }
   record({
     section: "federation",
@@ -169,8 +195,27 @@ async function harvest(cn: RunningNode, mnUrl: string, db: Backend, loadSeconds:
     pass: seconds <= HARVEST_TARGET_S,
     notes:
       `${Math.round(OBJECTS / seconds)} objects/s, ${result.pages} pages, ` +
-      `created ${result.outcomes.created}, failed ${result.outcomes.failed}; MN loaded in ${loadSeconds.toFixed(1)} s`,
+      `created ${result.outcomes.created}, failed ${result.outcomes.failed}; MN loaded in ${loadSeconds.toFixed(1)} s; ` +
+      `CPU-s: CN ${cnCpu}, MN ${mnCpu}` +
+      (db.url ? `, PostgreSQL for the CN ${cnPg}, for the MN ${mnPg}` : ""),
   });
+}
+
+async function objectsHeld(cn: RunningNode): Promise<number> {
+  const held = await cn.ctx.db.kysely
+    .selectFrom("objects")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirst();
+  return Number(held?.n);
+}
+
+/** A line every half minute on a long harvest: objects held so far and the pace. */
+async function reportProgress(cn: RunningNode, started: number): Promise<void> {
+  const held = await objectsHeld(cn);
+  const seconds = (Date.now() - started) / 1000;
+  process.stderr.write(
+    `harvested ${held} objects in ${seconds.toFixed(0)} s (${Math.round(held / seconds)}/s)\n`,
+  );
 }
 
 async function createToCn(cn: RunningNode, mnDir: string, mnUrl: string, db: Backend): Promise<void> {
