@@ -6,7 +6,8 @@
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
- * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts). Every
+ * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), harvest-many (only when
+ * named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -20,9 +21,11 @@ import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
 import { audit } from "./sections/audit.ts";
 import { federation } from "./sections/federation.ts";
+import { harvestMany } from "./sections/harvest-many.ts";
 import { importSection } from "./sections/import.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
+import { logAggregation } from "./sections/log-aggregation.ts";
 import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
@@ -48,6 +51,8 @@ const SECTIONS: Record<string, Section> = {
   package: packageSection,
   replication,
   federation,
+  "harvest-many": harvestMany,
+  "log-aggregation": logAggregation,
   "store-memory": storeMemory,
   s3,
   metrics,
@@ -61,7 +66,15 @@ const SECTIONS: Record<string, Section> = {
   "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale tens of millions of rows). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale"]);
+const ON_REQUEST = new Set([
+  "soak",
+  "range",
+  "scale-out",
+  "resumable",
+  "scale",
+  "harvest-many",
+  "log-aggregation",
+]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {
