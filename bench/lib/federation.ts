@@ -24,6 +24,8 @@ export interface MemberNodeSetup {
   id: string;
   dir: string;
   db: Backend;
+  /** Further settings of its configuration file. */
+  settings?: Record<string, unknown>;
 }
 
 /** The public key of the node whose data folder is `dataDir`, in a PEM file (created with the key if new). */
@@ -71,6 +73,7 @@ export async function memberNodeConfig(tmp: string, mn: MemberNodeSetup, cn: Run
       trustedTokenKeys: [cnKey],
       cnBaseUrl: cn.baseUrl,
       syncSchedule: NEVER,
+      ...mn.settings,
     }),
   );
   return file;

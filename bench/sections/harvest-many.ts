@@ -24,6 +24,7 @@ import { databases, type SectionOptions } from "./types.ts";
 
 const NODES = Number(process.env.BENCH_MANY_NODES ?? 10);
 const OBJECTS = Number(process.env.BENCH_MANY_OBJECTS ?? 20_000);
+const MN_POOL = 3;
 
 export async function harvestMany(options: SectionOptions): Promise<void> {
   const postgresOnly = process.env.BENCH_FEDERATION_DB === "postgres";
@@ -43,6 +44,8 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
         id: `urn:node:BENCHMN${i}`,
         dir: path.join(tmp.dir, `mn${i}`),
         db: await backend(pgUrl),
+        // Eleven MNs share one PostgreSQL server here (each would have its own): a few connections each.
+        settings: { databasePoolSize: MN_POOL },
       });
     }
     cn = await startCoordinatingNode(

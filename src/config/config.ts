@@ -156,6 +156,8 @@ export interface Config {
   databaseStatementTimeout: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
   databaseConnectTimeout: number;
+  /** PostgreSQL: connections this process keeps open at most (its pool). */
+  databasePoolSize: number;
   /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
   metrics: Exposure;
   /** The operators' status page at {basePath}/status: off, public, or admin. */
@@ -233,6 +235,7 @@ export function defaultConfig(): Config {
     uploadExpiry: 7 * 86_400,
     databaseStatementTimeout: 30,
     databaseConnectTimeout: 10,
+    databasePoolSize: 10,
     metrics: "admin",
     statusPage: "admin",
     logLevel: "info",
@@ -335,6 +338,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     uploadExpiry: integer("uploadExpiry", c.uploadExpiry, 1, 366 * 86_400),
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
+    databasePoolSize: integer("databasePoolSize", c.databasePoolSize, 1, 1000),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };
