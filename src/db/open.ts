@@ -53,7 +53,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const db = new Kysely<Tables>({
     dialect: handle
       ? new SqliteDialect({ database: preparedOnce(handle) })
-      : new PostgresDialect({ pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize) }),
+      : new PostgresDialect({
+          pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
+        }),
   });
   try {
     await migrateWithoutLimits(db, dialect, options);
