@@ -7,8 +7,9 @@
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
  * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
- * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS) and search-rebuild
- * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it). Every
+ * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS), search-rebuild
+ * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
+ * (only when named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -22,9 +23,11 @@ import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
 import { audit } from "./sections/audit.ts";
 import { federation } from "./sections/federation.ts";
+import { harvestMany } from "./sections/harvest-many.ts";
 import { importSection } from "./sections/import.ts";
 import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
+import { logAggregation } from "./sections/log-aggregation.ts";
 import { metrics } from "./sections/metrics.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
@@ -54,6 +57,8 @@ const SECTIONS: Record<string, Section> = {
   package: packageSection,
   replication,
   federation,
+  "harvest-many": harvestMany,
+  "log-aggregation": logAggregation,
   "store-memory": storeMemory,
   s3,
   metrics,
@@ -67,7 +72,17 @@ const SECTIONS: Record<string, Section> = {
   "request-bodies": requestBodies,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
-const ON_REQUEST = new Set(["soak", "range", "scale-out", "resumable", "scale", "search-scale", "search-rebuild"]);
+const ON_REQUEST = new Set([
+  "soak",
+  "range",
+  "scale-out",
+  "resumable",
+  "scale",
+  "search-scale",
+  "search-rebuild",
+  "harvest-many",
+  "log-aggregation",
+]);
 
 /** Tools a section shells out to. */
 const NEEDS: Record<string, string[]> = {

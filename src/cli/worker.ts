@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { openNodeContext } from "../node/open-context.ts";
 import { createNodeLogger } from "../services/logger.ts";
+import { TASK_LIMITS } from "../tasks/kinds.ts";
 import { startWorker, type Task } from "../tasks/worker.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
@@ -42,6 +43,7 @@ export function registerWorkerCommand(program: Command): void {
       const { ctx, close } = await openNodeContext({ ...config }, createNodeLogger(config.logLevel, 2));
       const worker = startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
         concurrency,
+        limits: TASK_LIMITS,
         leaseMs: leaseSeconds * 1000,
         ...(flags.verbose
           ? {

@@ -169,6 +169,8 @@ export interface Config {
   searchMemoryBudget: number;
   /** PostgreSQL: seconds to wait for a connection (a new one, or a free one from the pool). */
   databaseConnectTimeout: number;
+  /** PostgreSQL: connections this process keeps open at most (its pool). */
+  databasePoolSize: number;
   /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
   metrics: Exposure;
   /** The operators' status page at {basePath}/status: off, public, or admin. */
@@ -249,6 +251,7 @@ export function defaultConfig(): Config {
     databaseStatementTimeout: 30,
     searchMemoryBudget: 2 ** 30,
     databaseConnectTimeout: 10,
+    databasePoolSize: 10,
     metrics: "admin",
     statusPage: "admin",
     logLevel: "info",
@@ -354,6 +357,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     databaseStatementTimeout: integer("databaseStatementTimeout", c.databaseStatementTimeout, 1, 86_400),
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
     searchMemoryBudget: integer("searchMemoryBudget", c.searchMemoryBudget, 0, Number.MAX_SAFE_INTEGER),
+    databasePoolSize: integer("databasePoolSize", c.databasePoolSize, 1, 1000),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };

@@ -42,6 +42,8 @@ export interface OpenOptions {
   connectTimeoutSeconds?: number;
   /** PostgreSQL: seconds one statement may run (default 30 when either limit is set; none when neither is). */
   statementTimeoutSeconds?: number;
+  /** PostgreSQL: connections kept open at most (default 10). */
+  poolSize?: number;
   /** Hears failed background writes of the event log. */
   onEventLogError?: EventLogOptions["onError"];
 }
@@ -52,7 +54,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const db = new Kysely<Tables>({
     dialect: handle
       ? new SqliteDialect({ database: preparedOnce(handle) })
-      : new PostgresDialect({ pool: await postgresPool(options.url as string, postgresLimits(options)) }),
+      : new PostgresDialect({
+          pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
+        }),
   });
   try {
     await migrateWithoutLimits(db, dialect, options);

@@ -20,7 +20,11 @@ export interface PostgresLimits {
 const CLIENT_GRACE_MS = 1000;
 
 /** The PostgreSQL driver is loaded only when used (measured: ~12 MB of memory a SQLite node does without). */
-export async function postgresPool(url: string, limits: PostgresLimits | undefined): Promise<PostgresPool> {
+export async function postgresPool(
+  url: string,
+  limits: PostgresLimits | undefined,
+  size = 10,
+): Promise<PostgresPool> {
   const { default: pgModule } = await import("pg");
   /** BIGINT (oid 20) as JS numbers on this pool only: sizes and millisecond dates stay below 2^53. */
   const types = {
@@ -31,7 +35,7 @@ export async function postgresPool(url: string, limits: PostgresLimits | undefin
   };
   const pool = new pgModule.Pool({
     connectionString: url,
-    max: 10,
+    max: size,
     types,
     ...(limits
       ? {

@@ -38,6 +38,7 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
           url: config.databaseUrl,
           connectTimeoutSeconds: config.databaseConnectTimeout,
           statementTimeoutSeconds: config.databaseStatementTimeout,
+          poolSize: config.databasePoolSize,
         }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
   );

@@ -25,6 +25,7 @@ import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";
+import { TASK_LIMITS } from "../tasks/kinds.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
 import { openNodeContext } from "./open-context.ts";
 
@@ -91,6 +92,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     options.worker === false
       ? undefined
       : startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
+          limits: TASK_LIMITS,
           onError: (task, error) => {
             recordTaskFailure(ctx, task.kind);
             logTaskFailure(app, task, error);

@@ -54,3 +54,9 @@ export interface PullPayload {
   /** The API version of the replicate call, used for getReplica. */
   version: ApiVersion;
 }
+
+/**
+ * Tasks of a kind one worker runs at once at most (below its concurrency, 4 by default): harvests of large Member
+ * Nodes take minutes, and must leave slots for CNRead.synchronize and the other short tasks.
+ */
+export const TASK_LIMITS: Readonly<Record<string, number>> = { [HARVEST_TASK]: 2 };

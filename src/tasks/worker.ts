@@ -40,6 +40,8 @@ export class PermanentTaskError extends Error {}
 export interface WorkerOptions {
   /** Tasks run at once by this worker. */
   concurrency?: number;
+  /** Tasks of a kind run at once at most, below `concurrency` (long ones must not hold every slot). */
+  limits?: Readonly<Record<string, number>>;
   leaseMs?: number;
   pollMs?: number;
   maxAttempts?: number;
@@ -56,7 +58,14 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
-const DEFAULTS = { concurrency: 4, leaseMs: 60_000, pollMs: 200, maxAttempts: 10, clock: systemClock };
+const DEFAULTS = {
+  concurrency: 4,
+  limits: {} as Readonly<Record<string, number>>,
+  leaseMs: 60_000,
+  pollMs: 200,
+  maxAttempts: 10,
+  clock: systemClock,
+};
 
 export function retryDelayMs(attempts: number): number {
   return Math.min(2_000 * 2 ** Math.max(0, attempts - 1), 600_000);
@@ -115,6 +124,8 @@ export function startWorker<C>(
   const kinds = Object.keys(handlers);
   if (kinds.length === 0) return { stop: async () => undefined };
   const running = new Set<Promise<void>>();
+  const runningOfKind = new Map<string, number>();
+  const limits = settings.limits;
   let stopped = false;
   let wake: (() => void) | undefined;
   const onEnqueued = () => wake?.();
@@ -134,17 +145,23 @@ export function startWorker<C>(
   const loop = async () => {
     while (!stopped) {
       const room = settings.concurrency - running.size;
+      const open = kinds.filter((kind) => (runningOfKind.get(kind) ?? 0) < (limits[kind] ?? Infinity));
+      // A kind with a limit is claimed one task at a time, so that one claim cannot take it past its limit.
+      const batch = open.some((kind) => limits[kind] !== undefined) ? Math.min(room, 1) : room;
       let claimed: ClaimedTask[] = [];
-      if (room > 0) {
+      if (batch > 0 && open.length > 0) {
         try {
-          claimed = await store.claim(kinds, room, settings.leaseMs);
+          claimed = await store.claim(open, batch, settings.leaseMs);
         } catch {
           claimed = []; // the database is away; try again after the poll interval
         }
       }
       for (const task of claimed) {
+        const kind = task.kind;
+        runningOfKind.set(kind, (runningOfKind.get(kind) ?? 0) + 1);
         const run = runClaimed(ctx, store, handlers, task, settings).finally(() => {
           running.delete(run);
+          runningOfKind.set(kind, (runningOfKind.get(kind) ?? 1) - 1);
           wake?.();
         });
         running.add(run);

@@ -143,6 +143,43 @@ forEachDialect((name, open) => {
       assert.equal((await queue.pending()).ping, undefined);
     });
 
+    it("a kind with a limit never holds more slots than it: the other kinds still run", async () => {
+      let longRunning = 0;
+      let mostLongAtOnce = 0;
+      const quickDone: string[] = [];
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const handlers: TaskHandlers<QueueOnly> = {
+        long: async () => {
+          longRunning += 1;
+          mostLongAtOnce = Math.max(mostLongAtOnce, longRunning);
+          await released;
+          longRunning -= 1;
+        },
+        quick: async (_ctx, task) => {
+          quickDone.push(task.key);
+        },
+      };
+      const worker = startWorker(contextOf(queue, handlers), queue, handlers, {
+        concurrency: 4,
+        limits: { long: 2 },
+        pollMs: 20,
+      });
+      for (let i = 0; i < 6; i += 1) await queue.enqueue("long", `l${i}`, null);
+      for (let i = 0; i < 3; i += 1) await queue.enqueue("quick", `q${i}`, null);
+      const until = Date.now() + 10_000;
+      while (quickDone.length < 3 && Date.now() < until) await sleep(10);
+      assert.equal(quickDone.length, 3, "the quick tasks ran while the long ones held their slots");
+      assert.equal(mostLongAtOnce, 2);
+      release();
+      while ((await queue.pending()).long !== undefined && Date.now() < until) await sleep(10);
+      await worker.stop();
+      assert.equal(mostLongAtOnce, 2);
+      assert.equal((await queue.pending()).long, undefined);
+    });
+
     it("a run whose lease is lost (another worker may have the task) is told through task.signal", async () => {
       let aborted: unknown;
       let started = false;

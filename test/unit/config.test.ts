@@ -37,6 +37,9 @@ describe("config", () => {
       /setting "metrics" must be one of off, public, admin/,
     );
     assert.throws(() => resolveConfig({ statusPage: "all" }), /statusPage/);
+    assert.equal(resolveConfig({}).databasePoolSize, 10);
+    assert.equal(resolveConfig({ databasePoolSize: 3 }).databasePoolSize, 3);
+    assert.throws(() => resolveConfig({ databasePoolSize: 0 }), /databasePoolSize/);
   });
 
   it("replication settings: booleans and lists from the environment; replicate needs a CN", () => {

@@ -17,6 +17,7 @@ import {
   type HarvestProgressStore,
   LIST_PARAMS,
   type ListParams,
+  type OpenWindow,
 } from "../../db/harvest-progress.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
@@ -76,6 +77,33 @@ const inDateOrder = (items: ObjectInfo[]) =>
       i === 0 || item.dateSysMetadataModified >= (items[i - 1] as ObjectInfo).dateSysMetadataModified,
   );
 
+interface Cursor {
+  from: Date | undefined;
+  start: number;
+}
+
+/** A listing's outcome, never a rejected promise (a page listed ahead may not be awaited when one fails). */
+const settled = (listing: Promise<Slice<ObjectInfo>>) =>
+  listing.then(
+    (page) => ({ page }),
+    (error: unknown) => ({ error }),
+  );
+
+/** Where the page after `page` starts, or undefined when the window is listed to its end. */
+function nextCursor(page: Slice<ObjectInfo>, window: OpenWindow, paged: boolean): Cursor | undefined {
+  const ordered = inDateOrder(page.items);
+  const last = page.items.at(-1)?.dateSysMetadataModified;
+  const listedAll = page.items.length === 0 || page.start + page.items.length >= page.total;
+  const pastWindow = ordered && last !== undefined && last >= window.to;
+  if (listedAll || pastWindow) return undefined;
+  if (ordered && last !== undefined && (window.cursorFrom === undefined || last > window.cursorFrom)) {
+    return { from: last, start: 0 };
+  }
+  if (paged) return { from: window.cursorFrom, start: window.cursorStart + page.items.length };
+  // fromDate alone, and the page cannot move the date on: this is as far as the node can be listed.
+  return undefined;
+}
+
 /** Harvests one window to its end (resuming an open one), saving the position after every page. */
 export async function harvestWindow(options: WindowOptions): Promise<WindowResult> {
   const { nodeId, lister, progress: store } = options;
@@ -98,39 +126,31 @@ export async function harvestWindow(options: WindowOptions): Promise<WindowResul
   const window = progress.window;
   let pages = 0;
   let objects = 0;
+  const list = (cursor: Cursor) =>
+    settled(lister.listObjects(request(progress.listParams, cursor.from, window.to, cursor.start, pageSize)));
+  // The next page is listed while this one is synchronized (its position comes from the listing alone).
+  let listing = list({ from: window.cursorFrom, start: window.cursorStart });
   for (;;) {
-    let page: Slice<ObjectInfo>;
-    try {
-      page = await lister.listObjects(
-        request(progress.listParams, window.cursorFrom, window.to, window.cursorStart, pageSize),
-      );
-    } catch (error) {
+    const listed = await listing;
+    if ("error" in listed) {
       const next = LIST_PARAMS[LIST_PARAMS.indexOf(progress.listParams) + 1];
-      if (!isRejection(error) || next === undefined) throw error;
+      if (!isRejection(listed.error) || next === undefined) throw listed.error;
       progress.listParams = next;
       await store.save(nodeId, progress);
+      listing = list({ from: window.cursorFrom, start: window.cursorStart });
       continue;
     }
+    const page = listed.page;
     pages++;
     // Without toDate the node lists past the window's end; those objects belong to the next window.
     const items = page.items.filter((item) => item.dateSysMetadataModified < window.to);
+    const cursor = nextCursor(page, window, progress.listParams !== "fromDate");
+    if (cursor) listing = list(cursor);
     await options.processPage(items);
     objects += items.length;
-    const ordered = inDateOrder(page.items);
-    const last = page.items.at(-1)?.dateSysMetadataModified;
-    const paged = progress.listParams !== "fromDate";
-    const listedAll = page.items.length === 0 || page.start + page.items.length >= page.total;
-    const pastWindow = ordered && last !== undefined && last >= window.to;
-    if (listedAll || pastWindow) break;
-    if (ordered && last !== undefined && (window.cursorFrom === undefined || last > window.cursorFrom)) {
-      window.cursorFrom = last;
-      window.cursorStart = 0;
-    } else if (paged) {
-      window.cursorStart += page.items.length;
-    } else {
-      // fromDate alone, and the page cannot move the date on: this is as far as the node can be listed.
-      break;
-    }
+    if (!cursor) break;
+    window.cursorFrom = cursor.from;
+    window.cursorStart = cursor.start;
     await store.save(nodeId, progress);
   }
   progress.harvestedTo = window.to;

@@ -84,21 +84,30 @@ async function readForward(
   let start = 0;
   let added = 0;
   let pages = 0;
+  const read = (at: number) =>
+    source
+      .getLogRecords({ ...(windowStart ? { fromDate: windowStart } : {}), start: at, count: pageSize })
+      .then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      );
+  // The next page is read while this one is stored (its position is known once this one is read).
+  let reading = read(start);
   while (pages < maxPages) {
-    const page = await source.getLogRecords({
-      ...(windowStart ? { fromDate: windowStart } : {}),
-      start,
-      count: pageSize,
-    });
+    const outcome = await reading;
+    if ("error" in outcome) throw outcome.error;
+    const page = outcome.page;
     pages += 1;
     const items = page.items;
     if (items.length === 0) return { added, pages, complete: true };
+    const last = page.start + items.length >= page.total;
+    if (!last && pages < maxPages) reading = read(start + items.length);
     const stored = await storeHarvested(ctx, nodeId, items);
     added += stored;
     const newest = new Date(Math.max(...items.map((e) => e.dateLogged.getTime())));
     await ctx.db.logProgress.save(nodeId, newest, stored);
     start += items.length;
-    if (page.start + items.length >= page.total) return { added, pages, complete: true };
+    if (last) return { added, pages, complete: true };
   }
   return { added, pages, complete: false };
 }
