@@ -16,6 +16,7 @@ import { createRemovalHold } from "./removal-hold.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { Digests, ObjectStore, StagedObject } from "./types.ts";
+import { noteTransientBytes } from "./young-collection.ts";
 
 export interface FsStoreOptions extends HasherPoolOptions {
   /**
@@ -164,11 +165,14 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
       const file = pathOf(key);
       // Opened here so that a missing object throws (ENOENT) before any response starts.
       const fd = openSync(file, "r");
-      return createReadStream(file, {
+      const stream = createReadStream(file, {
         fd,
         highWaterMark: READ_CHUNK,
         ...(range ? { start: range.start, end: range.end } : {}),
       });
+      // Each chunk is a fresh buffer outside the heap, dead once written to the socket (young-collection.ts).
+      stream.on("data", (chunk) => noteTransientBytes(chunk.length));
+      return stream;
     },
 
     readSmall(key, size) {

@@ -15,7 +15,7 @@ import { pumpChunks } from "./chunk-pump.ts";
 import { DIRECT_ALIGN, DIRECT_FLAGS } from "./direct-io.ts";
 import type { HasherPool, HashJob, HexDigests, Slot } from "./hasher-pool.ts";
 import type { Digests, StageOptions } from "./types.ts";
-import { noteStagedBytes } from "./young-collection.ts";
+import { noteTransientBytes } from "./young-collection.ts";
 
 export interface StageSettings {
   tmpDir: string;
@@ -222,7 +222,7 @@ class Upload {
   private dispatch(slot: Slot, length: number): void {
     const pool = this.requirePool();
     this.filled = 0;
-    noteStagedBytes(length);
+    noteTransientBytes(length);
     this.job ??= pool.open(this.hashes);
     const hashed = this.job.update(slot, length);
     const at = this.position;

@@ -1,21 +1,23 @@
 /**
- * Minor garbage collections while uploads arrive. Each body chunk Node's HTTP parser hands over is a fresh 64 KiB
- * buffer outside the JavaScript heap, dead once copied into the hasher ring. V8 counts such memory allocated since
+ * Minor garbage collections while large bodies pass through. Each body chunk Node's HTTP parser hands over is a
+ * fresh 64 KiB buffer outside the JavaScript heap, dead once copied into the hasher ring; each 1 MiB chunk a read
+ * stream hands to the response is one too, dead once written to the socket. V8 counts such memory allocated since
  * its last full collection against the old generation's limit, and frees it only when the chunk's small heap
  * object is collected: an upload that allocates little else reached that limit every 10-20 MiB, and each time
  * V8 marked the whole heap (measured: 0.4-0.6 CPU-seconds of marking threads per 256 MiB, half the upload's
  * CPU). A minor collection (a scavenge of the young generation, well under a millisecond) frees the dead chunks
- * before that. Node exposes one only with `--expose-gc` (bin/d1node.js passes it); without it, nothing is asked.
+ * before that. The same for large gets: a 1 GiB get ran at 0.80-1.0 GiB/s without them and 1.6-2.6 GiB/s with
+ * them (docs/performance.md, "Member Node core targets"). Node exposes one only with `--expose-gc` (bin/d1node.js passes it); without it, nothing is asked.
  */
 
-/** Bytes staged between two minor collections: far below the ~10 MB of slack that started full markings. */
+/** Bytes passed through between two minor collections: far below the ~10 MB of slack that started full markings. */
 export const YOUNG_COLLECTION_BYTES = 4 << 20;
 
 const collect = globalThis.gc;
 let sinceLast = 0;
 
-/** Count `bytes` more staged; every YOUNG_COLLECTION_BYTES, one minor collection. */
-export function noteStagedBytes(bytes: number): void {
+/** Count `bytes` more staged or read; every YOUNG_COLLECTION_BYTES, one minor collection. */
+export function noteTransientBytes(bytes: number): void {
   if (!collect) return;
   sinceLast += bytes;
   if (sinceLast < YOUNG_COLLECTION_BYTES) return;

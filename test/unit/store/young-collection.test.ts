@@ -10,17 +10,17 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const MODULE = new URL("../../../src/store/young-collection.ts", import.meta.url).href;
 
-/** Minor collections seen while `noteStagedBytes` is told of `mib` MiB, 64 KiB at a time, with `flags`. */
+/** Minor collections seen while `noteTransientBytes` is told of `mib` MiB, 64 KiB at a time, with `flags`. */
 async function minorCollections(flags: string[], mib: number): Promise<number> {
   const script = `
     const { PerformanceObserver, constants } = await import("node:perf_hooks");
-    const { noteStagedBytes } = await import(${JSON.stringify(MODULE)});
+    const { noteTransientBytes } = await import(${JSON.stringify(MODULE)});
     let minor = 0;
     const observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MINOR) minor++;
     });
     observer.observe({ entryTypes: ["gc"] });
-    for (let i = 0; i < ${mib * 16}; i++) noteStagedBytes(64 * 1024);
+    for (let i = 0; i < ${mib * 16}; i++) noteTransientBytes(64 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 100));
     observer.disconnect();
     console.log(minor);
