@@ -10,13 +10,13 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { algorithmKey, setDigest } from "./algorithms.ts";
+import { countedReads } from "./counted-reads.ts";
 import { directOffset } from "./direct-io.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { createRemovalHold } from "./removal-hold.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { Digests, ObjectStore, StagedObject } from "./types.ts";
-import { noteTransientBytes } from "./young-collection.ts";
 
 export interface FsStoreOptions extends HasherPoolOptions {
   /**
@@ -165,14 +165,12 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
       const file = pathOf(key);
       // Opened here so that a missing object throws (ENOENT) before any response starts.
       const fd = openSync(file, "r");
-      const stream = createReadStream(file, {
+      return createReadStream(file, {
         fd,
+        fs: countedReads,
         highWaterMark: READ_CHUNK,
         ...(range ? { start: range.start, end: range.end } : {}),
       });
-      // Each chunk is a fresh buffer outside the heap, dead once written to the socket (young-collection.ts).
-      stream.on("data", (chunk) => noteTransientBytes(chunk.length));
-      return stream;
     },
 
     readSmall(key, size) {
