@@ -6,6 +6,8 @@ const run = promisify(execFile);
 
 export interface WrkResult {
   requestsPerSecond: number;
+  /** Requests completed in the run. */
+  requests: number;
   non2xx: number;
   output: string;
 }
@@ -23,6 +25,7 @@ export async function wrk(
   ];
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? Number.NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
-  return { requestsPerSecond: rps, non2xx, output: stdout };
+  return { requestsPerSecond: rps, requests, non2xx, output: stdout };
 }
