@@ -129,8 +129,20 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   /** The filter's list as the pager reads it. */
   const listSource = (filter: LogFilter): KeysetSource<Row, EventKey, NewRow> => {
     const base = db.selectFrom("events").where((eb) => eb.and(eventConditions(eb, filter)));
+    const { fromDate, toDate, ...undated } = filter;
     return {
       cacheKey: `${filter.readableBy ? READERS : ""}${JSON.stringify(filter)}`,
+      // A date window is a range of the (date_logged, id) order: [date, 0] sorts before every entry of that date.
+      ...(fromDate || toDate
+        ? {
+            slice: {
+              parent: listSource(undated),
+              ...(fromDate ? { from: [fromDate.getTime(), 0] as const } : {}),
+              ...(toDate ? { to: [toDate.getTime(), 0] as const } : {}),
+            },
+          }
+        : {}),
+      countIsKept: listsAllEvents(filter),
       count: async () => {
         if (listsAllEvents(filter)) return countRows(db, "events");
         const row = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();

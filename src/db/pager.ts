@@ -16,38 +16,16 @@
  * flight or ended during the read is not kept.
  * warm() walks a whole list in the background (after a start), so that no request pays for the first jump.
  * The memory is per process. Other processes' writes (PostgreSQL) are heard through the change feed
- * (`change-feed.ts`), which cannot tell where they fall: they forget every list (forget()), and while the feed is
- * down the pager is distrusted and remembers nothing.
+ * (`change-feed.ts`), which names the lowest sort key each commit wrote but not which lists the rows are in:
+ * every list drops its keys from there on and its total (writtenElsewhere()); keys before it stay, so new rows
+ * appended at a list's end cost nothing. While the feed is down the pager is distrusted and remembers nothing.
+ * A slice of a list (a date window: KeysetSource.slice) is paged as a stretch of its parent's list when the
+ * parent's remembered keys reach both ends: its total is the difference of the two ends' positions, and its
+ * pages share the parent's keys, so that no window is counted or scanned up to its position.
  */
-export interface KeysetSource<Row, Key, Fact> {
-  /** Identifies the filter; pages of different filters never share positions. */
-  cacheKey: string;
-  count(): Promise<number>;
-  /** Rows after `after` (all rows when undefined), in sort order, skipping `offset`, at most `limit`. */
-  fetch(after: Key | undefined, offset: number, limit: number): Promise<Row[]>;
-  /**
-   * The keys of the rows `first`, `first + step`, ... (`hops` of them, fewer at the end; 1 is the first row)
-   * after `after`, read in one pass over the sort keys alone (an index-only scan). Without it, each hop is a
-   * fetch of one row.
-   */
-  keysEvery?(after: Key | undefined, first: number, step: number, hops: number): Promise<Key[]>;
-  keyOf(row: Row): Key;
-  /** Whether a written row is in this list; undefined when only the database can tell. */
-  includes?(fact: Fact): boolean | undefined;
-}
+import { firstIndex, type KeysetSource, type Mark, type Slice, type Write } from "./keyset-source.ts";
 
-/** One row written: its sort key (the smaller one when it moved) and what it was and became. */
-export interface Write<Key, Fact> {
-  key: Key;
-  before?: Fact;
-  after?: Fact;
-}
-
-interface Mark<Key> {
-  /** A list position; `key` is the key of the row just before it. */
-  position: number;
-  key: Key | undefined;
-}
+export type { KeysetSource, Write } from "./keyset-source.ts";
 
 /** A read in progress: the lowest key written while it ran, or that it cannot tell (`unknown`). */
 interface Read<Key> {
@@ -65,10 +43,19 @@ interface Remembered<Key, Fact> {
   recent: Mark<Key>[];
 }
 
+/** The end of a slice between two remembered marks: `rows` apart, the lower one `below`. */
+interface Gap<Key> {
+  below: Mark<Key>;
+  bound: Key;
+  rows: number;
+}
+
 const STEP = 1000;
 /** Hops read by one keysEvery query: up to a million sort keys per statement. */
 const HOPS_PER_QUERY = 1000;
 const RECENT = 8;
+/** A slice's end is found from remembered keys when it lies within this many rows of one (hops of one query). */
+const MAX_GAP = 100 * STEP;
 const MAX_FILTERS = 64;
 /** Across all filters: at 1000 rows apart, 200,000 keys cover 200M listed rows. */
 const MAX_CHECKPOINTS = 200_000;
@@ -94,9 +81,7 @@ export class KeysetPager<Key, Fact = never> {
     this.generation++;
     for (const read of this.reads) {
       if (writes === "unknown") read.unknown = true;
-      else
-        for (const { key } of writes)
-          if (read.lowest === undefined || this.compare(key, read.lowest) < 0) read.lowest = key;
+      else for (const { key } of writes) this.lower(read, key);
     }
     if (writes === "unknown") {
       this.filters.clear();
@@ -119,6 +104,19 @@ export class KeysetPager<Key, Fact = never> {
     }
   }
 
+  /**
+   * Another process wrote rows at or after `key` (committed already), in lists it cannot name: every list drops
+   * its keys from there on and its total, and keeps the keys before.
+   */
+  writtenElsewhere(key: Key): void {
+    this.generation++;
+    for (const read of this.reads) this.lower(read, key);
+    for (const memory of this.filters.values()) {
+      memory.total = undefined;
+      this.dropFrom(memory, key);
+    }
+  }
+
   /** false: writes may go unheard (forget everything, remember nothing); true: they are heard again. */
   trust(heard: boolean): void {
     this.trusted = heard;
@@ -130,6 +128,8 @@ export class KeysetPager<Key, Fact = never> {
     start: number,
     count: number,
   ): Promise<{ total: number; rows: Row[] }> {
+    const sliced = source.slice && (await this.pageSlice(source.slice, start, count));
+    if (sliced) return sliced;
     const generation = this.generation;
     const quiet = this.inFlight === 0;
     const memory = this.entry(source.cacheKey);
@@ -168,6 +168,82 @@ export class KeysetPager<Key, Fact = never> {
       }
     }
     return memory.checkpoints.length;
+  }
+
+  /**
+   * The slice's page as a stretch of its parent's list, when the parent's remembered keys reach both its ends
+   * (undefined otherwise: the slice is then paged as a list of its own).
+   */
+  private async pageSlice<Row>(
+    slice: Slice<Row, Key, Fact>,
+    start: number,
+    count: number,
+  ): Promise<{ total: number; rows: Row[] } | undefined> {
+    const { parent } = slice;
+    if (!this.trusted || !parent.keysEvery) return undefined;
+    const memory = this.entry(parent.cacheKey);
+    if (parent.includes) memory.includes = parent.includes;
+    const read = this.startRead(parent.cacheKey);
+    try {
+      const listed = memory.total ?? (parent.countIsKept ? await parent.count() : undefined);
+      const from = slice.from === undefined ? undefined : this.reach(memory, slice.from, listed);
+      const to = slice.to === undefined ? undefined : this.reach(memory, slice.to, listed);
+      if (from === null || to === null || (to === undefined && listed === undefined)) return undefined;
+      const first = from === undefined ? 0 : await this.rank(parent, memory, read, from);
+      const end = to === undefined ? (listed as number) : await this.rank(parent, memory, read, to);
+      const total = Math.max(0, end - first);
+      const rows = await this.rowsAt(
+        parent,
+        memory,
+        read,
+        first + start,
+        Math.min(count, total - start),
+        end,
+      );
+      return { total, rows };
+    } finally {
+      this.reads.delete(read);
+    }
+  }
+
+  /**
+   * Where the rows before `bound` end in the list: the remembered mark to count from, when the next mark (or the
+   * list's end) lies within MAX_GAP rows of it; null when it does not.
+   */
+  private reach(memory: Remembered<Key, Fact>, bound: Key, listed: number | undefined): Gap<Key> | null {
+    const { checkpoints } = memory;
+    const above = firstIndex(
+      checkpoints,
+      (mark) => mark.key !== undefined && this.compare(mark.key, bound) >= 0,
+    );
+    const below = checkpoints[above - 1] ?? { position: 0, key: undefined };
+    const next = checkpoints[above]?.position ?? listed;
+    if (next === undefined || next - below.position > MAX_GAP) return null;
+    return { below, bound, rows: next - below.position };
+  }
+
+  /** The number of rows before the gap's bound: hops from its mark to the last key before it, then counts. */
+  private async rank<Row>(
+    parent: KeysetSource<Row, Key, Fact>,
+    memory: Remembered<Key, Fact>,
+    read: Read<Key>,
+    gap: Gap<Key>,
+  ): Promise<number> {
+    let from = gap.below;
+    const hops = Math.floor(gap.rows / STEP);
+    if (hops > 0) {
+      const keys = await this.hop(parent, from, STEP - (from.position % STEP), hops);
+      let next = (Math.floor(from.position / STEP) + 1) * STEP;
+      for (const key of keys) {
+        const mark = { position: next, key };
+        if (this.keeps(read, memory, mark)) this.checkpoint(memory, mark);
+        if (this.compare(key, gap.bound) >= 0) break;
+        from = mark;
+        next += STEP;
+      }
+    }
+    const keys = (await parent.keysEvery?.(from.key, 1, 1, STEP)) ?? [];
+    return from.position + firstIndex(keys, (key) => this.compare(key, gap.bound) >= 0);
   }
 
   private async rowsAt<Row>(
@@ -243,11 +319,20 @@ export class KeysetPager<Key, Fact = never> {
       memory.total =
         was === undefined || is === undefined ? undefined : memory.total + Number(is) - Number(was);
     }
-    const shifted = (mark: Mark<Key>) => mark.key !== undefined && this.compare(mark.key, write.key) >= 0;
+    this.dropFrom(memory, write.key);
+  }
+
+  /** Drops the marks at or after `key`: a row written there moved them. */
+  private dropFrom(memory: Remembered<Key, Fact>, key: Key): void {
+    const shifted = (mark: Mark<Key>) => mark.key !== undefined && this.compare(mark.key, key) >= 0;
     const keep = firstIndex(memory.checkpoints, shifted);
     this.checkpointCount -= memory.checkpoints.length - keep;
     memory.checkpoints.length = keep;
     memory.recent = memory.recent.filter((mark) => !shifted(mark));
+  }
+
+  private lower(read: Read<Key>, key: Key): void {
+    if (read.lowest === undefined || this.compare(key, read.lowest) < 0) read.lowest = key;
   }
 
   /** The remembered mark closest to `start` from below (position 0 when none). */
@@ -297,16 +382,4 @@ export class KeysetPager<Key, Fact = never> {
     this.filters.set(cacheKey, memory);
     return memory;
   }
-}
-
-/** The first index whose item satisfies `test`, for a test that is false then true along the array. */
-function firstIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (test(items[middle] as T)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
 }
