@@ -32,8 +32,11 @@ export interface BatchedEventLog extends EventLog {
   warm(signal: AbortSignal): Promise<number>;
   /** Objects were written: lists filtered by readers (which join on objects) start over. */
   objectsChanged(): void;
-  /** Another process added entries: every list starts over. */
-  addedElsewhere(): void;
+  /**
+   * Another process added entries, none dated before `from`: the lists keep their positions before that date
+   * (undefined: every list starts over).
+   */
+  addedElsewhere(from: number | undefined): void;
   /** false: other processes' entries may go unheard (remember no list); true: they are heard again. */
   trust(heard: boolean): void;
   /** Entries written by `tx` itself; end() once it committed or failed, so that the lists hear of them. */
@@ -56,8 +59,11 @@ export interface EventLogOptions {
    * the query builder cost ~10 % of small-get throughput, a prepared statement per row a fraction of that.
    */
   insertNow?: (rows: readonly NewRow[]) => boolean;
-  /** Runs last in each transaction adding entries: tells other processes (PostgreSQL) on commit. */
-  announce?: (tx: Kysely<Tables>) => Promise<void>;
+  /**
+   * Runs in each transaction adding entries, after them: tells other processes (PostgreSQL) on commit, with the
+   * earliest date added.
+   */
+  announce?: (tx: Kysely<Tables>, from: number) => Promise<void>;
 }
 
 export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): BatchedEventLog {
@@ -90,7 +96,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
           .values(batch.slice(i, i + ROWS_PER_INSERT))
           .execute();
       }
-      await options.announce?.(tx);
+      await options.announce?.(tx, earliest(batch));
     });
 
   const flush = (): Promise<void> => {
@@ -196,7 +202,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
               .execute();
             added.push(...rows);
           }
-          if (added.length > 0) await options.announce?.(tx);
+          if (added.length > 0) await options.announce?.(tx, earliest(added));
         });
       } catch (error) {
         pager.end("unknown");
@@ -208,21 +214,27 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     objectsChanged() {
       pager.forget((cacheKey) => cacheKey.startsWith(READERS));
     },
-    addedElsewhere() {
-      pager.forget(() => true);
+    addedElsewhere(from) {
+      if (from === undefined) pager.forget(() => true);
+      else pager.writtenElsewhere([from, 0]);
     },
     trust(heard) {
       pager.trust(heard);
     },
     inTransaction(tx) {
       const added: NewRow[] = [];
+      let announced = Number.POSITIVE_INFINITY;
       let ended = false;
       pager.begin();
       return {
         async add(entry) {
           const row = newRow(entry);
           await tx.insertInto("events").values(row).execute();
-          if (added.length === 0) await options.announce?.(tx);
+          // Usually once: later entries of a write are rarely dated earlier.
+          if (row.date_logged < announced) {
+            announced = row.date_logged;
+            await options.announce?.(tx, announced);
+          }
           added.push(row);
         },
         end(committed) {
@@ -243,6 +255,10 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     },
     warm: (signal) => pager.warm(listSource({}), signal),
   };
+}
+
+function earliest(rows: readonly Pick<NewRow, "date_logged">[]): number {
+  return rows.reduce((low, row) => Math.min(low, Number(row.date_logged)), Number.POSITIVE_INFINITY);
 }
 
 function newRow(entry: NewLogEntry): NewRow {
