@@ -14,6 +14,7 @@ import { KeysetPager, type KeysetSource } from "./pager.ts";
 import { countRows } from "./row-counts.ts";
 import type { EventsTable, Tables } from "./schema.ts";
 import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, LogFilter, NewLogEntry } from "./types.ts";
+import { WALK_FROM } from "./warm-lists.ts";
 
 const FLUSH_MS = 50;
 const RETRY_MS = 1000;
@@ -67,7 +68,7 @@ export interface EventLogOptions {
 }
 
 export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): BatchedEventLog {
-  const pager = new KeysetPager<EventKey, NewRow>(compareKeys);
+  const pager = new KeysetPager<EventKey, NewRow>(compareKeys, WALK_FROM);
   let queue: NewRow[] = [];
   /** The batch whose write failed, tried once more on the next flush. */
   let retry: NewRow[] = [];
@@ -247,6 +248,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     },
     async close() {
       closed = true;
+      await pager.stopWalks();
       await flush();
     },
     async list(filter, start, count) {

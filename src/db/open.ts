@@ -31,7 +31,7 @@ import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
-import { warmLists } from "./warm-lists.ts";
+import { WALK_FROM, warmLists } from "./warm-lists.ts";
 
 export interface OpenOptions {
   /** postgres://user@host:port/db */
@@ -64,7 +64,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     await db.destroy();
     throw error;
   }
-  const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
+  const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys, WALK_FROM);
   const cache = new RowCache(10_000);
   let feed: ChangeFeed | undefined;
   const indexChanges = new IndexChangeLog();
@@ -193,8 +193,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       }
     },
     close() {
-      closing ??= events
-        .close()
+      closing ??= pager
+        .stopWalks()
+        .then(() => events.close())
         .finally(() => feed?.close())
         .finally(() => db.destroy());
       return closing;

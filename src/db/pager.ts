@@ -68,7 +68,27 @@ export class KeysetPager<Key, Fact = never> {
   private trusted = true;
   private readonly reads = new Set<Read<Key>>();
 
-  constructor(private readonly compare: (a: Key, b: Key) => number) {}
+  /** Filters walked in the background after a large page (walkLater), and the walk under way. */
+  private readonly walked = new Set<string>();
+  private walking: Promise<unknown> | undefined;
+  private readonly stopping = new AbortController();
+
+  /** `walkFrom`: a list this long or longer is walked in the background after its first page (see page()). */
+  constructor(
+    private readonly compare: (a: Key, b: Key) => number,
+    private readonly walkFrom = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Resolves once the background walk under way (if any) ended. */
+  async walkEnded(): Promise<void> {
+    await this.walking;
+  }
+
+  /** Stops the background walks; resolves once the one under way ended. */
+  async stopWalks(): Promise<void> {
+    this.stopping.abort();
+    await this.walking;
+  }
 
   /** A write transaction starts. */
   begin(): void {
@@ -130,6 +150,8 @@ export class KeysetPager<Key, Fact = never> {
   ): Promise<{ total: number; rows: Row[] }> {
     const sliced = source.slice && (await this.pageSlice(source.slice, start, count));
     if (sliced) return sliced;
+    // A slice whose parent's keys did not reach its ends: walk the parent, so that the next ones do.
+    if (source.slice) this.walkLater(source.slice.parent);
     const generation = this.generation;
     const quiet = this.inFlight === 0;
     const memory = this.entry(source.cacheKey);
@@ -140,6 +162,7 @@ export class KeysetPager<Key, Fact = never> {
       const current =
         this.trusted && generation === this.generation && this.filters.get(source.cacheKey) === memory;
       if (current && quiet && this.inFlight === 0) memory.total = total;
+      if (total >= this.walkFrom) this.walkLater(source);
       return { total, rows: await this.rowsAt(source, memory, read, start, count, total) };
     } finally {
       this.reads.delete(read);
@@ -244,6 +267,20 @@ export class KeysetPager<Key, Fact = never> {
     }
     const keys = (await parent.keysEvery?.(from.key, 1, 1, STEP)) ?? [];
     return from.position + firstIndex(keys, (key) => this.compare(key, gap.bound) >= 0);
+  }
+
+  /**
+   * Walks the list in the background (warm()), once per filter and one walk at a time, so that later jumps into
+   * it, and slices of it, start from remembered keys.
+   */
+  private walkLater<Row>(source: KeysetSource<Row, Key, Fact>): void {
+    if (this.walking || this.walked.has(source.cacheKey) || this.stopping.signal.aborted) return;
+    this.walked.add(source.cacheKey);
+    this.walking = this.warm(source, this.stopping.signal)
+      .catch(() => undefined)
+      .finally(() => {
+        this.walking = undefined;
+      });
   }
 
   private async rowsAt<Row>(

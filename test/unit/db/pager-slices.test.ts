@@ -90,4 +90,19 @@ describe("pager slices", () => {
       JSON.stringify(list.reads),
     );
   });
+
+  it("walks a large list in the background after its first page, and a slice's parent when its keys fall short", async () => {
+    const list = listOf(Array.from({ length: 250_000 }, (_, i) => i * 2));
+    const pager = new KeysetPager<number, number>(compare, 10_000);
+    const slice = window(list.source, 20_001, 50_001);
+    // Cold: the slice is counted as a list of its own (its count fails here), and the parent is walked.
+    await assert.rejects(pager.page(slice, 0, 1), /not counted/);
+    await pager.walkEnded();
+    const page = await pager.page(slice, 14_000, 2);
+    assert.deepEqual(page, { total: 15_000, rows: [48_002, 48_004] });
+    list.reads.length = 0;
+    assert.deepEqual((await pager.page(list.source, 249_998, 2)).rows, [499_996, 499_998]);
+    assert.equal(list.reads.length, 0);
+    await pager.stopWalks();
+  });
 });
