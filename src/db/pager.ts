@@ -41,6 +41,8 @@ interface Remembered<Key, Fact> {
   checkpoints: Mark<Key>[];
   /** Ends of the last pages served, newest last. */
   recent: Mark<Key>[];
+  /** Positions of slice ends: how many rows sort before `bound` (dropped by a write before it). */
+  edges: Map<string, { bound: Key; position: number }>;
 }
 
 /** The end of a slice between two remembered marks: `rows` apart, the lower one `below`. */
@@ -54,6 +56,8 @@ const STEP = 1000;
 /** Hops read by one keysEvery query: up to a million sort keys per statement. */
 const HOPS_PER_QUERY = 1000;
 const RECENT = 8;
+/** Slice ends remembered per list. */
+const MAX_EDGES = 64;
 /** A slice's end is found from remembered keys when it lies within this many rows of one (hops of one query). */
 const MAX_GAP = 100 * STEP;
 const MAX_FILTERS = 64;
@@ -209,11 +213,9 @@ export class KeysetPager<Key, Fact = never> {
     const read = this.startRead(parent.cacheKey);
     try {
       const listed = memory.total ?? (parent.countIsKept ? await parent.count() : undefined);
-      const from = slice.from === undefined ? undefined : this.reach(memory, slice.from, listed);
-      const to = slice.to === undefined ? undefined : this.reach(memory, slice.to, listed);
-      if (from === null || to === null || (to === undefined && listed === undefined)) return undefined;
-      const first = from === undefined ? 0 : await this.rank(parent, memory, read, from);
-      const end = to === undefined ? (listed as number) : await this.rank(parent, memory, read, to);
+      const first = slice.from === undefined ? 0 : await this.edge(parent, memory, read, slice.from, listed);
+      const end = slice.to === undefined ? listed : await this.edge(parent, memory, read, slice.to, listed);
+      if (first === undefined || end === undefined) return undefined;
       const total = Math.max(0, end - first);
       const rows = await this.rowsAt(
         parent,
@@ -227,6 +229,29 @@ export class KeysetPager<Key, Fact = never> {
     } finally {
       this.reads.delete(read);
     }
+  }
+
+  /** How many rows sort before `bound`: remembered, or found from the marks (undefined when they are too far). */
+  private async edge<Row>(
+    parent: KeysetSource<Row, Key, Fact>,
+    memory: Remembered<Key, Fact>,
+    read: Read<Key>,
+    bound: Key,
+    listed: number | undefined,
+  ): Promise<number | undefined> {
+    const name = JSON.stringify(bound);
+    const known = memory.edges.get(name);
+    if (known) return known.position;
+    const gap = this.reach(memory, bound, listed);
+    if (gap === null) return undefined;
+    const position = await this.rank(parent, memory, read, gap);
+    // Kept only when nothing was written before the bound while it was read.
+    const current = this.trusted && !read.unknown && this.filters.get(read.cacheKey) === memory;
+    if (current && (read.lowest === undefined || this.compare(read.lowest, bound) >= 0)) {
+      if (memory.edges.size >= MAX_EDGES) memory.edges.delete(memory.edges.keys().next().value as string);
+      memory.edges.set(name, { bound, position });
+    }
+    return position;
   }
 
   /**
@@ -366,6 +391,7 @@ export class KeysetPager<Key, Fact = never> {
     this.checkpointCount -= memory.checkpoints.length - keep;
     memory.checkpoints.length = keep;
     memory.recent = memory.recent.filter((mark) => !shifted(mark));
+    for (const [name, edge] of memory.edges) if (this.compare(key, edge.bound) < 0) memory.edges.delete(name);
   }
 
   private lower(read: Read<Key>, key: Key): void {
@@ -409,7 +435,7 @@ export class KeysetPager<Key, Fact = never> {
     if (memory) {
       this.filters.delete(cacheKey);
     } else {
-      memory = { checkpoints: [], recent: [] };
+      memory = { checkpoints: [], recent: [], edges: new Map() };
       const oldest = this.filters.size >= MAX_FILTERS ? this.filters.entries().next().value : undefined;
       if (oldest) {
         this.checkpointCount -= oldest[1].checkpoints.length;
