@@ -48,6 +48,12 @@ export class KeysetPager<Key, Fact = never> extends ListPositions<Key, Fact> {
     await this.walking;
   }
 
+  /** A list walked (after a start, or by walkLater) is not walked again by walkLater. */
+  override warm<Row>(source: KeysetSource<Row, Key, Fact>, signal: AbortSignal): Promise<number> {
+    this.walked.add(source.cacheKey);
+    return super.warm(source, signal);
+  }
+
   override async page<Row>(
     source: KeysetSource<Row, Key, Fact>,
     start: number,
