@@ -7,7 +7,7 @@
  */
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import * as tus from "tus-js-client";
+import type * as tus from "tus-js-client";
 import { Agent, FormData, request } from "undici";
 import { D1Error } from "../errors/exceptions.ts";
 import { parseError, parseSystemMetadata, type SystemMetadata } from "../types/index.ts";
@@ -120,7 +120,9 @@ function authorization(plan: Plan): Record<string, string> {
 }
 
 /** The file through the resumable upload; its URL once the node has every byte. */
-function sendFile(plan: Plan): Promise<string> {
+async function sendFile(plan: Plan): Promise<string> {
+  // Loaded by the upload command alone: every other command (serve) starts without it.
+  const tus = await import("tus-js-client");
   const progress = progressLine();
   const started = Date.now();
   const name = path.basename(plan.file);

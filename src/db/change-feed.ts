@@ -5,12 +5,15 @@
  * event log with a NOTIFY on EVENTS_CHANNEL; PostgreSQL delivers them on commit and drops them on rollback, so a
  * commit is never unheard, even if the process dies right after.
  * Each process LISTENs on one connection of its own (not a pooled one) and forgets what the others wrote.
+ * A notice also names the lowest list key the commit wrote (objects: (dateSysMetadataModified, pid); the log:
+ * the earliest date), so that list positions before it stay remembered (KeysetPager.writtenElsewhere).
  * While that connection is down, writes may go unheard: the caches are distrusted (emptied, keeping nothing)
  * until LISTEN is in place again, retried with a growing delay.
  */
 import { randomBytes } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type pg from "pg";
+import type { ListKey } from "./order.ts";
 import type { Tables } from "./schema.ts";
 
 export const CHANNEL = "d1node_objects";
@@ -32,10 +35,13 @@ const LAST_RETRY_MS = 2000;
 const HEARTBEAT_MS = 5000;
 
 export interface ChangeListener {
-  /** Another process committed writes to these objects (undefined: to any). */
-  changed(pids: readonly string[] | undefined): void;
-  /** Another process added to the event log. */
-  eventsAdded(): void;
+  /**
+   * Another process committed writes to these objects (undefined: to any), none sorting before `from` in the
+   * object list (undefined: anywhere).
+   */
+  changed(pids: readonly string[] | undefined, from: ObjectListKey | undefined): void;
+  /** Another process added to the event log, nothing dated before `from` (undefined: any date). */
+  eventsAdded(from: number | undefined): void;
   /** Another process rewrote these search documents (undefined: any). */
   indexChanged(pids: readonly string[] | undefined): void;
   /** false: writes may go unheard from now on; true: listening again, every later commit will be heard. */
@@ -43,33 +49,76 @@ export interface ChangeListener {
 }
 
 export interface ChangeFeed {
-  /** Within a write transaction: on commit, tell the other processes which objects it wrote ("*": any). */
-  announce(tx: Kysely<Tables>, pids: readonly string[] | typeof EVERYTHING): Promise<void>;
-  /** Within a transaction adding to the event log: on commit, tell the other processes. */
-  announceEvents(tx: Kysely<Tables>): Promise<void>;
+  /**
+   * Within a write transaction: on commit, tell the other processes which objects it wrote ("*": any) and the
+   * lowest object-list key written (undefined: anywhere).
+   */
+  announce(
+    tx: Kysely<Tables>,
+    pids: readonly string[] | typeof EVERYTHING,
+    from?: ObjectListKey,
+  ): Promise<void>;
+  /** Within a transaction adding to the event log: on commit, tell the other processes the earliest date added. */
+  announceEvents(tx: Kysely<Tables>, from: number): Promise<void>;
   /** Within a search index write: on commit, tell the other processes which documents it rewrote. */
   announceIndex(tx: Kysely<Tables>, pids: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-/** `<sender> <JSON array of PIDs>`, or `<sender> *` when the list does not fit in one payload. */
-export function payloadOf(sender: string, pids: readonly string[] | typeof EVERYTHING): string {
-  if (pids !== EVERYTHING) {
-    const listed = `${sender} ${JSON.stringify([...new Set(pids)])}`;
-    if (Buffer.byteLength(listed) <= MAX_PAYLOAD_BYTES) return listed;
-  }
-  return `${sender} ${EVERYTHING}`;
+/** An object list key: (dateSysMetadataModified in milliseconds, pid). */
+export type ObjectListKey = readonly [number, string];
+
+/** What a notice says: who sent it, which objects (undefined: any), the lowest list key (undefined: any). */
+export interface Notice {
+  sender: string;
+  pids: string[] | undefined;
+  from: ListKey | undefined;
 }
 
-/** The sender and the PIDs (undefined: any object) of a payload; anything unreadable counts as any object. */
-export function parsePayload(payload: string): { sender: string; pids: string[] | undefined } {
+/**
+ * `<sender> {"pids":[...],"from":[date,tie]}`; without `pids` when they do not fit in one payload, without
+ * `from` when anywhere.
+ */
+export function payloadOf(
+  sender: string,
+  pids: readonly string[] | typeof EVERYTHING,
+  from?: ListKey,
+): string {
+  const where = from === undefined ? {} : { from };
+  if (pids !== EVERYTHING) {
+    const listed = `${sender} ${JSON.stringify({ pids: [...new Set(pids)], ...where })}`;
+    if (Buffer.byteLength(listed) <= MAX_PAYLOAD_BYTES) return listed;
+  }
+  const unlisted = `${sender} ${JSON.stringify(where)}`;
+  return Buffer.byteLength(unlisted) <= MAX_PAYLOAD_BYTES ? unlisted : `${sender} {}`;
+}
+
+/** A payload read back; anything unreadable counts as any object, anywhere. */
+export function parsePayload(payload: string): Notice {
   const space = payload.indexOf(" ");
-  const sender = space < 0 ? "" : payload.slice(0, space);
+  const sender = space < 0 ? payload : payload.slice(0, space);
+  const notice: Notice = { sender, pids: undefined, from: undefined };
   try {
-    const pids: unknown = JSON.parse(payload.slice(space + 1));
-    if (Array.isArray(pids) && pids.every((pid) => typeof pid === "string")) return { sender, pids };
+    const body: unknown = space < 0 ? {} : JSON.parse(payload.slice(space + 1));
+    if (typeof body !== "object" || body === null) return notice;
+    // An earlier version's payload: the PIDs alone.
+    const { pids, from } = (Array.isArray(body) ? { pids: body } : body) as {
+      pids?: unknown;
+      from?: unknown;
+    };
+    if (Array.isArray(pids) && pids.every((pid) => typeof pid === "string")) notice.pids = pids;
+    if (isListKey(from)) notice.from = from;
   } catch {}
-  return { sender, pids: undefined };
+  return notice;
+}
+
+function isListKey(value: unknown): value is ListKey {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    Number.isFinite(value[0]) &&
+    (typeof value[1] === "string" || Number.isFinite(value[1]))
+  );
 }
 
 /**
@@ -111,10 +160,12 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
     next.on("error", drop);
     next.on("end", drop);
     next.on("notification", (message) => {
-      const { sender: from, pids } = parsePayload(message.payload ?? "");
-      if (from === sender) return;
-      if (message.channel === CHANNEL) listener.changed(pids);
-      else if (message.channel === EVENTS_CHANNEL) listener.eventsAdded();
+      const notice = parsePayload(message.payload ?? "");
+      if (notice.sender === sender) return;
+      const { pids, from } = notice;
+      if (message.channel === CHANNEL) {
+        listener.changed(pids, typeof from?.[1] === "string" ? [from[0], from[1]] : undefined);
+      } else if (message.channel === EVENTS_CHANNEL) listener.eventsAdded(from?.[0]);
       else if (message.channel === INDEX_CHANNEL) listener.indexChanged(pids);
     });
     try {
@@ -142,11 +193,11 @@ export async function startChangeFeed(url: string, listener: ChangeListener): Pr
   listener.trusted(false);
   await connect();
   return {
-    async announce(tx, pids) {
-      await sql`select pg_notify(${CHANNEL}, ${payloadOf(sender, pids)})`.execute(tx);
+    async announce(tx, pids, from) {
+      await sql`select pg_notify(${CHANNEL}, ${payloadOf(sender, pids, from)})`.execute(tx);
     },
-    async announceEvents(tx) {
-      await sql`select pg_notify(${EVENTS_CHANNEL}, ${sender})`.execute(tx);
+    async announceEvents(tx, from) {
+      await sql`select pg_notify(${EVENTS_CHANNEL}, ${payloadOf(sender, [], [from, 0])})`.execute(tx);
     },
     async announceIndex(tx, pids) {
       await sql`select pg_notify(${INDEX_CHANNEL}, ${payloadOf(sender, pids)})`.execute(tx);

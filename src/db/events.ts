@@ -14,6 +14,7 @@ import { KeysetPager, type KeysetSource } from "./pager.ts";
 import { countRows } from "./row-counts.ts";
 import type { EventsTable, Tables } from "./schema.ts";
 import type { EventLog, EventWriter, HarvestedLogEntry, LogEntry, LogFilter, NewLogEntry } from "./types.ts";
+import { WALK_FROM } from "./warm-lists.ts";
 
 const FLUSH_MS = 50;
 const RETRY_MS = 1000;
@@ -32,8 +33,11 @@ export interface BatchedEventLog extends EventLog {
   warm(signal: AbortSignal): Promise<number>;
   /** Objects were written: lists filtered by readers (which join on objects) start over. */
   objectsChanged(): void;
-  /** Another process added entries: every list starts over. */
-  addedElsewhere(): void;
+  /**
+   * Another process added entries, none dated before `from`: the lists keep their positions before that date
+   * (undefined: every list starts over).
+   */
+  addedElsewhere(from: number | undefined): void;
   /** false: other processes' entries may go unheard (remember no list); true: they are heard again. */
   trust(heard: boolean): void;
   /** Entries written by `tx` itself; end() once it committed or failed, so that the lists hear of them. */
@@ -56,12 +60,15 @@ export interface EventLogOptions {
    * the query builder cost ~10 % of small-get throughput, a prepared statement per row a fraction of that.
    */
   insertNow?: (rows: readonly NewRow[]) => boolean;
-  /** Runs last in each transaction adding entries: tells other processes (PostgreSQL) on commit. */
-  announce?: (tx: Kysely<Tables>) => Promise<void>;
+  /**
+   * Runs in each transaction adding entries, after them: tells other processes (PostgreSQL) on commit, with the
+   * earliest date added.
+   */
+  announce?: (tx: Kysely<Tables>, from: number) => Promise<void>;
 }
 
 export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): BatchedEventLog {
-  const pager = new KeysetPager<EventKey, NewRow>(compareKeys);
+  const pager = new KeysetPager<EventKey, NewRow>(compareKeys, WALK_FROM);
   let queue: NewRow[] = [];
   /** The batch whose write failed, tried once more on the next flush. */
   let retry: NewRow[] = [];
@@ -90,7 +97,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
           .values(batch.slice(i, i + ROWS_PER_INSERT))
           .execute();
       }
-      await options.announce?.(tx);
+      await options.announce?.(tx, earliest(batch));
     });
 
   const flush = (): Promise<void> => {
@@ -129,8 +136,20 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   /** The filter's list as the pager reads it. */
   const listSource = (filter: LogFilter): KeysetSource<Row, EventKey, NewRow> => {
     const base = db.selectFrom("events").where((eb) => eb.and(eventConditions(eb, filter)));
+    const { fromDate, toDate, ...undated } = filter;
     return {
       cacheKey: `${filter.readableBy ? READERS : ""}${JSON.stringify(filter)}`,
+      // A date window is a range of the (date_logged, id) order: [date, 0] sorts before every entry of that date.
+      ...(fromDate || toDate
+        ? {
+            slice: {
+              parent: listSource(undated),
+              ...(fromDate ? { from: [fromDate.getTime(), 0] as const } : {}),
+              ...(toDate ? { to: [toDate.getTime(), 0] as const } : {}),
+            },
+          }
+        : {}),
+      countIsKept: listsAllEvents(filter),
       count: async () => {
         if (listsAllEvents(filter)) return countRows(db, "events");
         const row = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
@@ -184,7 +203,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
               .execute();
             added.push(...rows);
           }
-          if (added.length > 0) await options.announce?.(tx);
+          if (added.length > 0) await options.announce?.(tx, earliest(added));
         });
       } catch (error) {
         pager.end("unknown");
@@ -196,21 +215,27 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     objectsChanged() {
       pager.forget((cacheKey) => cacheKey.startsWith(READERS));
     },
-    addedElsewhere() {
-      pager.forget(() => true);
+    addedElsewhere(from) {
+      if (from === undefined) pager.forget(() => true);
+      else pager.writtenElsewhere([from, 0]);
     },
     trust(heard) {
       pager.trust(heard);
     },
     inTransaction(tx) {
       const added: NewRow[] = [];
+      let announced = Number.POSITIVE_INFINITY;
       let ended = false;
       pager.begin();
       return {
         async add(entry) {
           const row = newRow(entry);
           await tx.insertInto("events").values(row).execute();
-          if (added.length === 0) await options.announce?.(tx);
+          // Usually once: later entries of a write are rarely dated earlier.
+          if (row.date_logged < announced) {
+            announced = row.date_logged;
+            await options.announce?.(tx, announced);
+          }
           added.push(row);
         },
         end(committed) {
@@ -223,6 +248,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     },
     async close() {
       closed = true;
+      await pager.stopWalks();
       await flush();
     },
     async list(filter, start, count) {
@@ -231,6 +257,10 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     },
     warm: (signal) => pager.warm(listSource({}), signal),
   };
+}
+
+function earliest(rows: readonly Pick<NewRow, "date_logged">[]): number {
+  return rows.reduce((low, row) => Math.min(low, Number(row.date_logged)), Number.POSITIVE_INFINITY);
 }
 
 function newRow(entry: NewLogEntry): NewRow {

@@ -28,8 +28,20 @@ export function objectListSource(
   filter: ObjectListFilter,
 ): KeysetSource<InfoRow, ObjectKey, StoredObject> {
   const base = db.selectFrom("objects").where((eb) => eb.and(objectConditions(eb, filter)));
+  const { fromDate, toDate, ...undated } = filter;
   return {
     cacheKey: JSON.stringify(filter),
+    // A date window is a range of the (date_modified, pid) order: [date, ""] sorts before every object of that date.
+    ...(fromDate || toDate
+      ? {
+          slice: {
+            parent: objectListSource(db, undated),
+            ...(fromDate ? { from: [fromDate.getTime(), ""] as const } : {}),
+            ...(toDate ? { to: [toDate.getTime(), ""] as const } : {}),
+          },
+        }
+      : {}),
+    countIsKept: listsAllObjects(filter),
     count: async () => {
       if (listsAllObjects(filter)) return countRows(db, "objects");
       const row = readersOnly(filter)

@@ -31,7 +31,7 @@ import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
-import { warmLists } from "./warm-lists.ts";
+import { WALK_FROM, warmLists } from "./warm-lists.ts";
 
 export interface OpenOptions {
   /** postgres://user@host:port/db */
@@ -64,7 +64,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     await db.destroy();
     throw error;
   }
-  const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys);
+  const pager = new KeysetPager<ObjectKey, StoredObject>(compareKeys, WALK_FROM);
   const cache = new RowCache(10_000);
   let feed: ChangeFeed | undefined;
   const indexChanges = new IndexChangeLog();
@@ -76,20 +76,21 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
     ...(handle
       ? { insertNow: directEventInserts(handle) }
-      : { announce: async (tx) => feed?.announceEvents(tx) }),
+      : { announce: async (tx, from) => feed?.announceEvents(tx, from) }),
   });
   // SQLite: this process is the database's only user (exclusive lock). PostgreSQL: other processes may write;
   // their writes are heard through the change feed, and nothing is trusted while it cannot hear.
   feed = handle
     ? undefined
     : await startChangeFeed(options.url as string, {
-        changed(pids) {
+        changed(pids, from) {
           if (pids) for (const pid of pids) cache.forget(pid);
           else cache.forget();
-          pager.forget(() => true);
+          if (from) pager.writtenElsewhere(from);
+          else pager.forget(() => true);
           events.objectsChanged();
         },
-        eventsAdded: () => events.addedElsewhere(),
+        eventsAdded: (from) => events.addedElsewhere(from),
         indexChanged: (pids) => indexChanges.note(pids),
         trusted(heard) {
           indexChanges.trust(heard);
@@ -126,7 +127,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       db.transaction().execute(async (tx) => {
         const result = await work(tx, writes);
         const pids = writes.map((write) => write.key[1]);
-        if (feed && pids.length > 0) await feed.announce(tx, pids);
+        if (feed && pids.length > 0) await feed.announce(tx, pids, lowestKey(writes));
         return result;
       }),
     );
@@ -192,8 +193,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       }
     },
     close() {
-      closing ??= events
-        .close()
+      closing ??= pager
+        .stopWalks()
+        .then(() => events.close())
         .finally(() => feed?.close())
         .finally(() => db.destroy());
       return closing;
@@ -210,6 +212,14 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     }
   });
   return database;
+}
+
+/** The lowest list key among the writes (each write's key is the smaller of its old and new ones). */
+function lowestKey(writes: readonly ObjectWrite[]): ObjectKey | undefined {
+  return writes.reduce<ObjectKey | undefined>(
+    (low, { key }) => (low === undefined || compareKeys(key, low) < 0 ? key : low),
+    undefined,
+  );
 }
 
 /** The serving limits, when given (a command such as a bulk load runs long statements and sets none). */

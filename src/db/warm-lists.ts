@@ -3,7 +3,8 @@
  * so that a harvester's first jump to start=N continues from a remembered key instead of scanning N index
  * entries while it waits (50 M entries: 39 s to the middle). So is the list an anonymous caller sees (objects
  * readable by public), the one filtered list every caller without a session asks for. Lists under WARM_FROM
- * rows are left cold: a jump there reads at most that many keys.
+ * rows are left cold: a jump there reads at most that many keys. Other lists of WALK_FROM rows or more (an event
+ * type, a reader's objects, the parent of a date window) are walked the same way after their first page.
  */
 
 import type { Kysely } from "kysely";
@@ -17,6 +18,8 @@ import type { Tables } from "./schema.ts";
 import type { StoredObject } from "./types.ts";
 
 const WARM_FROM = 100_000;
+/** A filtered list this long is walked in the background after its first page (KeysetPager's walkFrom). */
+export const WALK_FROM = WARM_FROM;
 
 export async function warmLists(
   db: Kysely<Tables>,

@@ -26,16 +26,21 @@ async function silentlyRename(db: Database, pid: string, fileName: string): Prom
 }
 
 describe("change feed payloads", () => {
-  it("name the written PIDs once each, or everything when they do not fit in 8000 bytes", () => {
-    assert.deepEqual(parsePayload(payloadOf("s1", ["a", "b,c", "a", 'd"é'])), {
+  it("name the written PIDs once each and the lowest list key, or any object when they do not fit", () => {
+    assert.deepEqual(parsePayload(payloadOf("s1", ["a", "b,c", "a", 'd"é'], [5, "a"])), {
       sender: "s1",
       pids: ["a", "b,c", 'd"é'],
+      from: [5, "a"],
     });
     const many = Array.from({ length: 100 }, (_, i) => `${"é".repeat(40)}-${i}`);
-    const payload = payloadOf("s1", many);
-    assert.equal(payload, "s1 *");
-    assert.deepEqual(parsePayload(payload), { sender: "s1", pids: undefined });
-    assert.deepEqual(parsePayload("s2 not json"), { sender: "s2", pids: undefined });
+    const payload = payloadOf("s1", many, [7, 0]);
+    assert.equal(payload, 's1 {"from":[7,0]}');
+    assert.deepEqual(parsePayload(payload), { sender: "s1", pids: undefined, from: [7, 0] });
+    assert.deepEqual(parsePayload(payloadOf("s1", "*")), { sender: "s1", pids: undefined, from: undefined });
+    assert.deepEqual(parsePayload("s2 not json"), { sender: "s2", pids: undefined, from: undefined });
+    // An earlier version's notices: a bare array of PIDs, a bare sender.
+    assert.deepEqual(parsePayload('s3 ["x"]'), { sender: "s3", pids: ["x"], from: undefined });
+    assert.deepEqual(parsePayload("s4"), { sender: "s4", pids: undefined, from: undefined });
   });
 });
 
@@ -122,6 +127,60 @@ forEachDialect((name, open) => {
         accessPolicy: [],
       });
       await pollUntil(readable, (n) => n === 0);
+    });
+
+    it("A's remembered list positions stay right when B writes before, inside and after them", async () => {
+      const entry = (i: number) => ({
+        identifier: `pos-${i % 30}`,
+        event: "read",
+        ipAddress: "127.0.0.1",
+        userAgent: "test",
+        subject: "CN=s",
+        dateLogged: new Date(Date.UTC(2026, 1, 1) + i * 1000),
+        nodeIdentifier: "urn:node:TEST",
+      });
+      for (let i = 0; i < 3200; i++) a.events.append(entry(i));
+      await a.events.flush();
+      await bulkLoadObjects(
+        a,
+        Array.from({ length: 2600 }, (_, i) => storedObject(`pos-${i}`, {}, 1_000_000 + i)),
+      );
+      await a.warmLists(new AbortController().signal, 0);
+      const starts = [0, 999, 1000, 1001, 1500, 2000, 2599, 3000, 3199];
+      /** A's pages of the unfiltered lists (from its remembered keys) against a new handle's cold lists. */
+      const samePages = async () => {
+        const cold = await open(a);
+        try {
+          for (const start of starts) {
+            const log = await a.events.list({}, start, 4);
+            const truth = await cold.events.list({}, start, 4);
+            assert.equal(log.total, truth.total);
+            assert.deepEqual(log.items, truth.items, `log at ${start}`);
+            const list = await a.objects.list({}, start, 4);
+            const objects = await cold.objects.list({}, start, 4);
+            assert.equal(list.total, objects.total);
+            assert.deepEqual(list.items, objects.items, `objects at ${start}`);
+          }
+        } finally {
+          await cold.close();
+        }
+      };
+      await samePages();
+
+      // B appends after every remembered key, then writes among them: an entry dated early, an object moved.
+      for (let i = 3200; i < 3300; i++) b.events.append(entry(i));
+      await b.events.flush();
+      await b.objects.insert(storedObject("pos-late", {}, 9_000_000));
+      await b.events.addHarvested([{ ...entry(1500), sourceNode: "urn:node:MN9", sourceEntryId: "pos-1" }]);
+      await b.objects.remove("pos-1200");
+      await b.objects.insert(storedObject("pos-last", {}, 9_000_001));
+      // Notices arrive in commit order: once A's remembered total counts the last object, it heard them all.
+      const objects = await total(b);
+      await pollUntil(
+        () => total(a),
+        (n) => n === objects,
+      );
+      await samePages();
     });
 
     it("a write naming too many PIDs for one payload, and a bulk load, make A forget everything", async () => {

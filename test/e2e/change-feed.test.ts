@@ -10,7 +10,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
-import { openDatabase } from "../../src/db/index.ts";
+import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { type Caller, call, enc } from "../helpers/client.ts";
 import { pollUntil } from "../helpers/eventually.ts";
@@ -77,5 +77,48 @@ describe("a node process hears another process's writes", {
       (status) => status === 404,
     );
     await pollUntil(listed, (n) => n === 1);
+  });
+
+  it("listObjects pages from the node's remembered positions stay right while the other process writes", async () => {
+    const db = other as Database;
+    await bulkLoadObjects(
+      db,
+      Array.from({ length: 2500 }, (_, i) => storedObject(`pos-${i}`, {}, 1_000_000 + i)),
+    );
+    const identifiers = async (query: string) => {
+      const body = await (await call(caller, "GET", `/object?${query}`)).text();
+      return {
+        total: Number(/total="(\d+)"/.exec(body)?.[1]),
+        pids: [...body.matchAll(/<identifier>([^<]*)<\/identifier>/g)].map((m) => m[1]),
+      };
+    };
+    const starts = [0, 1000, 1500, 2000, 2400];
+    /** The node's pages against the other process's: each list is the same one database. */
+    const samePages = async () => {
+      for (const start of starts) {
+        const page = await identifiers(`start=${start}&count=3`);
+        const truth = await db.objects.list({ replicaStatus: false }, start, 3);
+        assert.equal(page.total, truth.total);
+        assert.deepEqual(
+          page.pids,
+          truth.items.map((item) => item.identifier),
+          `start=${start}`,
+        );
+      }
+    };
+    await pollUntil(
+      async () => (await identifiers("count=1")).total,
+      (n) => n === 2501,
+    );
+    // The node walks to each position once and remembers it.
+    await samePages();
+    await db.objects.insert(storedObject("pos-late", {}, 9_000_000));
+    await db.objects.remove("pos-1200");
+    await db.objects.insert(storedObject("pos-early", {}, 500_000));
+    await pollUntil(
+      async () => (await identifiers("count=1")).total,
+      (n) => n === 2502,
+    );
+    await samePages();
   });
 });
