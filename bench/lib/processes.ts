@@ -56,6 +56,13 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU-seconds (user + system) one thread `tid` of process `pid` has used so far (Linux /proc). */
+export function threadCpuSecondsOf(pid: number, tid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** One core kept busy by another process (competing CPU load) until stopped. */
 export function busyCore(): { stop(): Promise<void> } {
   const child = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
