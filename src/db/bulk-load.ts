@@ -64,15 +64,9 @@ export async function bulkLoadObjects(
 const TABLES = ["objects", "access_rules"];
 
 /** SQLite: prepared statements, run while holding Kysely's only connection so that no other query interleaves. */
-export function sqliteBulkLoad(
-  db: Kysely<Tables>,
-  handle: BetterSqlite3.Database,
-  commitPending: () => void,
-): BulkLoad {
+export function sqliteBulkLoad(db: Kysely<Tables>, handle: BetterSqlite3.Database): BulkLoad {
   return (objects, batchSize, onProgress, followUp) =>
     db.connection().execute(async (connection) => {
-      // Writes grouped for commit (src/db/group-commit.ts) commit first: the load runs a transaction of its own.
-      commitPending();
       handle.exec("begin");
       try {
         const indexes = handle

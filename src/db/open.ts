@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { compiledRegexp } from "../search/lucene-regexp.ts";
 import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
@@ -14,7 +14,6 @@ import { cnRepository } from "./cn-repository.ts";
 import { contentKeyLocks } from "./content-key-locks.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
-import { GroupCommitDialect } from "./group-commit.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
 import { importProgressRepository } from "./import-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
@@ -52,13 +51,12 @@ export interface OpenOptions {
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const dialect: Dialect = options.url?.startsWith("postgres") ? "postgres" : "sqlite";
   const handle = dialect === "sqlite" ? sqliteHandle(options) : undefined;
-  const grouped = handle && new GroupCommitDialect({ database: preparedOnce(handle) }, handle);
   const db = new Kysely<Tables>({
-    dialect:
-      grouped ??
-      new PostgresDialect({
-        pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
-      }),
+    dialect: handle
+      ? new SqliteDialect({ database: preparedOnce(handle) })
+      : new PostgresDialect({
+          pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
+        }),
   });
   try {
     await migrateWithoutLimits(db, dialect, options);
@@ -141,7 +139,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     cache,
   });
   const load: BulkLoad = handle
-    ? sqliteBulkLoad(db, handle, () => grouped?.driver?.commitPending())
+    ? sqliteBulkLoad(db, handle)
     : postgresBulkLoad(db, (tx) => feed?.announce(tx, "*") ?? Promise.resolve());
 
   let closing: Promise<void> | undefined;
@@ -152,7 +150,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     indexChanges,
     search: searchRepository({ kysely: db, dialect, indexChanges }),
     objects,
-    blobIntents: blobIntents(db, handle !== undefined),
+    blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),
     cn: cnRepository(db),
     tasks,

@@ -3,21 +3,14 @@ import type { Kysely } from "kysely";
 import type { Tables } from "./schema.ts";
 import type { BlobIntents, SysmetaRefreshQueue } from "./types.ts";
 
-/**
- * `grouped`: SQLite, whose transactions are committed in groups (group-commit.ts): an intent added outside a
- * transaction is added in one of its own, so that it commits together with concurrent writes.
- */
-export function blobIntents(db: Kysely<Tables>, grouped = false): BlobIntents {
-  const insert = (into: Kysely<Tables>, key: string) =>
-    into
-      .insertInto("blob_intents")
-      .values({ content_key: key })
-      .onConflict((oc) => oc.column("content_key").doNothing())
-      .execute();
+export function blobIntents(db: Kysely<Tables>): BlobIntents {
   return {
     async add(key) {
-      if (grouped) await db.transaction().execute((tx) => insert(tx, key));
-      else await insert(db, key);
+      await db
+        .insertInto("blob_intents")
+        .values({ content_key: key })
+        .onConflict((oc) => oc.column("content_key").doNothing())
+        .execute();
     },
     async remove(key) {
       await db.deleteFrom("blob_intents").where("content_key", "=", key).execute();
