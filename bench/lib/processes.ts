@@ -50,7 +50,16 @@ export function rssOf(pid: number): number {
 
 /** CPU-seconds (user + system, all threads) a process has used so far (Linux /proc; clock ticks of 10 ms). */
 export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return cpuSecondsIn(`/proc/${pid}/stat`);
+}
+
+/** CPU-seconds (user + system) one thread `tid` of process `pid` has used so far (Linux /proc). */
+export function threadCpuSecondsOf(pid: number, tid: number): number {
+  return cpuSecondsIn(`/proc/${pid}/task/${tid}/stat`);
+}
+
+function cpuSecondsIn(statFile: string): number {
+  const stat = readFileSync(statFile, "utf8");
   // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -1,13 +1,17 @@
 /**
  * small-create: MNStorage.create of 1 KiB objects by 8 concurrent keep-alive clients in another process.
  * Target: >= 500 creates/s. Baseline, in the same run: what durably writing a small file costs on this machine
- * (write + fsync + rename + directory fsync, 8 at a time).
+ * (write + fsync + rename + directory fsync, 8 at a time). The notes give the server's CPU-ms per create (the
+ * process, its main thread, and on PostgreSQL the database's backends) and the load average: under a shared
+ * machine's load the CPU per create is the figure to compare.
  */
 import { mkdir, open, rename } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { createLoad } from "../lib/clients.ts";
+import { postgresCpuSeconds } from "../lib/cpu-split.ts";
 import { backend, startNode, tempDir } from "../lib/node.ts";
-import { median } from "../lib/processes.ts";
+import { cpuSecondsOf, median, threadCpuSecondsOf } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
@@ -28,9 +32,12 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
     await createLoad({ ...load, count: 300, prefix: "warm-" });
     const nodeRuns: number[] = [];
     const fileRuns: number[] = [];
+    const cpuRuns: string[] = [];
     for (let i = 0; i < options.runs; i++) {
       fileRuns.push(await durableFiles(path.join(tmp.dir, `files-${i}`), FILES, CONCURRENCY));
+      const before = cpuOf(node.pid, db.url);
       nodeRuns.push((await createLoad({ ...load, count: CREATES, prefix: `run${i}-` })).perSecond);
+      cpuRuns.push(perCreate(before, cpuOf(node.pid, db.url), CREATES));
     }
     const value = median(nodeRuns);
     const baseline = median(fileRuns);
@@ -44,7 +51,13 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
       target: ">= 500 creates/s",
       pass: value >= 500,
       runs: nodeRuns,
-      notes: `file baseline runs: ${fileRuns.map((r) => Math.round(r)).join(", ")}`,
+      notes:
+        `file baseline runs: ${fileRuns.map((r) => Math.round(r)).join(", ")}; ` +
+        `server CPU-ms per create (process / main thread${db.url ? " / PostgreSQL" : ""}): ` +
+        `${cpuRuns.join(", ")}; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(" ")}`,
     });
   } finally {
     await node.stop();
@@ -75,4 +88,15 @@ async function durableFiles(dir: string, count: number, concurrency: number): Pr
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: concurrency }, worker));
   return count / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/** CPU-seconds so far of the server process, its main thread and (PostgreSQL) the database's backends. */
+function cpuOf(pid: number, databaseUrl: string | undefined): number[] {
+  return [cpuSecondsOf(pid), threadCpuSecondsOf(pid, pid), postgresCpuSeconds(databaseUrl)];
+}
+
+/** "process / main thread[ / PostgreSQL]" CPU-ms per create between two readings of `cpuOf`. */
+function perCreate(before: number[], after: number[], creates: number): string {
+  const ms = after.map((seconds, i) => (((seconds - (before[i] ?? 0)) * 1000) / creates).toFixed(2));
+  return (after[2] ? ms : ms.slice(0, 2)).join(" / ");
 }
