@@ -31,6 +31,15 @@ const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 /** Parse a whole document; every problem is thrown as `fail` with a description saying what is wrong. */
 export function parseXml(input: string | Buffer, fail: ErrorClass): XmlRoot {
+  const root = buildTree(checkedText(input, fail), fail);
+  return { ...root, ...qualifiedRoot(root.name, root.attributes, fail) };
+}
+
+/**
+ * The document as text, checked before parsing: decoded from bytes, only characters XML 1.0 allows, and no DOCTYPE
+ * or other markup declaration.
+ */
+export function checkedText(input: string | Buffer, fail: ErrorClass): string {
   let text = typeof input === "string" ? input : decode(input, fail);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (/^\s+<\?xml\s/.test(text)) text = text.trimStart();
@@ -45,15 +54,32 @@ export function parseXml(input: string | Buffer, fail: ErrorClass): XmlRoot {
       `XML documents with a DOCTYPE or entity declarations are not accepted (found "${declaration}...").`,
     );
   }
-  const root = buildTree(text, fail);
-  const m = /^(?:([^:]+):)?([^:]+)$/.exec(root.name);
-  if (!m) throw new fail(`The root element name <${root.name}> is not a valid qualified name.`);
+  return text;
+}
+
+/** The root element's local name and namespace, from its name as written and its attributes. */
+export function qualifiedRoot(
+  name: string,
+  attributes: ReadonlyMap<string, string>,
+  fail: ErrorClass,
+): { localName: string; namespace: string | undefined } {
+  const m = /^(?:([^:]+):)?([^:]+)$/.exec(name);
+  if (!m) throw new fail(`The root element name <${name}> is not a valid qualified name.`);
   const [, prefix, localName = ""] = m;
-  const namespace = root.attributes.get(prefix === undefined ? "xmlns" : `xmlns:${prefix}`);
+  const namespace = attributes.get(prefix === undefined ? "xmlns" : `xmlns:${prefix}`);
   if (prefix !== undefined && namespace === undefined) {
-    throw new fail(`The namespace prefix "${prefix}" of the root element <${root.name}> is not declared.`);
+    throw new fail(`The namespace prefix "${prefix}" of the root element <${name}> is not declared.`);
   }
-  return { ...root, localName, namespace: namespace === "" ? undefined : namespace };
+  return { localName, namespace: namespace === "" ? undefined : namespace };
+}
+
+/** A strict SAX parser whose errors are thrown as `fail`; the caller adds its handlers, then writes the text. */
+export function strictParser(text: string, fail: ErrorClass): SaxesParser {
+  const parser = new SaxesParser();
+  parser.on("error", (error) => {
+    throw new fail(describeError(error.message, text));
+  });
+  return parser;
 }
 
 /** Bytes to text: UTF-8 (default, strict), UTF-16 with a byte order mark, or ISO-8859-1 when declared. */
@@ -99,7 +125,7 @@ function markupDeclaration(text: string): string | undefined {
  * second element after the root, undefined entities, "<" in an attribute value.
  */
 function buildTree(text: string, fail: ErrorClass): XmlElement {
-  const parser = new SaxesParser();
+  const parser = strictParser(text, fail);
   const open: XmlElement[] = [];
   let root: XmlElement | undefined;
   const addText = (value: string) => {
@@ -108,9 +134,6 @@ function buildTree(text: string, fail: ErrorClass): XmlElement {
     parent.text += value;
     parent.content.push(value);
   };
-  parser.on("error", (error) => {
-    throw new fail(describeError(error.message, text));
-  });
   parser.on("text", addText);
   parser.on("cdata", addText);
   parser.on("opentag", (tag: SaxesTagPlain) => {
