@@ -56,11 +56,6 @@ export interface EventLogOptions {
    * the query builder cost ~10 % of small-get throughput, a prepared statement per row a fraction of that.
    */
   insertNow?: (rows: readonly NewRow[]) => boolean;
-  /**
-   * Inserts harvested rows its own way (PostgreSQL: arrays, events-postgres.ts), skipping pairs already stored;
-   * answers the rows added. Without it, multi-row INSERTs through the query builder.
-   */
-  insertHarvested?: (tx: Kysely<Tables>, rows: readonly NewRow[]) => Promise<NewRow[]>;
   /** Runs last in each transaction adding entries: tells other processes (PostgreSQL) on commit. */
   announce?: (tx: Kysely<Tables>) => Promise<void>;
 }
@@ -180,18 +175,14 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       const added: NewRow[] = [];
       try {
         await db.transaction().execute(async (tx) => {
-          if (options.insertHarvested)
-            added.push(...(await options.insertHarvested(tx, entries.map(harvestedRow))));
-          else {
-            for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
-              const rows = await tx
-                .insertInto("events")
-                .values(entries.slice(i, i + ROWS_PER_INSERT).map(harvestedRow))
-                .onConflict((oc) => oc.columns(["source_node", "source_entry"]).doNothing())
-                .returning(["pid", "ip", "user_agent", "subject", "event", "date_logged", "node_id"])
-                .execute();
-              added.push(...rows);
-            }
+          for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
+            const rows = await tx
+              .insertInto("events")
+              .values(entries.slice(i, i + ROWS_PER_INSERT).map(harvestedRow))
+              .onConflict((oc) => oc.columns(["source_node", "source_entry"]).doNothing())
+              .returning(["pid", "ip", "user_agent", "subject", "event", "date_logged", "node_id"])
+              .execute();
+            added.push(...rows);
           }
           if (added.length > 0) await options.announce?.(tx);
         });

@@ -14,7 +14,6 @@ import { cnRepository } from "./cn-repository.ts";
 import { contentKeyLocks } from "./content-key-locks.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
-import { insertHarvestedRows } from "./events-postgres.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
 import { importProgressRepository } from "./import-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
@@ -77,7 +76,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
     ...(handle
       ? { insertNow: directEventInserts(handle) }
-      : { announce: async (tx) => feed?.announceEvents(tx), insertHarvested: insertHarvestedRows }),
+      : { announce: async (tx) => feed?.announceEvents(tx) }),
   });
   // SQLite: this process is the database's only user (exclusive lock). PostgreSQL: other processes may write;
   // their writes are heard through the change feed, and nothing is trusted while it cannot hear.
