@@ -3,6 +3,7 @@
  * v2.0). Both extend Slice: "count, start, total: xs:int, use=required"; count is the number of entries sent.
  */
 import { InvalidRequest } from "../errors/exceptions.ts";
+import { V1_EVENTS } from "./log-xml.ts";
 import type { Checksum } from "./sysmeta.ts";
 import { checksumElement, readChecksum } from "./sysmeta-xml.ts";
 import {
@@ -12,7 +13,6 @@ import {
   el,
   escapeText,
   NS_V1,
-  NS_V2,
   namespaceOf,
   parseXml,
   type XmlRoot,
@@ -23,12 +23,13 @@ import {
   INT_MAX,
   nonEmpty,
   parseDate,
-  parseEnum,
   parseInteger,
   Reader,
   requiredAttr,
   requiredText,
 } from "./xml-read.ts";
+
+export { parseLog, V1_EVENTS } from "./log-xml.ts";
 
 export interface ObjectInfo {
   identifier: string;
@@ -54,17 +55,6 @@ export interface Slice<T> {
   total: number;
   items: T[];
 }
-
-/** v1 Event: "create, read, update, delete, replicate, synchronization_failed, replication_failed". */
-export const V1_EVENTS = [
-  "create",
-  "read",
-  "update",
-  "delete",
-  "replicate",
-  "synchronization_failed",
-  "replication_failed",
-] as const;
 
 const sliceAttributes = (count: number, start: number, total: number): string =>
   ` count="${count}" start="${start}" total="${total}"`;
@@ -119,45 +109,6 @@ export function parseObjectList(xml: string | Buffer, fail: ErrorClass = Invalid
       size: parseInteger(requiredText(o, "size"), `${path}/size`, fail),
     };
     o.end();
-    return item;
-  });
-  r.end();
-  return { ...readSlice(root, items.length, fail), items };
-}
-
-/** Read a v1 or v2.0 log document (another node's getLogRecords answer). */
-export function parseLog(xml: string | Buffer, fail: ErrorClass = InvalidRequest): Slice<LogEntry> {
-  const root = parseXml(xml, fail);
-  expectRoot(root, "log", [NS_V1, NS_V2], fail);
-  const v1 = root.namespace === NS_V1;
-  const r = new Reader(root, "log", ["logEntry"], fail, ["count", "start", "total"]);
-  const path = "log/logEntry";
-  const names = [
-    "entryId",
-    "identifier",
-    "ipAddress",
-    "userAgent",
-    "subject",
-    "event",
-    "dateLogged",
-    "nodeIdentifier",
-  ];
-  const items = r.many("logEntry").map((entry): LogEntry => {
-    const e = new Reader(entry, path, names, fail);
-    const text = (name: string) => nonEmpty(requiredText(e, name), `${path}/${name}`, fail);
-    const item: LogEntry = {
-      entryId: text("entryId"),
-      identifier: checkIdentifier(requiredText(e, "identifier"), `${path}/identifier`, fail),
-      ipAddress: requiredText(e, "ipAddress"),
-      userAgent: requiredText(e, "userAgent"),
-      subject: text("subject"),
-      event: v1
-        ? parseEnum(requiredText(e, "event"), V1_EVENTS, `${path}/event`, fail)
-        : text("event").trim(),
-      dateLogged: parseDate(requiredText(e, "dateLogged"), `${path}/dateLogged`, fail),
-      nodeIdentifier: text("nodeIdentifier"),
-    };
-    e.end();
     return item;
   });
   r.end();

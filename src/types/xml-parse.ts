@@ -1,9 +1,9 @@
 /**
- * Safe XML parsing into a small element tree. Documents with a DOCTYPE or any other markup declaration are
- * refused outright (no external entities, no entity expansion); only the five predefined entities and character
- * references are decoded.
+ * Safe XML parsing into a small element tree, in one pass of a strict (well-formedness checking) SAX parser,
+ * saxes. Documents with a DOCTYPE or any other markup declaration are refused outright (no external entities,
+ * no entity expansion); only the five predefined entities and character references are decoded.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
 import type { D1Error } from "../errors/exceptions.ts";
 
 /** The exception a parse failure is reported as (InvalidSystemMetadata, InvalidRequest, ...). */
@@ -27,27 +27,19 @@ export interface XmlRoot extends XmlElement {
   namespace: string | undefined;
 }
 
-type OrderedNode = Record<string, unknown> & { ":@"?: Record<string, string> };
-
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: false,
-  htmlEntities: false,
-  trimValues: false,
-  cdataPropName: "#cdata",
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-});
-
 const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
 /** Parse a whole document; every problem is thrown as `fail` with a description saying what is wrong. */
 export function parseXml(input: string | Buffer, fail: ErrorClass): XmlRoot {
+  const root = buildTree(checkedText(input, fail), fail);
+  return { ...root, ...qualifiedRoot(root.name, root.attributes, fail) };
+}
+
+/**
+ * The document as text, checked before parsing: decoded from bytes, only characters XML 1.0 allows, and no DOCTYPE
+ * or other markup declaration.
+ */
+export function checkedText(input: string | Buffer, fail: ErrorClass): string {
   let text = typeof input === "string" ? input : decode(input, fail);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (/^\s+<\?xml\s/.test(text)) text = text.trimStart();
@@ -62,32 +54,32 @@ export function parseXml(input: string | Buffer, fail: ErrorClass): XmlRoot {
       `XML documents with a DOCTYPE or entity declarations are not accepted (found "${declaration}...").`,
     );
   }
-  const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
-  if (valid !== true) {
-    throw new fail(`The document is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`);
-  }
-  let nodes: OrderedNode[];
-  try {
-    nodes = parser.parse(text) as OrderedNode[];
-  } catch (error) {
-    throw new fail(`The XML document could not be parsed: ${(error as Error).message}`);
-  }
-  const roots = nodes.filter((node) => elementName(node) !== undefined);
-  const [first] = roots;
-  if (roots.length !== 1 || !first) throw new fail("The XML document must have exactly one root element.");
-  const stray = nodes.some((n) => elementName(n) === undefined && String(n["#text"] ?? "x").trim() !== "");
-  if (stray || !endsWithElement(text)) {
-    throw new fail("The document is not well-formed XML: there is content after the root element.");
-  }
-  const root = toElement(first, fail);
-  const m = /^(?:([^:]+):)?([^:]+)$/.exec(root.name);
-  if (!m) throw new fail(`The root element name <${root.name}> is not a valid qualified name.`);
+  return text;
+}
+
+/** The root element's local name and namespace, from its name as written and its attributes. */
+export function qualifiedRoot(
+  name: string,
+  attributes: ReadonlyMap<string, string>,
+  fail: ErrorClass,
+): { localName: string; namespace: string | undefined } {
+  const m = /^(?:([^:]+):)?([^:]+)$/.exec(name);
+  if (!m) throw new fail(`The root element name <${name}> is not a valid qualified name.`);
   const [, prefix, localName = ""] = m;
-  const namespace = root.attributes.get(prefix === undefined ? "xmlns" : `xmlns:${prefix}`);
+  const namespace = attributes.get(prefix === undefined ? "xmlns" : `xmlns:${prefix}`);
   if (prefix !== undefined && namespace === undefined) {
-    throw new fail(`The namespace prefix "${prefix}" of the root element <${root.name}> is not declared.`);
+    throw new fail(`The namespace prefix "${prefix}" of the root element <${name}> is not declared.`);
   }
-  return { ...root, localName, namespace: namespace === "" ? undefined : namespace };
+  return { localName, namespace: namespace === "" ? undefined : namespace };
+}
+
+/** A strict SAX parser whose errors are thrown as `fail`; the caller adds its handlers, then writes the text. */
+export function strictParser(text: string, fail: ErrorClass): SaxesParser {
+  const parser = new SaxesParser();
+  parser.on("error", (error) => {
+    throw new fail(describeError(error.message, text));
+  });
+  return parser;
 }
 
 /** Bytes to text: UTF-8 (default, strict), UTF-16 with a byte order mark, or ISO-8859-1 when declared. */
@@ -127,82 +119,53 @@ function markupDeclaration(text: string): string | undefined {
   return undefined;
 }
 
-/** Whether the document ends with the root's end tag (then only whitespace, comments and PIs may follow). */
-function endsWithElement(text: string): boolean {
-  let end = text.trimEnd();
-  for (;;) {
-    const open = end.endsWith("-->")
-      ? end.lastIndexOf("<!--")
-      : end.endsWith("?>")
-        ? end.lastIndexOf("<?")
-        : -1;
-    if (open === -1) break;
-    end = end.slice(0, open).trimEnd();
-  }
-  return /(<\/[^<>]+>|\/>)$/.test(end);
-}
-
-function elementName(node: OrderedNode): string | undefined {
-  for (const key of Object.keys(node)) if (key !== ":@" && key !== "#text" && key !== "#cdata") return key;
-  return undefined;
-}
-
-function toElement(node: OrderedNode, fail: ErrorClass): XmlElement {
-  const name = elementName(node) ?? "";
-  const attributes = new Map<string, string>();
-  for (const [key, raw] of Object.entries(node[":@"] ?? {}))
-    attributes.set(key, decodeValue(raw, true, fail));
-  const children: XmlElement[] = [];
-  const content: (XmlElement | string)[] = [];
-  let text = "";
-  for (const child of (node[name] as OrderedNode[] | undefined) ?? []) {
-    if (typeof child["#text"] === "string") {
-      const value = decodeValue(child["#text"], false, fail);
-      text += value;
-      content.push(value);
-    } else if (Array.isArray(child["#cdata"])) {
-      const value = (child["#cdata"] as OrderedNode[]).map((t) => String(t["#text"] ?? "")).join("");
-      const normalised = value.replace(/\r\n?/g, "\n");
-      text += normalised;
-      content.push(normalised);
-    } else if (elementName(child) !== undefined) {
-      const element = toElement(child, fail);
-      children.push(element);
-      content.push(element);
-    }
-  }
-  return { name, attributes, children, text, content };
-}
-
 /**
- * Decode character data or an attribute value: line ends become LF (XML 1.0 section 2.11), attribute whitespace
- * becomes a space (section 3.3.3), then the predefined entities and character references are replaced.
+ * The element tree of a well-formed document. saxes decodes references, normalises line ends (XML 1.0 section
+ * 2.11) and attribute whitespace (section 3.3.3), and refuses what is not well-formed: unbalanced tags, text or a
+ * second element after the root, undefined entities, "<" in an attribute value.
  */
-function decodeValue(raw: string, attribute: boolean, fail: ErrorClass): string {
-  let value = raw.replace(/\r\n?/g, "\n");
-  if (attribute) {
-    if (value.includes("<")) throw new fail(`An attribute value contains "<", which XML does not allow.`);
-    value = value.replace(/[\t\n]/g, " ");
-  }
-  if (!value.includes("&")) return value;
-  return value.replace(/&([^;&]*)(;?)/g, (whole, ref: string, semicolon: string) => {
-    const decoded = semicolon ? decodeReference(ref) : undefined;
-    if (decoded === undefined) {
-      throw new fail(
-        `The reference "${whole.slice(0, 20)}" is not one XML defines; only &amp; &lt; &gt; &quot; &apos; and character references are accepted.`,
-      );
-    }
-    return decoded;
+function buildTree(text: string, fail: ErrorClass): XmlElement {
+  const parser = strictParser(text, fail);
+  const open: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  const addText = (value: string) => {
+    const parent = open[open.length - 1];
+    if (!parent) return; // whitespace around the root (anything else is an error saxes reports)
+    parent.text += value;
+    parent.content.push(value);
+  };
+  parser.on("text", addText);
+  parser.on("cdata", addText);
+  parser.on("opentag", (tag: SaxesTagPlain) => {
+    const element: XmlElement = {
+      name: tag.name,
+      attributes: new Map(Object.entries(tag.attributes)),
+      children: [],
+      text: "",
+      content: [],
+    };
+    const parent = open[open.length - 1];
+    if (parent) {
+      parent.children.push(element);
+      parent.content.push(element);
+    } else root = element;
+    open.push(element);
   });
+  parser.on("closetag", () => {
+    open.pop();
+  });
+  parser.write(text).close();
+  if (!root) throw new fail("The XML document must have exactly one root element.");
+  return root;
 }
 
-function decodeReference(ref: string): string | undefined {
-  const predefined = PREDEFINED[ref];
-  if (predefined !== undefined) return predefined;
-  const m = /^#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}))$/.exec(ref);
-  if (!m) return undefined;
-  const code = m[1] !== undefined ? Number.parseInt(m[1], 16) : Number(m[2]);
-  if (code > 0x10ffff) return undefined;
-  const char = String.fromCodePoint(code);
-  return NOT_XML_CHAR.test(char) ? undefined : char;
+/** saxes's message ("line:column: what"), naming the reference at fault when it is one. */
+function describeError(message: string, text: string): string {
+  if (/entity|reference/i.test(message)) {
+    const reference = /&(?!(?:amp|lt|gt|quot|apos|#x[0-9a-fA-F]+|#[0-9]+);)[^;&<\s]{0,20};?/.exec(text)?.[0];
+    if (reference !== undefined) {
+      return `The reference "${reference}" is not one XML defines; only &amp; &lt; &gt; &quot; &apos; and character references are accepted.`;
+    }
+  }
+  return `The document is not well-formed XML: ${message}`;
 }

@@ -6,7 +6,7 @@ import { parseDateTime } from "./datetime.ts";
 import type { ErrorClass, XmlElement, XmlRoot } from "./xml-parse.ts";
 
 /** Attributes any element may carry: namespace declarations and xsi:* (schemaLocation, type). */
-const FREE_ATTRIBUTE = /^(xmlns(:.*)?|xsi:.*|xml:.*)$/;
+export const FREE_ATTRIBUTE = /^(xmlns(:.*)?|xsi:.*|xml:.*)$/;
 
 /** Check the root element's local name and namespace. */
 export function expectRoot(

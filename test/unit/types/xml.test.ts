@@ -90,7 +90,6 @@ describe("parseXml", () => {
       "<r/><s/>",
       "<r/>tail",
       "",
-      "<__proto__/>",
     ]) {
       assert.throws(
         () => parseXml(xml, InvalidRequest),
@@ -98,6 +97,14 @@ describe("parseXml", () => {
         xml,
       );
     }
+  });
+
+  it("reads names such as __proto__ as plain names, touching no prototype", () => {
+    const root = parseXml('<__proto__ __proto__="x" polluted="y"><constructor/></__proto__>', InvalidRequest);
+    assert.equal(root.name, "__proto__");
+    assert.equal(root.attributes.get("__proto__"), "x");
+    assert.equal(root.children[0]?.name, "constructor");
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
   it("decodes UTF-8 with a BOM, UTF-16 with a BOM and declared ISO-8859-1; refuses other encodings", () => {
