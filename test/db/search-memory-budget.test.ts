@@ -52,6 +52,9 @@ async function answer(index: SearchIndex, params: Record<string, string | string
   return { numFound: result.numFound, ids: result.docs.map((d) => d.id), facets: result.facets };
 }
 
+/** The memory read by the query needing it, as on a small index (background reads: search-memory-loading.test.ts). */
+const inQuery = { backgroundFrom: Number.POSITIVE_INFINITY };
+
 forEachDialect((dialect, open) => {
   describe(`search memory, bursts and budget (${dialect})`, () => {
     let db: Database;
@@ -63,7 +66,7 @@ forEachDialect((dialect, open) => {
     });
 
     it("follows 20,000 index changes by rechecking them, without reading everything again", async () => {
-      const index = openSearchIndex(db);
+      const index = openSearchIndex(db, inQuery);
       const first = await answer(index, PAGE, publicCaller);
       assert.equal(first.numFound, 1400);
       const read = index.status();
@@ -85,8 +88,8 @@ forEachDialect((dialect, open) => {
     });
 
     it("answers by SQL alone, the same, when the memory would not fit its budget", async () => {
-      const roomy = openSearchIndex(db);
-      const tiny = openSearchIndex(db, { memoryBudget: 1000 });
+      const roomy = openSearchIndex(db, inQuery);
+      const tiny = openSearchIndex(db, { ...inQuery, memoryBudget: 1000 });
       const queries = [PAGE, { ...PAGE, q: "keywords:water", sort: "id asc" }, { q: "site:Beta", rows: "3" }];
       for (const params of queries) {
         assert.deepEqual(await answer(tiny, params, publicCaller), await answer(roomy, params, publicCaller));
@@ -102,8 +105,13 @@ forEachDialect((dialect, open) => {
     it("lets go of its memory once reading it went over the budget", async () => {
       let now = 0;
       // Expected to fit (a byte a document before reading), found not to once read.
-      const index = openSearchIndex(db, { memoryBudget: 200_000, expectedBytesPerDoc: 1, now: () => now });
-      const roomy = openSearchIndex(db);
+      const index = openSearchIndex(db, {
+        ...inQuery,
+        memoryBudget: 200_000,
+        expectedBytesPerDoc: 1,
+        now: () => now,
+      });
+      const roomy = openSearchIndex(db, inQuery);
       const many = { ...PAGE, "facet.field": ["keywords", "site", "id", "dateUploaded", "formatType"] };
       const fromMemory = await answer(roomy, many, publicCaller);
       assert.deepEqual(await answer(index, many, publicCaller), fromMemory);
@@ -113,7 +121,12 @@ forEachDialect((dialect, open) => {
       now += 120_000;
       await answer(index, { q: "site:Beta", rows: "3" }, publicCaller);
       assert.equal(index.status().mode, "sql", "still over at the bytes a document was found to cost");
-      const roomier = openSearchIndex(db, { memoryBudget: 2 ** 30, expectedBytesPerDoc: 1, now: () => now });
+      const roomier = openSearchIndex(db, {
+        ...inQuery,
+        memoryBudget: 2 ** 30,
+        expectedBytesPerDoc: 1,
+        now: () => now,
+      });
       assert.deepEqual(await answer(roomier, many, publicCaller), fromMemory);
       assert.equal(roomier.status().mode, "memory");
     });
