@@ -23,12 +23,12 @@ const PAGE = {
   "facet.limit": "-1",
 };
 
-function doc(n: number, keyword = "soil") {
+function doc(n: number, keyword = "soil", minutesLater = 0) {
   const pid = `b-${String(n).padStart(6, "0")}`;
   const sysmeta = new DocumentBuilder()
     .add("id", pid)
     .add("formatType", n % 4 === 0 ? "DATA" : "METADATA")
-    .add("dateUploaded", Date.UTC(2020, 0, 1) + n * 60_000)
+    .add("dateUploaded", Date.UTC(2020, 0, 1) + (n + minutesLater) * 60_000)
     .add("readPermission", "public")
     .add("isPublic", true)
     .add("obsoletedBy", n % 10 === 0 ? `${pid}-next` : undefined).fields;
@@ -85,6 +85,29 @@ forEachDialect((dialect, open) => {
       const fromSql = await answer(index, PAGE, publicCaller);
       db.indexChanges.trusted = true;
       assert.deepEqual(after, fromSql, "the same answer as SQL alone");
+    });
+
+    it("keeps the page order through a packing: rewritten documents merged into the kept order", async () => {
+      const index = openSearchIndex(db, inQuery);
+      const pages = [
+        { ...PAGE, rows: "30" },
+        { ...PAGE, sort: "dateUploaded asc", rows: "30", start: "200" },
+      ];
+      for (const params of pages) await answer(index, params, publicCaller);
+      // Every third of 3,000 documents moved in time (some past the newest), more than the patches kept.
+      const moved = Array.from({ length: 3000 }, (_, i) => i * 3);
+      for (let i = 0; i < moved.length; i += 1000) {
+        const batch = moved.slice(i, i + 1000).map((n) => doc(n, "moss", n % 2 === 0 ? 40_000 : -5));
+        await writeDocuments(db, batch);
+      }
+      for (const params of pages) {
+        const fromMemory = await answer(index, params, publicCaller);
+        db.indexChanges.trusted = false;
+        const fromSql = await answer(index, params, publicCaller);
+        db.indexChanges.trusted = true;
+        assert.deepEqual(fromMemory, fromSql);
+      }
+      assert.equal(index.status().mode, "memory");
     });
 
     it("answers by SQL alone, the same, when the memory would not fit its budget", async () => {

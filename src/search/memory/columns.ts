@@ -6,10 +6,12 @@
  */
 import type { SearchEngineDb } from "../../db/search/index.ts";
 import { byteOrder } from "../byte-order.ts";
+import { fieldSpec } from "../fields.ts";
+import { indexedText } from "../index-rows.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { type DocOrder, docOrder } from "./doc-order.ts";
+import { type DocOrder, docOrder, mergedOrder } from "./doc-order.ts";
 import { OrdinalPairs, type Ordinals, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
@@ -21,7 +23,7 @@ const MIN_PATCHES = 1000;
 const PATCHES_PER_DOC = 0.01;
 const NONE = new Int32Array(0);
 
-type ValueRow = Omit<FieldValueRow, "field">;
+type ValueRow = Pick<FieldValueRow, "value" | "num">;
 
 export class Column extends Refreshing {
   /** Distinct values, by ordinal, and their numbers (numeric fields). */
@@ -180,8 +182,13 @@ export class Column extends Refreshing {
   protected async reread(): Promise<void> {
     // In chunks, each row kept as a (document, ordinal) pair: never the whole field's rows at once.
     const pairs = new OrdinalPairs();
-    for await (const rows of this.db.search.valuesOfField(this.field)) {
-      for (const row of rows) pairs.push(this.docs.numberOf(row.pid), this.ordinalOf(row));
+    const spec = fieldSpec(this.field);
+    const numberText = (num: number) => (spec ? indexedText(spec, num) : String(num));
+    for await (const { pids, values, nums } of this.db.search.valuesOfField(this.field, numberText)) {
+      for (let i = 0; i < pids.length; i++) {
+        const ord = this.ordinalOf({ value: values[i] as string, num: nums?.[i] ?? null });
+        pairs.push(this.docs.numberOf(pids[i] as string), ord);
+      }
     }
     this.patches.clear();
     this.patched = new Uint8Array(0);
@@ -270,17 +277,23 @@ export class Column extends Refreshing {
     return lo;
   }
 
-  /** The packed arrays anew, with the patches folded in. */
+  /** The packed arrays anew, with the patches folded in; the kept orders merged with the patched documents. */
   private repack(): void {
     const packed = repack(this.docs.size, this.values.length, (doc) => this.ordinalsOf(doc));
+    const rewritten = new Set(this.patches.keys());
+    const orders = new Map<string, DocOrder>();
+    for (const [key, order] of this.orders) {
+      const [numeric, descending] = key.split("|").map((flag) => flag === "true") as [boolean, boolean];
+      orders.set(key, mergedOrder(order, this, rewritten, numeric, descending));
+    }
     this.patches.clear();
     this.patched.fill(0);
-    this.install(packed);
+    this.install(packed, orders);
   }
 
-  private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }): void {
+  private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }, orders = new Map()): void {
     this.starts = starts;
     this.packed = ords;
-    this.orders = new Map();
+    this.orders = orders;
   }
 }
