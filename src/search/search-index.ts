@@ -9,6 +9,9 @@
  * answered by SQL alone (the same answers, slower), and the document count is looked at again every minute at
  * most, to read the memory anew once it would fit.
  *
+ * After index writes the memory brings itself up to date in the background (`refreshAfter` ms after the last
+ * noted change), so a burst of writes is rechecked while it happens, not by the next query.
+ *
  * A large index (`backgroundFrom` documents or more) has its memory read in the background, by the search page's
  * query (memory-warm.ts): meanwhile every search is answered by SQL alone, and the memory answers once that
  * read is done. A small one is read by the first query that needs it.
@@ -31,6 +34,8 @@ export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
 const EXPECTED_BYTES_PER_DOC = 400;
 /** From this many documents the memory is read in the background while SQL answers (well under a second below). */
 const BACKGROUND_FROM = 5000;
+/** After a noted change, how long the memory waits for more before bringing itself up to date (ms). */
+const REFRESH_AFTER = 10;
 /** Answering by SQL, how long before the document count is looked at again (ms). */
 const RECONSIDER_AFTER = 60_000;
 
@@ -43,6 +48,8 @@ export interface SearchIndexOptions {
   backgroundFrom?: number;
   /** Fills a new memory in the background (default: the search page's query answered from it). */
   warm?: (memory: SearchMemory) => Promise<void>;
+  /** After a noted change, ms before the memory brings itself up to date in the background (tests). */
+  refreshAfter?: number;
   /** The clock (ms), for tests. */
   now?: () => number;
 }
@@ -79,6 +86,11 @@ export class SearchIndex {
   private readonly warm: (memory: SearchMemory) => Promise<void>;
   /** The memory being read in the background, and the read. */
   private loading: { memory: SearchMemory; done: Promise<void> } | undefined;
+  private readonly refreshAfter: number;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** The background refresh under way (search-index.ts top). */
+  private refreshing: Promise<void> | undefined;
+  private readonly stopListening: () => void;
 
   constructor(database: SearchEngineDb, options: SearchIndexOptions = {}) {
     this.db = database;
@@ -90,6 +102,36 @@ export class SearchIndex {
     this.expectedBytesPerDoc = options.expectedBytesPerDoc ?? EXPECTED_BYTES_PER_DOC;
     this.backgroundFrom = options.backgroundFrom ?? BACKGROUND_FROM;
     this.warm = options.warm ?? ((memory) => warmMemory(this, memory));
+    this.refreshAfter = options.refreshAfter ?? REFRESH_AFTER;
+    this.stopListening = this.changes.onNote(() => this.scheduleRefresh());
+  }
+
+  /** Resolves once no background refresh is pending or running (tests). */
+  async settled(): Promise<void> {
+    while (this.refreshTimer || this.refreshing) {
+      await (this.refreshing ?? new Promise((resolve) => setTimeout(resolve, this.refreshAfter)));
+    }
+  }
+
+  private scheduleRefresh(): void {
+    if (!this.kept || this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      const memory = this.kept;
+      if (!memory || !this.changes.trusted || this.refreshing) {
+        // A refresh under way schedules the next when it ends.
+        return;
+      }
+      this.refreshing = memory
+        .refresh()
+        // A failure is met again, and reported, by the next query that brings the memory up to date.
+        .catch(() => undefined)
+        .finally(() => {
+          this.refreshing = undefined;
+          if (this.kept === memory && memory.behind()) this.scheduleRefresh();
+        });
+    }, this.refreshAfter);
+    this.refreshTimer.unref();
   }
 
   /** The engine's memory as it stands, or undefined while the change log cannot be trusted or over budget. */
@@ -182,6 +224,9 @@ export class SearchIndex {
 
   /** Lets go of the memory and the cache. */
   close(): void {
+    this.stopListening();
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
     this.dropMemory();
     this.cache.clear();
   }

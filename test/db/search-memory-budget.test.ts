@@ -110,6 +110,21 @@ forEachDialect((dialect, open) => {
       assert.equal(index.status().mode, "memory");
     });
 
+    it("rechecks a burst of writes in the background, leaving the next query nothing to recheck", async () => {
+      const index = openSearchIndex(db, inQuery);
+      await answer(index, PAGE, publicCaller);
+      for (let i = 0; i < 4; i++) await write(db, i * 700, 700, `burst${i}`);
+      await index.settled();
+      const before = index.status();
+      const after = await answer(index, PAGE, publicCaller);
+      assert.equal(index.status().rechecks, before.rechecks, "rechecked before the query came");
+      assert.equal(index.status().rereads, before.rereads);
+      db.indexChanges.trusted = false;
+      assert.deepEqual(after, await answer(index, PAGE, publicCaller));
+      db.indexChanges.trusted = true;
+      index.close();
+    });
+
     it("answers by SQL alone, the same, when the memory would not fit its budget", async () => {
       const roomy = openSearchIndex(db, inQuery);
       const tiny = openSearchIndex(db, { ...inQuery, memoryBudget: 1000 });
