@@ -63,7 +63,7 @@ export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): 
       where pid in ${pidList(db, pids.slice(i, i + BATCH))} and field in (${sql.join(fields)})`.execute(
       db.kysely,
     );
-    out.push(...rows.rows);
+    for (const row of rows.rows) out.push(row);
   }
   return out;
 }
