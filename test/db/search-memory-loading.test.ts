@@ -107,6 +107,26 @@ forEachDialect((dialect, open) => {
       assert.deepEqual(await answer(index, PAGE), await answer(sql, PAGE));
     });
 
+    it("reads fields of text values, of numbers, and of both, as SQL finds them", async () => {
+      // site: text for some documents, numbers for others (a number's row keeps it; its value is its text).
+      await writeDocuments(
+        db,
+        [0, 1, 2, 3].map((n) => ({
+          ...doc(400 + n, "mixed"),
+          science: new DocumentBuilder().add("keywords", "mixed").add("site", n % 2 === 0 ? 7 : "7.5").fields,
+        })),
+      );
+      const queries = [
+        { ...PAGE, "facet.field": ["keywords", "site", "dateUploaded"] },
+        { ...PAGE, fq: "site:7", sort: "dateUploaded asc" },
+        { ...PAGE, fq: 'site:"7.5" OR keywords:soil', sort: "site desc" },
+      ];
+      const index = openSearchIndex(db);
+      const sql = openSearchIndex(db, { memoryBudget: 0 });
+      for (const params of queries) assert.deepEqual(await answer(index, params), await answer(sql, params));
+      assert.equal(index.status().mode, "memory");
+    });
+
     it("reads a small index's memory in the query that needs it", async () => {
       const index = openSearchIndex(db);
       await answer(index, PAGE);
