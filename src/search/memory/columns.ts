@@ -12,7 +12,7 @@ import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder, mergedOrder } from "./doc-order.ts";
-import { OrdinalPairs, type Ordinals, repack } from "./packed-ordinals.ts";
+import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
 /**
@@ -40,7 +40,9 @@ export class Column extends Refreshing {
   private byValue: number[] | undefined;
   /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
   private valueBytes = 0;
-  /** Sort orders of the packed documents, by direction (made when asked, dropped when packing again). */
+  /** The packed documents by value (made when first asked, dropped when packing again). */
+  private postings: Packed | undefined;
+  /** Sort orders of the packed documents, by direction (made when asked, merged when packing again). */
   private orders = new Map<string, DocOrder>();
 
   constructor(
@@ -102,16 +104,17 @@ export class Column extends Refreshing {
     }
   }
 
-  /** The documents having `value`. */
+  /** The documents having `value` (from the postings, made once per packing when first asked). */
   docsWith(value: string): Bitset {
     const set = new Bitset(this.docs.size);
     const ord = this.ordinals.get(value);
     if (ord === undefined) return set;
-    const { starts, packed, patched } = this;
-    let doc = 0;
-    for (let j = 0; j < packed.length; j++) {
-      if (packed[j] !== ord) continue;
-      while ((starts[doc + 1] as number) <= j) doc++;
+    const { patched } = this;
+    this.postings ??= postings({ starts: this.starts, ords: this.packed }, this.values.length);
+    const { starts, ords: docs } = this.postings;
+    const end = ord + 1 < starts.length ? (starts[ord + 1] as number) : 0;
+    for (let j = starts[ord] ?? 0; j < end; j++) {
+      const doc = docs[j] as number;
       if (patched[doc] !== 1) set.add(doc);
     }
     for (const [patchedDoc, ords] of this.patches) if (ords.includes(ord)) set.add(patchedDoc);
@@ -204,6 +207,7 @@ export class Column extends Refreshing {
     for (const patch of this.patches.values()) bytes += patch.byteLength + 64;
     for (const order of this.orders.values()) bytes += order.docs.byteLength + order.keys.length * 8;
     if (this.byValue) bytes += this.byValue.length * 8;
+    if (this.postings) bytes += this.postings.starts.byteLength + this.postings.ords.byteLength;
     return bytes + this.valueBytes;
   }
 
@@ -294,6 +298,7 @@ export class Column extends Refreshing {
   private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }, orders = new Map()): void {
     this.starts = starts;
     this.packed = ords;
+    this.postings = undefined;
     this.orders = orders;
   }
 }
