@@ -12,16 +12,10 @@ import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
 import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
 import { forEachDialect } from "../helpers/databases.ts";
+import { SMALL_SEARCH_PAGE } from "../helpers/search-index.ts";
 
 const SITES = ["Alpha", "Beta", "Gamma"];
-const PAGE = {
-  q: "formatType:METADATA AND -obsoletedBy:*",
-  rows: "10",
-  sort: "dateUploaded desc",
-  facet: "true",
-  "facet.field": ["keywords", "site"],
-  "facet.limit": "-1",
-};
+const PAGE = SMALL_SEARCH_PAGE;
 
 function doc(n: number, keyword = "soil", minutesLater = 0) {
   const pid = `b-${String(n).padStart(6, "0")}`;
