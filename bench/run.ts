@@ -7,7 +7,8 @@
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
  * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
- * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS), search-rebuild
+ * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS, BENCH_SEARCH_SCALE_KEEP=1 to keep
+ * the loaded database for the next run), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
  * (only when named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the

@@ -59,6 +59,25 @@ export async function backend(adminUrl: string | undefined, prefix = "d1node_ben
   };
 }
 
+/**
+ * A database named `name` on the PostgreSQL server `adminUrl`, made when missing and kept after the run (dispose
+ * does nothing): for sections that load millions of rows once and measure them many times. `created` says
+ * whether it was new.
+ */
+export async function keptBackend(adminUrl: string, name: string): Promise<Backend & { created: boolean }> {
+  let created = false;
+  await withClient(adminUrl, async (c) => {
+    const found = await c.query("select 1 from pg_database where datname = $1", [name]);
+    if (found.rowCount === 0) {
+      await c.query(`create database ${name}`);
+      created = true;
+    }
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { dialect: "postgres", url: url.toString(), created, dispose: async () => undefined };
+}
+
 async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -24,9 +24,21 @@ export class IndexChangeLog {
   private remembered = 0;
   /** Changes up to this one are not listed (everything may have changed). */
   private floor = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` after each noted change; the function returned stops that. */
+  onNote(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** These documents were rewritten or removed (undefined: any may have been). */
   note(pids: readonly string[] | undefined): void {
+    this.remember(pids);
+    for (const listener of this.listeners) listener();
+  }
+
+  private remember(pids: readonly string[] | undefined): void {
     this.seq++;
     if (pids === undefined) {
       this.entries = [];

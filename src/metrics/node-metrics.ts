@@ -166,12 +166,13 @@ export class NodeMetrics {
     });
     new Gauge({
       name: "d1node_search_engine_mode",
-      help: "What searches are answered from (1 for the current mode): memory, sql (over budget), untrusted (SQL while the change feed cannot hear).",
+      help: "What searches are answered from (1 for the current mode): memory, loading (SQL while the memory is read), sql (over budget), untrusted (SQL while the change feed cannot hear).",
       labelNames: ["mode"],
       registers,
       collect() {
         const { mode } = ctx.search.status();
-        for (const each of ["memory", "sql", "untrusted"]) this.set({ mode: each }, each === mode ? 1 : 0);
+        for (const each of ["memory", "loading", "sql", "untrusted"])
+          this.set({ mode: each }, each === mode ? 1 : 0);
       },
     });
     new Counter({

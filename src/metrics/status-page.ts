@@ -81,6 +81,7 @@ function searchMemory(status: EngineStatus): string {
   const budget = formatBytes(status.budget);
   if (status.mode === "sql") return `SQL alone: over the ${budget} budget`;
   if (status.mode === "untrusted") return "SQL alone: change feed not heard";
+  if (status.mode === "loading") return "SQL alone: memory being read";
   return `${formatBytes(status.bytes)} of ${budget}`;
 }
 

@@ -8,12 +8,20 @@
  * the budget it lets go of kept clause sets, and when that is not enough, of the whole memory: searches are then
  * answered by SQL alone (the same answers, slower), and the document count is looked at again every minute at
  * most, to read the memory anew once it would fit.
+ *
+ * After index writes the memory brings itself up to date in the background (`refreshAfter` ms after the last
+ * noted change), so a burst of writes is rechecked while it happens, not by the next query.
+ *
+ * A large index (`backgroundFrom` documents or more) has its memory read in the background, by the search page's
+ * query (memory-warm.ts): meanwhile every search is answered by SQL alone, and the memory answers once that
+ * read is done. A small one is read by the first query that needs it.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
 import { TRUE } from "../db/search/conditions.ts";
 import type { SearchEngineDb } from "../db/search/index.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { ReadTally } from "./memory/refreshing.ts";
+import { warmMemory } from "./memory-warm.ts";
 import type { SqlDialect } from "./query-sql.ts";
 import { SearchCache } from "./search-cache.ts";
 
@@ -24,6 +32,10 @@ export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
  * columns and page order, a few clause sets (measured: docs/performance.md, "Search").
  */
 const EXPECTED_BYTES_PER_DOC = 400;
+/** From this many documents the memory is read in the background while SQL answers (well under a second below). */
+const BACKGROUND_FROM = 5000;
+/** After a noted change, how long the memory waits for more before bringing itself up to date (ms). */
+const REFRESH_AFTER = 10;
 /** Answering by SQL, how long before the document count is looked at again (ms). */
 const RECONSIDER_AFTER = 60_000;
 
@@ -32,14 +44,23 @@ export interface SearchIndexOptions {
   memoryBudget?: number;
   /** Bytes a document is expected to cost before anything is read (tests). */
   expectedBytesPerDoc?: number;
+  /** From this many documents the memory is read in the background, SQL answering meanwhile (tests). */
+  backgroundFrom?: number;
+  /** Fills a new memory in the background (default: the search page's query answered from it). */
+  warm?: (memory: SearchMemory) => Promise<void>;
+  /** After a noted change, ms before the memory brings itself up to date in the background (tests). */
+  refreshAfter?: number;
   /** The clock (ms), for tests. */
   now?: () => number;
 }
 
 /** What the engine answers from, and what it holds (metrics, status page). */
 export interface EngineStatus {
-  /** memory: the engine's memory; sql: SQL alone, over budget; untrusted: SQL alone, the change log is not. */
-  mode: "memory" | "sql" | "untrusted";
+  /**
+   * memory: the engine's memory; loading: SQL alone while the memory is read; sql: SQL alone, over budget;
+   * untrusted: SQL alone, the change log is not.
+   */
+  mode: "memory" | "loading" | "sql" | "untrusted";
   bytes: number;
   budget: number;
   documents: number;
@@ -61,6 +82,15 @@ export class SearchIndex {
   private readonly pastTally: ReadTally = { rereads: 0, rechecks: 0 };
   private readonly now: () => number;
   private readonly expectedBytesPerDoc: number;
+  private readonly backgroundFrom: number;
+  private readonly warm: (memory: SearchMemory) => Promise<void>;
+  /** The memory being read in the background, and the read. */
+  private loading: { memory: SearchMemory; done: Promise<void> } | undefined;
+  private readonly refreshAfter: number;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** The background refresh under way (search-index.ts top). */
+  private refreshing: Promise<void> | undefined;
+  private readonly stopListening: () => void;
 
   constructor(database: SearchEngineDb, options: SearchIndexOptions = {}) {
     this.db = database;
@@ -70,6 +100,38 @@ export class SearchIndex {
     this.memoryBudget = options.memoryBudget ?? DEFAULT_MEMORY_BUDGET;
     this.now = options.now ?? Date.now;
     this.expectedBytesPerDoc = options.expectedBytesPerDoc ?? EXPECTED_BYTES_PER_DOC;
+    this.backgroundFrom = options.backgroundFrom ?? BACKGROUND_FROM;
+    this.warm = options.warm ?? ((memory) => warmMemory(this, memory));
+    this.refreshAfter = options.refreshAfter ?? REFRESH_AFTER;
+    this.stopListening = this.changes.onNote(() => this.scheduleRefresh());
+  }
+
+  /** Resolves once no background refresh is pending or running (tests). */
+  async settled(): Promise<void> {
+    while (this.refreshTimer || this.refreshing) {
+      await (this.refreshing ?? new Promise((resolve) => setTimeout(resolve, this.refreshAfter)));
+    }
+  }
+
+  private scheduleRefresh(): void {
+    if (!this.kept || this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      const memory = this.kept;
+      if (!memory || !this.changes.trusted || this.refreshing) {
+        // A refresh under way schedules the next when it ends.
+        return;
+      }
+      this.refreshing = memory
+        .refresh()
+        // A failure is met again, and reported, by the next query that brings the memory up to date.
+        .catch(() => undefined)
+        .finally(() => {
+          this.refreshing = undefined;
+          if (this.kept === memory && memory.behind()) this.scheduleRefresh();
+        });
+    }, this.refreshAfter);
+    this.refreshTimer.unref();
   }
 
   /** The engine's memory as it stands, or undefined while the change log cannot be trusted or over budget. */
@@ -79,13 +141,58 @@ export class SearchIndex {
     return this.kept;
   }
 
-  /** The memory a query may use: undefined (SQL alone) while the log is not trusted or the budget is exceeded. */
+  /**
+   * The memory a query may use: undefined (SQL alone) while the log is not trusted, the budget is exceeded or
+   * the memory is being read in the background.
+   */
   async memoryForQuery(): Promise<SearchMemory | undefined> {
     if (!this.changes.trusted) return undefined;
-    if (this.kept) return this.kept;
-    if (!(await this.wouldFit())) return undefined;
-    this.kept ??= new SearchMemory(this.db);
+    await this.startReading();
     return this.kept;
+  }
+
+  /**
+   * Has the memory read (in the background when the index is large) and resolves once it answers, or once it
+   * is clear it will not (over budget, log not trusted). A failed read rejects; the next query tries again.
+   */
+  async prepare(): Promise<void> {
+    await (await this.startReading())?.done;
+  }
+
+  /**
+   * Starts reading the memory unless it is held, already being read, or would not fit; the background read
+   * under way, if any. A small index's memory is made here and read by the query that needs it.
+   */
+  private async startReading(): Promise<{ done: Promise<void> } | undefined> {
+    if (!this.changes.trusted || this.kept) return undefined;
+    if (this.loading) return this.loading;
+    const documents = await this.documentsIfFitting();
+    // Another query may have started the read while the documents were counted.
+    const meanwhile = this.loading as { done: Promise<void> } | undefined;
+    if (documents === undefined || this.kept || meanwhile) return meanwhile;
+    if (documents >= this.backgroundFrom) return this.loadInBackground();
+    this.kept = new SearchMemory(this.db);
+    return undefined;
+  }
+
+  private loadInBackground(): { done: Promise<void> } {
+    const memory = new SearchMemory(this.db);
+    const done = this.warm(memory).then(
+      () => {
+        if (this.loading?.memory !== memory) return;
+        this.loading = undefined;
+        this.kept = memory;
+        this.keepWithinBudget();
+      },
+      (error: unknown) => {
+        if (this.loading?.memory === memory) this.loading = undefined;
+        throw error;
+      },
+    );
+    // A failure reaches prepare()'s callers; a query that only started the read answers by SQL regardless.
+    done.catch(() => undefined);
+    this.loading = { memory, done };
+    return this.loading;
   }
 
   /** After a query answered from memory: over budget, lets go of clause sets, or of the whole memory. */
@@ -100,7 +207,13 @@ export class SearchIndex {
     const kept = this.kept;
     const tally = kept?.tally ?? { rereads: 0, rechecks: 0 };
     return {
-      mode: !this.changes.trusted ? "untrusted" : this.overBudget ? "sql" : "memory",
+      mode: !this.changes.trusted
+        ? "untrusted"
+        : this.overBudget
+          ? "sql"
+          : this.loading
+            ? "loading"
+            : "memory",
       bytes: kept?.bytes() ?? 0,
       budget: this.memoryBudget,
       documents: kept?.docs.size ?? 0,
@@ -111,22 +224,26 @@ export class SearchIndex {
 
   /** Lets go of the memory and the cache. */
   close(): void {
+    this.stopListening();
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
     this.dropMemory();
     this.cache.clear();
   }
 
-  /** Whether the memory is expected to fit: the documents counted, at the bytes a document cost last time. */
-  private async wouldFit(): Promise<boolean> {
+  /** The documents counted, when the memory is expected to fit at the bytes a document cost last time. */
+  private async documentsIfFitting(): Promise<number | undefined> {
     const over = this.overBudget;
-    if (over && this.now() - over.at < RECONSIDER_AFTER) return false;
+    if (over && this.now() - over.at < RECONSIDER_AFTER) return undefined;
     const documents = await this.db.search.countMatching(TRUE);
     const bytesPerDoc = over?.bytesPerDoc ?? this.expectedBytesPerDoc;
     this.overBudget =
       documents * bytesPerDoc > this.memoryBudget ? { bytesPerDoc, at: this.now() } : undefined;
-    return this.overBudget === undefined;
+    return this.overBudget === undefined ? documents : undefined;
   }
 
   private dropMemory(): void {
+    this.loading = undefined;
     if (!this.kept) return;
     this.pastTally.rereads += this.kept.tally.rereads;
     this.pastTally.rechecks += this.kept.tally.rechecks;

@@ -14,6 +14,7 @@ import type { StoredDoc } from "./index-rows.ts";
 import { Bitset } from "./memory/bitset.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
+import type { SearchMemory } from "./memory/index.ts";
 import { topDocs } from "./memory/top-docs.ts";
 import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
 import type { SearchRequest } from "./request.ts";
@@ -69,13 +70,25 @@ export async function searchUncached(
   request: SearchRequest,
   caller: SearchCaller,
 ): Promise<SearchResponse> {
+  const memory = request.group ? undefined : await index.memoryForQuery();
+  const response = await answerFrom(index, memory, request, caller);
+  if (memory) index.keepWithinBudget();
+  return response;
+}
+
+/** A search answered from `memory` (also one still being read: memory-warm.ts), or from SQL alone without it. */
+export async function answerFrom(
+  index: SearchIndexHandle,
+  memory: SearchMemory | undefined,
+  request: SearchRequest,
+  caller: SearchCaller,
+): Promise<SearchResponse> {
   const began = performance.now();
   const translate = translator(index, request);
   const parts = filterParts(index, request, caller, translate);
   const where = and(parts);
   const { start, rows, sort: keys } = request;
   const response: SearchResponse = { params: { ...request.echo }, numFound: 0, start, docs: [], qtime: 0 };
-  const memory = request.group ? undefined : await index.memoryForQuery();
   let pids: string[] = [];
   let source: FacetSource;
   if (memory) {
@@ -105,7 +118,6 @@ export async function searchUncached(
   }
   if (request.facet) response.facets = await facetCounts(index, request.facet, where, source);
   if (request.stats) response.stats = await statsFor(index, request.stats, where, response.numFound);
-  if (memory) index.keepWithinBudget();
   response.qtime = Math.round(performance.now() - began);
   return response;
 }

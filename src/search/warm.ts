@@ -53,7 +53,7 @@ export function searchPageParams(): SolrParams {
   return params;
 }
 
-/** Runs the search-page query once if the index is large; resolves when done (never rejects). */
+/** Has the memory read and runs the search-page query once if the index is large; resolves when done (never rejects). */
 export async function warmSearch(
   index: SearchIndexHandle,
   onError: (error: unknown) => void,
@@ -61,6 +61,8 @@ export async function warmSearch(
 ): Promise<void> {
   try {
     if (!(await index.db.search.holdsAtLeast(minimum))) return;
+    // A large index reads its memory in the background (SQL answering meanwhile): wait for that read.
+    await index.prepare();
     await searchUncached(index, searchPageRequest(), { subjects: new Set(["public"]) });
   } catch (error) {
     onError(error);

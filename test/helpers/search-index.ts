@@ -12,3 +12,13 @@ export function searchIndexOf(db: Database): SearchIndex {
   }
   return index;
 }
+
+/** A search page as MetacatUI asks for it, small: metadata not obsoleted, newest first, two facet fields. */
+export const SMALL_SEARCH_PAGE = {
+  q: "formatType:METADATA AND -obsoletedBy:*",
+  rows: "10",
+  sort: "dateUploaded desc",
+  facet: "true",
+  "facet.field": ["keywords", "site"],
+  "facet.limit": "-1",
+};

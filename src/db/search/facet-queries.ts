@@ -30,7 +30,8 @@ export async function valueCountRows(
       select v.field as field, v.value as value, count(*) as n, ${num} as num from search_values v
       where v.field in (${sql.join(list)}) and v.pid in (select d.pid from search_docs d where ${where})
       group by v.field, v.value`.execute(db.kysely);
-    rows.push(...result.rows);
+    // One by one: a field with a value per document gives more rows than a spread's arguments may be.
+    for (const row of result.rows) rows.push(row);
   }
   return rows;
 }

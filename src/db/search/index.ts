@@ -6,6 +6,7 @@
 
 import type { Database } from "../types.ts";
 import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows } from "./facet-queries.ts";
+import { valuesOfField } from "./field-reads.ts";
 import {
   readScience,
   readStoredDocs,
@@ -15,7 +16,7 @@ import {
   writeDocuments,
   writeRows,
 } from "./index-store.ts";
-import { conditionKey, matchingAmong, matchingPids, valuesOf, valuesOfField } from "./memory-reads.ts";
+import { conditionKey, matchingAmong, matchingPids, valuesOf } from "./memory-reads.ts";
 import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";

@@ -63,29 +63,7 @@ export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): 
       where pid in ${pidList(db, pids.slice(i, i + BATCH))} and field in (${sql.join(fields)})`.execute(
       db.kysely,
     );
-    out.push(...rows.rows);
+    for (const row of rows.rows) out.push(row);
   }
   return out;
-}
-
-/** Rows per query when reading a whole field: its values come in chunks, never all at once. */
-const FIELD_CHUNK = 50_000;
-
-/** Every value of `field`, in chunks (keyset over the (field, value, pid) key). */
-export async function* valuesOfField(
-  db: SearchDb,
-  field: string,
-): AsyncGenerator<Omit<FieldValueRow, "field">[]> {
-  let after: { value: string; pid: string } | undefined;
-  for (;;) {
-    const from = after ? sql`and (value, pid) > (${after.value}, ${after.pid})` : sql``;
-    const rows = (
-      await sql<Omit<FieldValueRow, "field">>`select pid, value, num from search_values
-        where field = ${field} ${from} order by value, pid limit ${FIELD_CHUNK}`.execute(db.kysely)
-    ).rows;
-    if (rows.length > 0) yield rows;
-    if (rows.length < FIELD_CHUNK) return;
-    const last = rows[rows.length - 1] as Omit<FieldValueRow, "field">;
-    after = { value: last.value, pid: last.pid };
-  }
 }

@@ -69,6 +69,12 @@ export class ClauseCache {
     return held;
   }
 
+  /** Brings the `count` most recently used sets up to date. */
+  async refreshRecent(count: number): Promise<void> {
+    const recent = [...this.clauses.values()].slice(-count);
+    for (const clause of recent) await clause.upTo(this.log);
+  }
+
   /** The documents matching `condition` (over search_docs as `d`), up to date with every noted change. */
   async matching(condition: Condition): Promise<Bitset> {
     const key = this.db.search.conditionKey(condition);

@@ -6,11 +6,13 @@
  */
 import type { SearchEngineDb } from "../../db/search/index.ts";
 import { byteOrder } from "../byte-order.ts";
+import { fieldSpec } from "../fields.ts";
+import { indexedText } from "../index-rows.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { type DocOrder, docOrder } from "./doc-order.ts";
-import { OrdinalPairs, type Ordinals, repack } from "./packed-ordinals.ts";
+import { type DocOrder, docOrder, mergedOrder } from "./doc-order.ts";
+import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
 /**
@@ -21,7 +23,7 @@ const MIN_PATCHES = 1000;
 const PATCHES_PER_DOC = 0.01;
 const NONE = new Int32Array(0);
 
-type ValueRow = Omit<FieldValueRow, "field">;
+type ValueRow = Pick<FieldValueRow, "value" | "num">;
 
 export class Column extends Refreshing {
   /** Distinct values, by ordinal, and their numbers (numeric fields). */
@@ -38,7 +40,9 @@ export class Column extends Refreshing {
   private byValue: number[] | undefined;
   /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
   private valueBytes = 0;
-  /** Sort orders of the packed documents, by direction (made when asked, dropped when packing again). */
+  /** The packed documents by value (made when first asked, dropped when packing again). */
+  private postings: Packed | undefined;
+  /** Sort orders of the packed documents, by direction (made when asked, merged when packing again). */
   private orders = new Map<string, DocOrder>();
 
   constructor(
@@ -100,16 +104,17 @@ export class Column extends Refreshing {
     }
   }
 
-  /** The documents having `value`. */
+  /** The documents having `value` (from the postings, made once per packing when first asked). */
   docsWith(value: string): Bitset {
     const set = new Bitset(this.docs.size);
     const ord = this.ordinals.get(value);
     if (ord === undefined) return set;
-    const { starts, packed, patched } = this;
-    let doc = 0;
-    for (let j = 0; j < packed.length; j++) {
-      if (packed[j] !== ord) continue;
-      while ((starts[doc + 1] as number) <= j) doc++;
+    const { patched } = this;
+    this.postings ??= postings({ starts: this.starts, ords: this.packed }, this.values.length);
+    const { starts, ords: docs } = this.postings;
+    const end = ord + 1 < starts.length ? (starts[ord + 1] as number) : 0;
+    for (let j = starts[ord] ?? 0; j < end; j++) {
+      const doc = docs[j] as number;
       if (patched[doc] !== 1) set.add(doc);
     }
     for (const [patchedDoc, ords] of this.patches) if (ords.includes(ord)) set.add(patchedDoc);
@@ -180,8 +185,13 @@ export class Column extends Refreshing {
   protected async reread(): Promise<void> {
     // In chunks, each row kept as a (document, ordinal) pair: never the whole field's rows at once.
     const pairs = new OrdinalPairs();
-    for await (const rows of this.db.search.valuesOfField(this.field)) {
-      for (const row of rows) pairs.push(this.docs.numberOf(row.pid), this.ordinalOf(row));
+    const spec = fieldSpec(this.field);
+    const numberText = (num: number) => (spec ? indexedText(spec, num) : String(num));
+    for await (const { pids, values, nums } of this.db.search.valuesOfField(this.field, numberText)) {
+      for (let i = 0; i < pids.length; i++) {
+        const ord = this.ordinalOf({ value: values[i] as string, num: nums?.[i] ?? null });
+        pairs.push(this.docs.numberOf(pids[i] as string), ord);
+      }
     }
     this.patches.clear();
     this.patched = new Uint8Array(0);
@@ -197,6 +207,7 @@ export class Column extends Refreshing {
     for (const patch of this.patches.values()) bytes += patch.byteLength + 64;
     for (const order of this.orders.values()) bytes += order.docs.byteLength + order.keys.length * 8;
     if (this.byValue) bytes += this.byValue.length * 8;
+    if (this.postings) bytes += this.postings.starts.byteLength + this.postings.ords.byteLength;
     return bytes + this.valueBytes;
   }
 
@@ -270,17 +281,24 @@ export class Column extends Refreshing {
     return lo;
   }
 
-  /** The packed arrays anew, with the patches folded in. */
+  /** The packed arrays anew, with the patches folded in; the kept orders merged with the patched documents. */
   private repack(): void {
     const packed = repack(this.docs.size, this.values.length, (doc) => this.ordinalsOf(doc));
+    const rewritten = new Set(this.patches.keys());
+    const orders = new Map<string, DocOrder>();
+    for (const [key, order] of this.orders) {
+      const [numeric, descending] = key.split("|").map((flag) => flag === "true") as [boolean, boolean];
+      orders.set(key, mergedOrder(order, this, rewritten, numeric, descending));
+    }
     this.patches.clear();
     this.patched.fill(0);
-    this.install(packed);
+    this.install(packed, orders);
   }
 
-  private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }): void {
+  private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }, orders = new Map()): void {
     this.starts = starts;
     this.packed = ords;
-    this.orders = new Map();
+    this.postings = undefined;
+    this.orders = orders;
   }
 }

@@ -1,6 +1,8 @@
 /**
- * A column's documents in sort order (by their least value, then identifier ascending), made once per packing
- * so a page sorted by one field reads the first matching documents off it instead of scanning every match.
+ * A column's documents in sort order (by their least value, then identifier ascending), made once and then kept
+ * by merging: when a column packs its rewritten documents in, its orders are the old ones without them merged
+ * with them sorted (a pass over the order, a sort of the few rewritten), never a sort of every document again.
+ * A page sorted by one field reads the first matching documents off it instead of scanning every match.
  * Documents without a value are left out (they sort last, and top-docs.ts finds them by a scan).
  */
 import { byteOrder } from "../byte-order.ts";
@@ -13,37 +15,87 @@ export interface DocOrder {
   keys: Float64Array | string[];
 }
 
+type Key = number | string | undefined;
+
+/** The key of a document in `column`: NaN / undefined when it has no value. */
+function keyOf(column: Column, numeric: boolean): (doc: number) => Key {
+  return numeric ? (doc) => column.leastNumber(doc) : (doc) => column.leastValue(doc);
+}
+
+const missing = (key: Key) => key === undefined || (typeof key === "number" && Number.isNaN(key));
+
+/** Compares (document, key) pairs as the order does. */
+function comparer(column: Column, descending: boolean) {
+  const sign = descending ? -1 : 1;
+  const pids = column.docs.pids;
+  return (a: number, x: Key, b: number, y: Key): number =>
+    sign * (typeof x === "number" ? x - (y as number) : byteOrder(x as string, y as string)) ||
+    byteOrder(pids[a] as string, pids[b] as string);
+}
+
+/** The `docs` (with their keys) as an order. */
+function orderOf(docs: number[], keys: Key[], numeric: boolean): DocOrder {
+  return {
+    docs: Int32Array.from(docs),
+    keys: numeric ? Float64Array.from(keys as number[]) : (keys as string[]),
+  };
+}
+
+/** Documents 0 .. packedDocs - 1 having a value, sorted. */
 export function docOrder(
   column: Column,
   packedDocs: number,
   numeric: boolean,
   descending: boolean,
 ): DocOrder {
-  const sign = descending ? -1 : 1;
-  const pids = column.docs.pids;
+  const key = keyOf(column, numeric);
+  const keys: Key[] = new Array(packedDocs);
   const docs: number[] = [];
-  if (numeric) {
-    const keyOf = new Float64Array(packedDocs);
-    for (let doc = 0; doc < packedDocs; doc++) {
-      keyOf[doc] = column.leastNumber(doc);
-      if (!Number.isNaN(keyOf[doc])) docs.push(doc);
-    }
-    docs.sort(
-      (a, b) =>
-        sign * ((keyOf[a] as number) - (keyOf[b] as number)) ||
-        byteOrder(pids[a] as string, pids[b] as string),
-    );
-    return { docs: Int32Array.from(docs), keys: Float64Array.from(docs, (doc) => keyOf[doc] as number) };
-  }
-  const keyOf: (string | undefined)[] = new Array(packedDocs);
   for (let doc = 0; doc < packedDocs; doc++) {
-    keyOf[doc] = column.leastValue(doc);
-    if (keyOf[doc] !== undefined) docs.push(doc);
+    keys[doc] = key(doc);
+    if (!missing(keys[doc])) docs.push(doc);
   }
-  docs.sort(
-    (a, b) =>
-      sign * byteOrder(keyOf[a] as string, keyOf[b] as string) ||
-      byteOrder(pids[a] as string, pids[b] as string),
+  const compare = comparer(column, descending);
+  docs.sort((a, b) => compare(a, keys[a], b, keys[b]));
+  return orderOf(
+    docs,
+    docs.map((doc) => keys[doc]),
+    numeric,
   );
-  return { docs: Int32Array.from(docs), keys: docs.map((doc) => keyOf[doc] as string) };
+}
+
+/**
+ * `order` after the documents `rewritten` changed (their keys as the column now gives them): the others in
+ * their kept order merged with the rewritten ones that have a value, sorted.
+ */
+export function mergedOrder(
+  order: DocOrder,
+  column: Column,
+  rewritten: ReadonlySet<number>,
+  numeric: boolean,
+  descending: boolean,
+): DocOrder {
+  const key = keyOf(column, numeric);
+  const compare = comparer(column, descending);
+  const added = [...rewritten].map((doc) => ({ doc, key: key(doc) })).filter((each) => !missing(each.key));
+  added.sort((a, b) => compare(a.doc, a.key, b.doc, b.key));
+  const docs: number[] = [];
+  const keys: Key[] = [];
+  let j = 0;
+  for (let i = 0; i < order.docs.length; i++) {
+    const doc = order.docs[i] as number;
+    if (rewritten.has(doc)) continue;
+    const k = order.keys[i] as Key;
+    for (let next = added[j]; next && compare(next.doc, next.key, doc, k) < 0; next = added[++j]) {
+      docs.push(next.doc);
+      keys.push(next.key);
+    }
+    docs.push(doc);
+    keys.push(k);
+  }
+  for (; j < added.length; j++) {
+    docs.push((added[j] as { doc: number }).doc);
+    keys.push((added[j] as { key: Key }).key);
+  }
+  return orderOf(docs, keys, numeric);
 }

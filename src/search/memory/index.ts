@@ -14,6 +14,8 @@ import type { ReadTally } from "./refreshing.ts";
 
 /** Fields whose values are kept at most (the least recently used are let go). */
 const MAX_COLUMNS = 64;
+/** Clause sets brought up to date after writes, ahead of the next query (the most recently used). */
+const REFRESHED_CLAUSES = 16;
 
 export class SearchMemory {
   readonly docs = new DocNumbers();
@@ -48,6 +50,21 @@ export class SearchMemory {
     }
     await column.upTo(this.log);
     return column;
+  }
+
+  /**
+   * Brings the held columns and the most recently used clause sets up to date with the change log: run in the
+   * background after writes (search-index.ts), so the next query finds little or nothing to recheck.
+   */
+  async refresh(): Promise<void> {
+    for (const column of [...this.columns.values()]) await column.upTo(this.log);
+    await this.clauses.refreshRecent(REFRESHED_CLAUSES);
+  }
+
+  /** Whether a held column is behind the change log. */
+  behind(): boolean {
+    for (const column of this.columns.values()) if (column.behind(this.log)) return true;
+    return false;
   }
 
   /** Estimated bytes held: document numbers, clause sets, columns. */

@@ -72,3 +72,28 @@ export function repack(
   }
   return { starts, ords };
 }
+
+/**
+ * The packed arrays turned around (postings, as a Lucene index keeps them): `docs[starts[ord]]` to
+ * `docs[starts[ord + 1] - 1]` are the documents having ordinal `ord`, in order; a pass over every value.
+ */
+export function postings({ starts, ords }: Packed, distinct: number): Packed {
+  const byOrd = new Uint32Array(distinct + 1);
+  for (let j = 0; j < ords.length; j++) {
+    const ord = ords[j] as number;
+    byOrd[ord + 1] = (byOrd[ord + 1] as number) + 1;
+  }
+  for (let ord = 0; ord < distinct; ord++)
+    byOrd[ord + 1] = (byOrd[ord + 1] as number) + (byOrd[ord] as number);
+  const docs = new Uint32Array(ords.length);
+  const next = byOrd.slice(0, distinct);
+  for (let doc = 0; doc + 1 < starts.length; doc++) {
+    const end = starts[doc + 1] as number;
+    for (let j = starts[doc] as number; j < end; j++) {
+      const ord = ords[j] as number;
+      docs[next[ord] as number] = doc;
+      next[ord] = (next[ord] as number) + 1;
+    }
+  }
+  return { starts: byOrd, ords: docs };
+}

@@ -24,6 +24,11 @@ export abstract class Refreshing {
   protected abstract reread(): Promise<void>;
   protected abstract recheck(changed: string[]): Promise<void>;
 
+  /** Whether changes were noted since this structure was brought up to date. */
+  behind(log: IndexChangeLog): boolean {
+    return this.seq < log.seq;
+  }
+
   async upTo(log: IndexChangeLog): Promise<void> {
     const wanted = log.seq;
     while (this.seq < wanted) {
