@@ -78,6 +78,12 @@ export interface Credentials {
 
 export interface SessionResolver {
   resolve(credentials: Credentials): Promise<Session>;
+  /** The session when it is known without waiting (an anonymous caller), else undefined: ask resolve(). */
+  resolveNow?(credentials: Credentials): Session | undefined;
+}
+
+function presentsNothing({ certificate, dn, authorization }: Credentials): boolean {
+  return !certificate && dn === undefined && (authorization === undefined || authorization.trim() === "");
 }
 
 export interface ResolverOptions {
@@ -153,9 +159,11 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
   };
 
   return {
-    async resolve({ certificate, dn, authorization }) {
+    resolveNow: (credentials) => (presentsNothing(credentials) ? anonymousSession() : undefined),
+    async resolve(credentials) {
+      const { certificate, dn, authorization } = credentials;
       const hasToken = authorization !== undefined && authorization.trim() !== "";
-      if (!certificate && dn === undefined && !hasToken) return anonymousSession();
+      if (presentsNothing(credentials)) return anonymousSession();
       const authenticated: string[] = [];
       const subjects = new Set<string>();
       if (certificate) {
