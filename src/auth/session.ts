@@ -44,8 +44,17 @@ type RoleConfig = Pick<Config, "adminSubjects" | "cnSubjects">;
 /** Symbolic subjects never make a caller an administrator or a CN. */
 const SYMBOLIC = new Set([PUBLIC, AUTHENTICATED_USER, VERIFIED_USER]);
 
+/** One for every anonymous caller (frozen; its subjects are a ReadonlySet): no allocation per request. */
+const ANONYMOUS: Session = Object.freeze({
+  subject: PUBLIC,
+  subjects: new Set([PUBLIC]),
+  authenticated: false,
+  isAdmin: false,
+  isCn: false,
+});
+
 export function anonymousSession(): Session {
-  return { subject: PUBLIC, subjects: new Set([PUBLIC]), authenticated: false, isAdmin: false, isCn: false };
+  return ANONYMOUS;
 }
 
 /** An authenticated session for `subject` and the further subjects it stands for. */
