@@ -44,8 +44,17 @@ type RoleConfig = Pick<Config, "adminSubjects" | "cnSubjects">;
 /** Symbolic subjects never make a caller an administrator or a CN. */
 const SYMBOLIC = new Set([PUBLIC, AUTHENTICATED_USER, VERIFIED_USER]);
 
+/** One for every anonymous caller (frozen; its subjects are a ReadonlySet): no allocation per request. */
+const ANONYMOUS: Session = Object.freeze({
+  subject: PUBLIC,
+  subjects: new Set([PUBLIC]),
+  authenticated: false,
+  isAdmin: false,
+  isCn: false,
+});
+
 export function anonymousSession(): Session {
-  return { subject: PUBLIC, subjects: new Set([PUBLIC]), authenticated: false, isAdmin: false, isCn: false };
+  return ANONYMOUS;
 }
 
 /** An authenticated session for `subject` and the further subjects it stands for. */
@@ -78,6 +87,12 @@ export interface Credentials {
 
 export interface SessionResolver {
   resolve(credentials: Credentials): Promise<Session>;
+  /** The session when it is known without waiting (an anonymous caller), else undefined: ask resolve(). */
+  resolveNow?(credentials: Credentials): Session | undefined;
+}
+
+function presentsNothing({ certificate, dn, authorization }: Credentials): boolean {
+  return !certificate && dn === undefined && (authorization === undefined || authorization.trim() === "");
 }
 
 export interface ResolverOptions {
@@ -153,9 +168,11 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
   };
 
   return {
-    async resolve({ certificate, dn, authorization }) {
+    resolveNow: (credentials) => (presentsNothing(credentials) ? anonymousSession() : undefined),
+    async resolve(credentials) {
+      const { certificate, dn, authorization } = credentials;
       const hasToken = authorization !== undefined && authorization.trim() !== "";
-      if (!certificate && dn === undefined && !hasToken) return anonymousSession();
+      if (presentsNothing(credentials)) return anonymousSession();
       const authenticated: string[] = [];
       const subjects = new Set<string>();
       if (certificate) {

@@ -12,8 +12,9 @@ import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } fro
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { contentKeyLocks } from "./content-key-locks.ts";
+import { directEventInserts } from "./direct-event-inserts.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
-import { type EventLogOptions, eventLog, type NewRow, type TransactionEvents } from "./events.ts";
+import { type EventLogOptions, eventLog, type TransactionEvents } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
 import { importProgressRepository } from "./import-progress.ts";
 import { IndexChangeLog } from "./index-changes.ts";
@@ -289,21 +290,6 @@ function directReads(handle: SQLite.Database): DirectReads {
       return !handle.inTransaction;
     },
     objectRow: (pid) => byPid.get(pid) as ObjectsTable | undefined,
-  };
-}
-
-/** Event batches written on the handle itself, in a transaction of their own; not while Kysely has one open. */
-function directEventInserts(handle: SQLite.Database): (rows: readonly NewRow[]) => boolean {
-  const insert = handle.prepare(
-    "insert into events (pid, ip, user_agent, subject, event, date_logged, node_id) values (?, ?, ?, ?, ?, ?, ?)",
-  );
-  const insertAll = handle.transaction((rows: readonly NewRow[]) => {
-    for (const r of rows) insert.run(r.pid, r.ip, r.user_agent, r.subject, r.event, r.date_logged, r.node_id);
-  });
-  return (rows) => {
-    if (handle.inTransaction) return false;
-    insertAll(rows);
-    return true;
   };
 }
 

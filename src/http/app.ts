@@ -45,7 +45,10 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   registerErrorHandling(app, ctx.config.nodeId);
   frameworkErrors.noteRoutes(app);
   registerCors(app, ctx.config.corsOrigins);
-  app.addHook("onRequest", async (request) => refuseNulParams(request.query as Query));
+  app.addHook("onRequest", (request, _reply, done) => {
+    refuseNulParams(request.query as Query);
+    done();
+  });
   await app.register(multipart, {
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });

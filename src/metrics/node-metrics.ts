@@ -27,6 +27,14 @@ export interface MethodTally {
   bytesOut: number;
 }
 
+/** One API method's counts: its status page tally and its answers by HTTP status. */
+interface MethodCounts {
+  tally: MethodTally;
+  byStatus: Map<number, number>;
+  /** Its latency histogram's labels, made once. */
+  labels: { method: string };
+}
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class NodeMetrics {
@@ -36,10 +44,8 @@ export class NodeMetrics {
   /** Per API method, in the order first seen. */
   readonly methods = new Map<string, MethodTally>();
   readonly totals: MethodTally = { requests: 0, failures: 0, seconds: 0, bytesIn: 0, bytesOut: 0 };
-  private readonly requests: Counter<"method" | "status">;
   private readonly latency: Histogram<"method">;
-  private readonly bytesIn: Counter<"method">;
-  private readonly bytesOut: Counter<"method">;
+  private readonly bound = new Map<string, MethodCounts>();
 
   constructor(readonly ctx: NodeContext) {
     const registers = [this.registry];
@@ -52,11 +58,20 @@ export class NodeMetrics {
       labelNames: ["node_id", "role"],
       registers,
     }).set({ node_id: ctx.config.nodeId, role: ctx.config.role }, 1);
-    this.requests = new Counter({
+    // The request counters are kept in plain tallies and handed over at scrape time (measured: prom-client's
+    // label hashing and checks per observation were ~2-3 % of the server's CPU on small gets).
+    const bound = this.bound;
+    new Counter({
       name: "d1node_http_requests_total",
       help: "Requests answered, by API method and HTTP status.",
       labelNames: ["method", "status"],
       registers,
+      collect() {
+        this.reset();
+        for (const [method, { byStatus }] of bound) {
+          for (const [status, n] of byStatus) this.inc({ method, status: String(status) }, n);
+        }
+      },
     });
     this.latency = new Histogram({
       name: "d1node_http_request_duration_seconds",
@@ -65,17 +80,25 @@ export class NodeMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.bytesIn = new Counter({
+    new Counter({
       name: "d1node_http_received_bytes_total",
       help: "Request body bytes received, by API method.",
       labelNames: ["method"],
       registers,
+      collect() {
+        this.reset();
+        for (const [method, { tally }] of bound) if (tally.bytesIn > 0) this.inc({ method }, tally.bytesIn);
+      },
     });
-    this.bytesOut = new Counter({
+    new Counter({
       name: "d1node_http_sent_bytes_total",
       help: "Response bytes sent (headers and body), by API method.",
       labelNames: ["method"],
       registers,
+      collect() {
+        this.reset();
+        for (const [method, { tally }] of bound) if (tally.bytesOut > 0) this.inc({ method }, tally.bytesOut);
+      },
     });
     new Gauge({
       name: "d1node_objects",
@@ -213,26 +236,37 @@ export class NodeMetrics {
 
   observe(answered: AnsweredRequest): void {
     const { method, status, seconds, bytesIn, bytesOut } = answered;
-    this.requests.inc({ method, status: String(status) });
-    this.latency.observe({ method }, seconds);
-    if (bytesIn > 0) this.bytesIn.inc({ method }, bytesIn);
-    if (bytesOut > 0) this.bytesOut.inc({ method }, bytesOut);
-    let tally = this.methods.get(method);
-    if (!tally) {
-      tally = { requests: 0, failures: 0, seconds: 0, bytesIn: 0, bytesOut: 0 };
-      this.methods.set(method, tally);
+    const bound = this.boundTo(method);
+    bound.byStatus.set(status, (bound.byStatus.get(status) ?? 0) + 1);
+    this.latency.observe(bound.labels, seconds);
+    count(bound.tally, status, seconds, bytesIn, bytesOut);
+    count(this.totals, status, seconds, bytesIn, bytesOut);
+  }
+
+  private boundTo(method: string): MethodCounts {
+    let bound = this.bound.get(method);
+    if (!bound) {
+      let tally = this.methods.get(method);
+      if (!tally) {
+        tally = { requests: 0, failures: 0, seconds: 0, bytesIn: 0, bytesOut: 0 };
+        this.methods.set(method, tally);
+      }
+      bound = { tally, byStatus: new Map(), labels: { method } };
+      this.bound.set(method, bound);
     }
-    for (const t of [tally, this.totals]) {
-      t.requests++;
-      if (status >= 400) t.failures++;
-      t.seconds += seconds;
-      t.bytesIn += bytesIn;
-      t.bytesOut += bytesOut;
-    }
+    return bound;
   }
 
   /** The Prometheus text exposition of every metric. */
   async exposition(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
+}
+
+function count(tally: MethodTally, status: number, seconds: number, bytesIn: number, bytesOut: number): void {
+  tally.requests++;
+  if (status >= 400) tally.failures++;
+  tally.seconds += seconds;
+  tally.bytesIn += bytesIn;
+  tally.bytesOut += bytesOut;
 }

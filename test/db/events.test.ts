@@ -171,5 +171,19 @@ forEachDialect((_name, open) => {
       await db.objects.remove("ev_2");
       assert.equal((await db.events.list({ readableBy: ["public"] }, 0, 100)).total, 0);
     });
+
+    it("writes a batch of several multi-row statements whole, in order, and counts it", async () => {
+      const before = (await db.events.list({}, 0, 0)).total;
+      for (let i = 0; i < 123; i++)
+        db.events.append(entry(`ev_batch_${String(i).padStart(3, "0")}`, 200 + i));
+      await db.events.flush();
+      const page = await db.events.list({ idFilter: "ev_batch_" }, 0, 200);
+      assert.equal(page.total, 123);
+      assert.deepEqual(
+        page.items.map((e) => e.identifier),
+        Array.from({ length: 123 }, (_, i) => `ev_batch_${String(i).padStart(3, "0")}`),
+      );
+      assert.equal((await db.events.list({}, 0, 0)).total, before + 123);
+    });
   });
 });

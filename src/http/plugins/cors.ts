@@ -39,9 +39,9 @@ export function registerCors(app: FastifyInstance, trustedOrigins: readonly stri
   const trusted = new Set(trustedOrigins);
   const isTrusted = (origin: string) => origin !== "null" && trusted.has(origin);
 
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     const origin = request.headers.origin;
-    if (origin === undefined) return;
+    if (origin === undefined) return done();
     reply.header("Vary", "Origin");
     if (isTrusted(origin)) {
       reply.header("Access-Control-Allow-Origin", origin);
@@ -50,6 +50,7 @@ export function registerCors(app: FastifyInstance, trustedOrigins: readonly stri
       reply.header("Access-Control-Allow-Origin", "*");
     }
     reply.header("Access-Control-Expose-Headers", EXPOSED);
+    done();
   });
 
   app.options("*", async (request, reply) => {

@@ -65,8 +65,8 @@ export function registerIsAuthorizedLimit(
 ): void {
   if (settings.limit <= 0) return;
   const limiter = new SourceLimiter(settings.limit, settings.blockSeconds * 1000);
-  app.addHook("onRequest", async (request) => {
-    if (!request.routeOptions.config?.apiMethod?.endsWith(".isAuthorized")) return;
+  app.addHook("onRequest", (request, _reply, done) => {
+    if (!request.routeOptions.config?.apiMethod?.endsWith(".isAuthorized")) return done();
     const blockedMs = limiter.admit(clientAddress(request));
     if (blockedMs > 0) {
       throw new NotAuthorized(
@@ -74,5 +74,6 @@ export function registerIsAuthorizedLimit(
           `it is blocked for ${Math.ceil(blockedMs / 1000)} s.`,
       );
     }
+    done();
   });
 }

@@ -38,17 +38,19 @@ export function registerMetrics(
 ): NodeMetrics {
   const metrics = new NodeMetrics(ctx);
   app.decorateRequest("socketMark", null);
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", (request, _reply, done) => {
     const socket = request.raw.socket;
     request.socketMark = { read: socket?.bytesRead ?? 0, written: socket?.bytesWritten ?? 0 };
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.observe({
       method: request.routeOptions.config?.apiMethod ?? "none",
       status: reply.statusCode,
       seconds: reply.elapsedTime / 1000,
       ...bytesMoved(request),
     });
+    done();
   });
 
   const { config } = ctx;

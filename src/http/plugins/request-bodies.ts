@@ -72,10 +72,10 @@ export function registerRequestBodies(app: FastifyInstance, limits: BodyLimits):
   const unlimited: TextLimits = { document: limits.maxDocumentBytes, reserve: () => {} };
   app.decorateRequest("textLimits", null as unknown as TextLimits);
 
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     if (!isMultipart(request)) {
       request.textLimits = unlimited;
-      return;
+      return done();
     }
     let held = 0;
     request.textLimits = {
@@ -94,24 +94,28 @@ export function registerRequestBodies(app: FastifyInstance, limits: BodyLimits):
       buffered -= held;
       held = 0;
     });
+    done();
   });
 
-  app.addHook("preHandler", async (request) => {
+  app.addHook("preHandler", (request, _reply, done) => {
     const method = request.routeOptions.config?.apiMethod;
     if (method && NEEDS_SUBJECT.has(method) && !request.session?.authenticated) {
       throw new NotAuthorized(
         `${method} needs an authenticated caller (a client certificate or a bearer token).`,
       );
     }
+    done();
   });
 
-  app.addHook("onResponse", async (request) => {
+  app.addHook("onResponse", (request, _reply, done) => {
     const raw = request.raw;
-    if (raw.complete || !hasBody(request) || request.session?.authenticated) return;
-    raw.resume();
-    const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
-    timer.unref();
-    raw.once("end", () => clearTimeout(timer));
+    if (!raw.complete && hasBody(request) && !request.session?.authenticated) {
+      raw.resume();
+      const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
+      timer.unref();
+      raw.once("end", () => clearTimeout(timer));
+    }
+    done();
   });
 }
 

@@ -24,15 +24,21 @@ export function registerSessions(
   const viaProxy = config.proxySecret !== undefined;
   app.decorateRequest("session");
   app.decorateRequest("clientAddress", "");
-  app.addHook("onRequest", async (request) => {
+  // A callback hook: an anonymous caller's session is known at once, with no promise to wait for.
+  app.addHook("onRequest", (request, _reply, done) => {
     request.clientAddress = proxy.clientAddress(request);
     const certificate = handshakeCertificate(request);
     const forwarded = !certificate && viaProxy ? proxy.forwarded(request) : {};
-    request.session = await sessions.resolve({
-      certificate,
-      ...forwarded,
-      authorization: request.headers.authorization,
-    });
+    const credentials = { certificate, ...forwarded, authorization: request.headers.authorization };
+    const known = sessions.resolveNow?.(credentials);
+    if (known) {
+      request.session = known;
+      return done();
+    }
+    sessions.resolve(credentials).then((session) => {
+      request.session = session;
+      done();
+    }, done);
   });
 }
 

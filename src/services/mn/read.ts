@@ -61,7 +61,8 @@ function bytesOf(ctx: NodeContext, object: StoredObject, wanted: Wanted): Object
   const size = object.digests.size;
   const { start, end } = wanted.bytes === "range" ? wanted : { start: 0, end: size - 1 };
   if (size <= SMALL_READ_LIMIT && ctx.store.readSmall) {
-    return ctx.store.readSmall(object.contentKey, size).subarray(start, end + 1);
+    const whole = ctx.store.readSmall(object.contentKey, size);
+    return start === 0 && end === whole.length - 1 ? whole : whole.subarray(start, end + 1);
   }
   return ctx.store.read(object.contentKey, { start, end });
 }
