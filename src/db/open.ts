@@ -29,6 +29,7 @@ import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
+import { sqliteSharing } from "./sqlite-sharing.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 import { warmLists } from "./warm-lists.ts";
@@ -167,6 +168,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await events.flush();
       await sqliteSnapshot(handle, file);
     },
+    ...(handle && !handle.memory ? { sqliteSharing: sqliteSharing(handle, path.resolve(handle.name)) } : {}),
     warmLists: (signal, minimumRows) => warmLists(db, pager, events, signal, minimumRows),
     async transaction(work) {
       let logged: TransactionEvents | undefined;
@@ -307,6 +309,9 @@ function preparedOnce(handle: SQLite.Database): SqliteDatabase {
   return {
     close: () => handle.close(),
     prepare(text) {
+      // Every transaction takes the write lock at once: while another connection shares the file (a rebuild's
+      // writer thread, sqlite-sharing.ts), a deferred one that read first could not write after its commit.
+      if (text === "begin") text = "begin immediate";
       let statement = statements.get(text);
       if (!statement) {
         statement = handle.prepare(text);

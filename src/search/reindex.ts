@@ -30,12 +30,18 @@ export interface ReindexOptions {
   signal?: AbortSignal;
   /** A full run on an empty index: drop the secondary indexes and build them at the end (default true). */
   deferIndexes?: boolean;
-  /** Threads making rows from the objects' bytes while pages are written (default EXTRACT_THREADS; 0: none). */
+  /** Threads making rows from the objects' bytes while pages are written (default extractThreads(); 0: none). */
   threads?: number;
 }
 
-/** Extraction threads of a bulk run: one, beside the writing thread (two cores between them and the database). */
-export const EXTRACT_THREADS = 1;
+/**
+ * Extraction threads of a bulk run. SQLite, its file shared with them: two, each making and writing its page
+ * while the other does the same (the node's thread only reads pages). Else one, beside the writing thread (two
+ * cores between them and the database).
+ */
+export function extractThreads(writing: boolean): number {
+  return writing ? 2 : 1;
+}
 
 export interface ReindexProgress {
   /** Objects read. */
@@ -66,7 +72,10 @@ export async function reindexObjects(
   const state = missingOnly
     ? undefined
     : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
-  const pool = createExtractPool(options.threads ?? EXTRACT_THREADS);
+  const threads = options.threads ?? extractThreads(true);
+  // SQLite: the threads write the rows on connections of their own; the node's thread keeps answering.
+  const shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
+  const pool = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared?.file);
   let after = state?.after;
   let previous: PreparedPage | undefined;
   const write = async (page: PreparedPage) => {
@@ -91,6 +100,7 @@ export async function reindexObjects(
     if (previous) await write(previous);
   } finally {
     await pool.close();
+    shared?.release();
   }
   if (state && !options.signal?.aborted) {
     await removeStale(ctx, size, progress);

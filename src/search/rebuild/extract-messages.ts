@@ -15,4 +15,13 @@ export interface ExtractRequest {
   items: ExtractItem[];
 }
 
-export type ExtractReply = { id: number; rows: IndexRows[] } | { id: number; error: string };
+/** The rows made, or (a thread given the SQLite file) that they are written and committed; or why not. */
+export type ExtractReply =
+  | { id: number; rows: IndexRows[] }
+  | { id: number; written: true }
+  | { id: number; error: string };
+
+/** A thread's start: with `sqliteFile` it writes the rows itself, on a connection of its own. */
+export interface ExtractWorkerData {
+  sqliteFile?: string;
+}

@@ -1,0 +1,43 @@
+/**
+ * A worker thread's own connection to the node's SQLite file (shared for the while: src/db/sqlite-sharing.ts),
+ * writing index rows as the node's connection would (index-store.ts `writeSqlite`), each batch in a transaction
+ * that takes the write lock at once. The node's connection keeps reading meanwhile (WAL); its own writes wait for
+ * the batch being written (busy_timeout). The caller notes the PIDs in the node's index change log once the
+ * batch has committed.
+ */
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import type { IndexRows } from "../../search/index-rows.ts";
+import type { Tables } from "../schema.ts";
+import { writeSqlite } from "./index-store.ts";
+
+export interface ThreadWriter {
+  /** Write the rows in one transaction; resolves once it has committed. */
+  write(rows: IndexRows[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How long a batch waits for the write lock (the node's own transactions are short). */
+const BUSY_MS = 60_000;
+
+export function openThreadWriter(file: string): ThreadWriter {
+  const handle = new SQLite(file, { fileMustExist: true });
+  handle.pragma(`busy_timeout = ${BUSY_MS}`);
+  handle.pragma("synchronous = NORMAL");
+  handle.pragma("cache_size = -16384");
+  handle.pragma("temp_store = MEMORY");
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
+  return {
+    async write(rows) {
+      await sql`begin immediate`.execute(db);
+      try {
+        await writeSqlite(db, rows);
+        await sql`commit`.execute(db);
+      } catch (error) {
+        if (handle.inTransaction) await sql`rollback`.execute(db);
+        throw error;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
