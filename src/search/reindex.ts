@@ -98,14 +98,15 @@ export async function reindexObjects(
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (previous) await write(previous);
+    if (state && !options.signal?.aborted) {
+      await removeStale(ctx, size, progress);
+      // SQLite: a writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
+      if (!(await pool.finishRebuild())) await search.finishRebuild();
+      options.onProgress?.(progress);
+    }
   } finally {
     await pool.close();
     shared?.release();
-  }
-  if (state && !options.signal?.aborted) {
-    await removeStale(ctx, size, progress);
-    await search.finishRebuild();
-    options.onProgress?.(progress);
   }
   return progress;
 }

@@ -6,14 +6,17 @@
  * batch has committed.
  */
 import SQLite from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import type { IndexRows } from "../../search/index-rows.ts";
 import type { Tables } from "../schema.ts";
 import { writeSqlite } from "./index-store.ts";
+import { finishRebuild } from "./rebuild-state.ts";
 
 export interface ThreadWriter {
   /** Write the rows in one transaction; resolves once it has committed. */
   write(rows: IndexRows[]): Promise<void>;
+  /** Build the indexes the rebuild dropped and forget it (rebuild-state.ts), on this connection. */
+  finishRebuild(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,18 +29,15 @@ export function openThreadWriter(file: string): ThreadWriter {
   handle.pragma("synchronous = NORMAL");
   handle.pragma("cache_size = -16384");
   handle.pragma("temp_store = MEMORY");
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
+  // Transactions take the write lock at once: the next free term id is read before writing.
+  const database = {
+    close: () => handle.close(),
+    prepare: (text: string) => handle.prepare(text === "begin" ? "begin immediate" : text),
+  };
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return {
-    async write(rows) {
-      await sql`begin immediate`.execute(db);
-      try {
-        await writeSqlite(db, rows);
-        await sql`commit`.execute(db);
-      } catch (error) {
-        if (handle.inTransaction) await sql`rollback`.execute(db);
-        throw error;
-      }
-    },
+    write: (rows) => db.transaction().execute((tx) => writeSqlite(tx, rows)),
+    finishRebuild: () => finishRebuild({ kysely: db, dialect: "sqlite" }),
     close: () => db.destroy(),
   };
 }

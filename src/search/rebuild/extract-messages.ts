@@ -10,10 +10,8 @@ export interface ExtractItem {
   bytes?: Uint8Array;
 }
 
-export interface ExtractRequest {
-  id: number;
-  items: ExtractItem[];
-}
+/** Rows to make (and write), or (a writing thread) the rebuild's dropped indexes to build. */
+export type ExtractRequest = { id: number; items: ExtractItem[] } | { id: number; finishRebuild: true };
 
 /** The rows made, or (a thread given the SQLite file) that they are written and committed; or why not. */
 export type ExtractReply =

@@ -8,12 +8,14 @@
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import type { IndexRows } from "../index-rows.ts";
-import type { ExtractItem, ExtractReply, ExtractWorkerData } from "./extract-messages.ts";
+import type { ExtractItem, ExtractReply, ExtractRequest, ExtractWorkerData } from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
 
 export interface ExtractPool {
   /** The items' rows, in order; or "written" when a thread wrote and committed them. */
   rows(items: ExtractItem[]): Promise<IndexRows[] | "written">;
+  /** A writing thread builds the rebuild's dropped indexes; false: the threads do not write (the caller does). */
+  finishRebuild(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -46,16 +48,24 @@ export function createExtractPool(threads: number, sqliteFile?: string): Extract
       pending.clear();
     });
   }
+  const send = (worker: Worker, request: ExtractRequest) => {
+    const promise = new Promise<IndexRows[] | "written">((resolve, reject) =>
+      pending.set(request.id, { resolve, reject }),
+    );
+    worker.postMessage(request);
+    return promise;
+  };
   return {
     rows(items) {
       const worker = workers[nextId % Math.max(workers.length, 1)];
       if (!worker || broken) return Promise.resolve(items.map(itemRows));
-      const id = nextId++;
-      const promise = new Promise<IndexRows[] | "written">((resolve, reject) =>
-        pending.set(id, { resolve, reject }),
-      );
-      worker.postMessage({ id, items });
-      return promise;
+      return send(worker, { id: nextId++, items });
+    },
+    async finishRebuild() {
+      const worker = workers[0];
+      if (!sqliteFile || !worker || broken) return false;
+      await send(worker, { id: nextId++, finishRebuild: true });
+      return true;
     },
     async close() {
       await Promise.all(workers.map((worker) => (exited.has(worker) ? undefined : closeWorker(worker))));

@@ -3,6 +3,8 @@
  * tokens, the stored JSON), so that the writing thread spends its time on SQL. Given the SQLite file (shared by
  * the node for the rebuild), it also writes the rows on its own connection, in transactions of WRITE_CHUNK
  * documents, so that neither the rows nor the writes weigh on the node's thread.
+ * It also builds the indexes a rebuild dropped, when asked ({ id, finishRebuild: true }), so that the node's
+ * thread keeps answering meanwhile.
  * In: { id, items: ExtractItem[] }. Out: { id, rows: IndexRows[] }, { id, written: true } or { id, error }.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -25,10 +27,17 @@ port.on("message", (message: ExtractRequest | "close") => {
   queue = queue.then(() => (message === "close" ? close() : handle(message)));
 });
 
-async function handle({ id, items }: ExtractRequest): Promise<void> {
+async function handle(request: ExtractRequest): Promise<void> {
+  const { id } = request;
   let reply: ExtractReply;
   try {
-    const rows = items.map(itemRows);
+    if ("finishRebuild" in request) {
+      if (!writer) throw new Error("only a writing thread builds the rebuild's indexes");
+      await writer.finishRebuild();
+      port?.postMessage({ id, written: true });
+      return;
+    }
+    const rows = request.items.map(itemRows);
     if (writer) {
       for (let i = 0; i < rows.length; i += WRITE_CHUNK) await writer.write(rows.slice(i, i + WRITE_CHUNK));
       reply = { id, written: true };
