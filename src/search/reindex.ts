@@ -10,11 +10,12 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
+import type { SharedSqlite } from "../db/sqlite-sharing.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { guarded } from "./hooks.ts";
 import { type IndexContext, indexObject, unindex } from "./indexer.ts";
 import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
-import { createExtractPool } from "./rebuild/extract-pool.ts";
+import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -73,9 +74,16 @@ export async function reindexObjects(
     ? undefined
     : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
   const threads = options.threads ?? extractThreads(true);
-  // SQLite: the threads write the rows on connections of their own; the node's thread keeps answering.
-  const shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
-  const pool = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared?.file);
+  // Started at the first page (a start-up with nothing to index changes nothing). SQLite: the threads write the
+  // rows on connections of their own; the node's thread keeps answering.
+  let shared: SharedSqlite | undefined;
+  let started: ExtractPool | undefined;
+  const pool = () => {
+    if (started) return started;
+    shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
+    started = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared?.file);
+    return started;
+  };
   let after = state?.after;
   let previous: PreparedPage | undefined;
   const write = async (page: PreparedPage) => {
@@ -91,7 +99,7 @@ export async function reindexObjects(
     while (!options.signal?.aborted) {
       const pids = await search.objectPids(after, size, missingOnly);
       after = pids.at(-1) ?? after;
-      const current = pids.length > 0 ? await preparePage(ctx, pool, pids) : undefined;
+      const current = pids.length > 0 ? await preparePage(ctx, pool(), pids) : undefined;
       if (previous) await write(previous);
       previous = current;
       if (!previous) break;
@@ -101,11 +109,11 @@ export async function reindexObjects(
     if (state && !options.signal?.aborted) {
       await removeStale(ctx, size, progress);
       // SQLite: a writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
-      if (!(await pool.finishRebuild())) await search.finishRebuild();
+      if (!(await started?.finishRebuild())) await search.finishRebuild();
       options.onProgress?.(progress);
     }
   } finally {
-    await pool.close();
+    await started?.close();
     shared?.release();
   }
   return progress;
