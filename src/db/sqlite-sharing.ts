@@ -12,16 +12,31 @@ import type SQLite from "better-sqlite3";
 /** The file shared until `release()` (call it once every connection the threads opened is closed). */
 export interface SharedSqlite {
   readonly file: string;
+  /** Non-zero while the node's connection waits for the write lock (`waitForTurn`). */
+  readonly nodeWaiting: Int32Array;
   release(): void;
 }
 
 export interface SqliteSharing {
   /** Share the file (undefined: it cannot be shared now; write on the node's own connection instead). */
   share(): SharedSqlite | undefined;
+  /** Run the node's `begin immediate`, marked as waiting meanwhile so that the threads let it go first. */
+  beginning<T>(begin: () => T): T;
+}
+
+/**
+ * A thread's turn at the write lock: after the node's connection, if it is waiting (SQLite's busy handler
+ * polls, so without this a thread taking the lock again right after its commit could keep the node waiting, its
+ * event loop stopped, for as long as the threads keep writing).
+ */
+export function waitForTurn(nodeWaiting: Int32Array): void {
+  for (let value = Atomics.load(nodeWaiting, 0); value > 0; value = Atomics.load(nodeWaiting, 0))
+    Atomics.wait(nodeWaiting, 0, value, 50);
 }
 
 export function sqliteSharing(handle: SQLite.Database, file: string): SqliteSharing {
   let sharers = 0;
+  const nodeWaiting = new Int32Array(new SharedArrayBuffer(4));
   const switchTo = (locking: "NORMAL" | "EXCLUSIVE") => {
     handle.pragma("journal_mode = DELETE");
     handle.pragma(`locking_mode = ${locking}`);
@@ -42,6 +57,7 @@ export function sqliteSharing(handle: SQLite.Database, file: string): SqliteShar
       let released = false;
       return {
         file,
+        nodeWaiting,
         release() {
           if (released) return;
           released = true;
@@ -54,6 +70,16 @@ export function sqliteSharing(handle: SQLite.Database, file: string): SqliteShar
             );
         },
       };
+    },
+    beginning(begin) {
+      if (sharers === 0) return begin();
+      Atomics.add(nodeWaiting, 0, 1);
+      try {
+        return begin();
+      } finally {
+        Atomics.sub(nodeWaiting, 0, 1);
+        Atomics.notify(nodeWaiting, 0);
+      }
     },
   };
 }

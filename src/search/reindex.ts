@@ -81,7 +81,7 @@ export async function reindexObjects(
   const pool = () => {
     if (started) return started;
     shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
-    started = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared?.file);
+    started = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared);
     return started;
   };
   let after = state?.after;

@@ -1,6 +1,7 @@
 /**
  * SQLite's full rebuild writes from its extraction threads, each on a connection of its own (the file shared for
- * the while): the node's thread answers a search while a thread holds the write lock for a page, the rebuild
+ * the while): the node's thread answers a search while a thread holds the write lock for a page and its own
+ * writes go through between the threads' transactions, the rebuild
  * leaves the same index as one written on the node's own connection, and the node holds its file alone again
  * once the rebuild ends.
  */
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import SQLite from "better-sqlite3";
+import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
@@ -94,7 +96,7 @@ describe("SQLite rebuild written by its threads", () => {
   };
   const { objects, store } = corpus();
 
-  it("answers a search while a thread writes a page, and leaves the index written on the node's connection", async () => {
+  it("answers and writes while a thread writes a page, and leaves the index written on the node's connection", async () => {
     const reference = await open();
     await reference.db.objects.insertMany(objects);
     await reindexObjects({ db: reference.db, store, formats }, { batchSize: 200, threads: 0 });
@@ -104,6 +106,7 @@ describe("SQLite rebuild written by its threads", () => {
     const { db, file } = await open();
     await db.objects.insertMany(objects);
     let answeredWhileLocked = 0;
+    let nodeWrites = 0;
     let watching = true;
     const watch = (async () => {
       while (watching) {
@@ -112,6 +115,11 @@ describe("SQLite rebuild written by its threads", () => {
         const answer = await answers(db);
         assert.ok(answer.numFound >= 0);
         if (writeLocked(file) === true) answeredWhileLocked++;
+        // The node's own write goes through between the threads' transactions.
+        await db.kysely.transaction().execute(async (tx) => {
+          await sql`create table if not exists node_writes (n integer)`.execute(tx);
+          await sql`insert into node_writes values (${++nodeWrites})`.execute(tx);
+        });
       }
     })();
     const progress = await reindexObjects({ db, store, formats }, { batchSize: 200 });
@@ -119,6 +127,8 @@ describe("SQLite rebuild written by its threads", () => {
     await watch;
     assert.deepEqual(progress, { seen: COUNT, written: COUNT, failed: 0, removed: 0 });
     assert.ok(answeredWhileLocked > 0, "a search was answered while a rebuild thread held the write lock");
+    const written = await sql<{ n: number }>`select count(*) as n from node_writes`.execute(db.kysely);
+    assert.equal(written.rows[0]?.n, nodeWrites);
     assert.deepEqual(await answers(db), expected);
     // The node holds its file alone again.
     assert.equal(writeLocked(file), undefined);

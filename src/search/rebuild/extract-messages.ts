@@ -19,7 +19,11 @@ export type ExtractReply =
   | { id: number; written: true }
   | { id: number; error: string };
 
-/** A thread's start: with `sqliteFile` it writes the rows itself, on a connection of its own. */
+/**
+ * A thread's start: with `sqliteFile` it writes the rows itself, on a connection of its own, letting the node's
+ * connection take the write lock first while `nodeWaiting` says it waits (src/db/sqlite-sharing.ts).
+ */
 export interface ExtractWorkerData {
   sqliteFile?: string;
+  nodeWaiting?: Int32Array;
 }

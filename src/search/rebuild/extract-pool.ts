@@ -7,6 +7,7 @@
  */
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
+import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../index-rows.ts";
 import type { ExtractItem, ExtractReply, ExtractRequest, ExtractWorkerData } from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
@@ -27,8 +28,8 @@ interface Pending {
 /** How long a closing thread may take to finish its batch and close its connection. */
 const CLOSE_MS = 120_000;
 
-export function createExtractPool(threads: number, sqliteFile?: string): ExtractPool {
-  const data: ExtractWorkerData = sqliteFile ? { sqliteFile } : {};
+export function createExtractPool(threads: number, shared?: SharedSqlite): ExtractPool {
+  const data: ExtractWorkerData = shared ? { sqliteFile: shared.file, nodeWaiting: shared.nodeWaiting } : {};
   const workers = Array.from({ length: threads }, () => startWorker(data));
   const exited = new Set<Worker>();
   const pending = new Map<number, Pending>();
@@ -63,7 +64,7 @@ export function createExtractPool(threads: number, sqliteFile?: string): Extract
     },
     async finishRebuild() {
       const worker = workers[0];
-      if (!sqliteFile || !worker || broken) return false;
+      if (!shared || !worker || broken) return false;
       await send(worker, { id: nextId++, finishRebuild: true });
       return true;
     },

@@ -17,8 +17,8 @@ const WRITE_CHUNK = 100;
 
 const port = parentPort;
 if (!port) throw new Error("extract-worker must run in a worker thread");
-const { sqliteFile } = (workerData ?? {}) as ExtractWorkerData;
-const writer: ThreadWriter | undefined = sqliteFile ? openThreadWriter(sqliteFile) : undefined;
+const { sqliteFile, nodeWaiting } = (workerData ?? {}) as ExtractWorkerData;
+const writer: ThreadWriter | undefined = sqliteFile ? openThreadWriter(sqliteFile, nodeWaiting) : undefined;
 
 /** Requests are handled one after the other (one connection, one transaction at a time). */
 let queue = Promise.resolve();
