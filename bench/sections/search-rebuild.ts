@@ -63,7 +63,8 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
       await reindexObjects(ctx, {
         batchSize: 500,
         onProgress: ({ seen }) => {
-          if (seen - done >= 10_000) process.stderr.write(`\r  rebuilt ${seen} / ${DOCS}`);
+          if (seen - done < 10_000) return;
+          process.stderr.write(`\r  rebuilt ${seen} / ${DOCS}`);
           done = seen;
         },
       });
