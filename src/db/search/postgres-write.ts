@@ -60,7 +60,7 @@ async function upsertDocs(tx: Kysely<Tables>, docs: DocRow[]): Promise<{ pid: st
       (pid, doc, science, format_type, obsoleted, archived, is_public, date_uploaded, format_id, terms)
     select d.pid, d.doc, d.science, d.format_type, d.obsoleted, d.archived, d.is_public, d.date_uploaded,
       d.format_id, d.terms
-    from json_to_recordset(cast(${JSON.stringify(docs)} as json))
+    from json_to_recordset(cast(${jsonParameter(docs)} as json))
       as d(pid text, doc text, science text, format_type text, obsoleted int, archived int, is_public int,
         date_uploaded bigint, format_id text, terms text[])
     on conflict (pid) do update set doc = excluded.doc, science = excluded.science,
@@ -74,7 +74,19 @@ async function upsertDocs(tx: Kysely<Tables>, docs: DocRow[]): Promise<{ pid: st
 
 /** The rows as one JSON parameter, read back as a table (`as v(...)` follows it). */
 function valuesTable(values: ValueRow[]) {
-  return sql`json_to_recordset(cast(${JSON.stringify(values)} as json))`;
+  return sql`json_to_recordset(cast(${jsonParameter(values)} as json))`;
+}
+
+/**
+ * JSON.stringify writes a lone UTF-16 surrogate as an escape, which PostgreSQL refuses to turn into text; pg
+ * sent such a string's text with U+FFFD in its place, and so does this (looked for only when an escape is there).
+ */
+function jsonParameter(rows: readonly object[]): string {
+  const json = JSON.stringify(rows);
+  if (!/\\u[dD][89a-fA-F]/.test(json)) return json;
+  return JSON.stringify(rows, (_key, value: unknown) =>
+    typeof value === "string" ? value.replace(/\p{Cs}/gu, "\uFFFD") : value,
+  );
 }
 
 async function insertValues(tx: Kysely<Tables>, values: ValueRow[]): Promise<void> {
