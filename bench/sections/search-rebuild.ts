@@ -6,8 +6,9 @@
  *   figure is the index's (extraction and SQL), not the disk's. Baseline: the XML parse alone of the same
  *   documents, in the same run. Target >= 1,000 docs/s; CPU-milliseconds per document are reported beside it
  *   (this process, all threads; the PostgreSQL backend's from /proc).
- *   During the rebuild another process pings an HTTP server of the rebuilding process without pause (keep-alive):
- *   its p99 against the same with no rebuild shows how long a request waits behind the rebuild's pages.
+ *   During the rebuild another process pings an HTTP server of the rebuilding process without pause (keep-alive),
+ *   each request reading an object's row from the database: its p99 against the same with no rebuild shows how
+ *   long a request waits behind the rebuild's pages.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -44,7 +45,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
   const db = await openDatabase(
     store.url ? { url: store.url } : { sqlitePath: path.join(tmp.dir, "r.sqlite") },
   );
-  const server = await pingServer();
+  const server = await pingServer(db);
   try {
     await bulkLoadObjects(db, objects(documents), () => undefined);
     const parsed = parseRate(documents);
@@ -62,7 +63,8 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
       await reindexObjects(ctx, {
         batchSize: 500,
         onProgress: ({ seen }) => {
-          if (seen - done >= 10_000) process.stderr.write(`\r  rebuilt ${seen} / ${DOCS}`);
+          if (seen - done < 10_000) return;
+          process.stderr.write(`\r  rebuilt ${seen} / ${DOCS}`);
           done = seen;
         },
       });
@@ -132,10 +134,14 @@ function parseRate(documents: Buffer[]): number {
   return 5000 / ((performance.now() - began) / 1000);
 }
 
-function pingServer(): Promise<http.Server & { port: number }> {
-  const server = http.createServer((_request, response) => response.end("ok")) as http.Server & {
-    port: number;
-  };
+/** Each request reads one object's row (a random one: past the row cache) from the rebuilding node's database. */
+function pingServer(db: Database): Promise<http.Server & { port: number }> {
+  const server = http.createServer((_request, response) => {
+    db.objects.get(`bench.${Math.floor(Math.random() * DOCS)}.1`).then(
+      (object) => response.end(object ? "ok" : "missing"),
+      () => response.end("failed"),
+    );
+  }) as http.Server & { port: number };
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
       server.port = (server.address() as AddressInfo).port;

@@ -30,6 +30,7 @@ import type { ObjectsTable, Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
+import { type SqliteSharing, sqliteSharing } from "./sqlite-sharing.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 import { WALK_FROM, warmLists } from "./warm-lists.ts";
@@ -52,9 +53,10 @@ export interface OpenOptions {
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const dialect: Dialect = options.url?.startsWith("postgres") ? "postgres" : "sqlite";
   const handle = dialect === "sqlite" ? sqliteHandle(options) : undefined;
+  const sharing = handle && !handle.memory ? sqliteSharing(handle, path.resolve(handle.name)) : undefined;
   const db = new Kysely<Tables>({
     dialect: handle
-      ? new SqliteDialect({ database: preparedOnce(handle) })
+      ? new SqliteDialect({ database: preparedOnce(handle, sharing) })
       : new PostgresDialect({
           pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
         }),
@@ -169,6 +171,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await events.flush();
       await sqliteSnapshot(handle, file);
     },
+    ...(sharing ? { sqliteSharing: sharing } : {}),
     warmLists: (signal, minimumRows) => warmLists(db, pager, events, signal, minimumRows),
     async transaction(work) {
       let logged: TransactionEvents | undefined;
@@ -298,11 +301,22 @@ function directReads(handle: SQLite.Database): DirectReads {
  * cost ~4 % of small-get throughput). Kysely runs one query at a time per connection, so reusing a statement is
  * safe; the cache stops growing at 1000 texts (queries with variable IN lists or row counts make new texts).
  */
-function preparedOnce(handle: SQLite.Database): SqliteDatabase {
+function preparedOnce(handle: SQLite.Database, sharing: SqliteSharing | undefined): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
+  const begin = handle.prepare("begin immediate");
+  // While the file is shared, the threads let the node's connection take the lock first (sqlite-sharing.ts).
+  const beginStatement = {
+    reader: false,
+    all: () => [],
+    iterate: () => [][Symbol.iterator](),
+    run: () => (sharing ? sharing.beginning(() => begin.run()) : begin.run()),
+  } as unknown as SqliteStatement;
   return {
     close: () => handle.close(),
     prepare(text) {
+      // Every transaction takes the write lock at once: while another connection shares the file (a rebuild's
+      // writer thread, sqlite-sharing.ts), a deferred one that read first could not write after its commit.
+      if (text === "begin") return beginStatement;
       let statement = statements.get(text);
       if (!statement) {
         statement = handle.prepare(text);

@@ -13,6 +13,7 @@ import type { NodeCounts } from "./node-counts.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
+import type { SqliteSharing } from "./sqlite-sharing.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 
 export type {
@@ -196,6 +197,8 @@ export interface Database extends Repositories {
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).
    */
   snapshotTo(file: string): Promise<void>;
+  /** SQLite: the file opened to this process's worker threads for a while (a rebuild's writers). */
+  sqliteSharing?: SqliteSharing;
   /**
    * Walks the unfiltered event log and object list once, remembering a position every 1000 rows, so that first
    * jumps to start=N need not scan to N (warm-lists.ts); resolves when done or `signal` aborts. Lists shorter

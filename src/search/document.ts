@@ -41,9 +41,14 @@ export class DocumentBuilder {
   }
 }
 
-/** Apply the schema's copy fields (title -> titlestr, keywords -> keywordsText, ...). */
+/**
+ * Apply the schema's copy fields (title -> titlestr, keywords -> keywordsText, ...). The fields of `doc` come
+ * from builders (extraction, system metadata, stored package fields), so their values are already normalized
+ * and distinct: they are copied as they are, and only the copied values go through `add`.
+ */
 export function withCopyFields(doc: SearchDocument): SearchDocument {
-  const out = new DocumentBuilder().merge(doc);
+  const out = new DocumentBuilder();
+  for (const [name, values] of doc) if (values.length > 0) out.fields.set(name, [...values]);
   for (const [source, target] of COPY_FIELDS) {
     const values = doc.get(source);
     if (values) out.add(target, ...values);

@@ -10,11 +10,12 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
+import type { SharedSqlite } from "../db/sqlite-sharing.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { guarded } from "./hooks.ts";
 import { type IndexContext, indexObject, unindex } from "./indexer.ts";
 import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
-import { createExtractPool } from "./rebuild/extract-pool.ts";
+import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -30,12 +31,18 @@ export interface ReindexOptions {
   signal?: AbortSignal;
   /** A full run on an empty index: drop the secondary indexes and build them at the end (default true). */
   deferIndexes?: boolean;
-  /** Threads making rows from the objects' bytes while pages are written (default EXTRACT_THREADS; 0: none). */
+  /** Threads making rows from the objects' bytes while pages are written (default extractThreads(); 0: none). */
   threads?: number;
 }
 
-/** Extraction threads of a bulk run: one, beside the writing thread (two cores between them and the database). */
-export const EXTRACT_THREADS = 1;
+/**
+ * Extraction threads of a bulk run. SQLite, its file shared with them: two, each making and writing its page
+ * while the other does the same (the node's thread only reads pages). Else one, beside the writing thread (two
+ * cores between them and the database).
+ */
+export function extractThreads(writing: boolean): number {
+  return writing ? 2 : 1;
+}
 
 export interface ReindexProgress {
   /** Objects read. */
@@ -66,7 +73,17 @@ export async function reindexObjects(
   const state = missingOnly
     ? undefined
     : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
-  const pool = createExtractPool(options.threads ?? EXTRACT_THREADS);
+  const threads = options.threads ?? extractThreads(true);
+  // Started at the first page (a start-up with nothing to index changes nothing). SQLite: the threads write the
+  // rows on connections of their own; the node's thread keeps answering.
+  let shared: SharedSqlite | undefined;
+  let started: ExtractPool | undefined;
+  const pool = () => {
+    if (started) return started;
+    shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
+    started = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared);
+    return started;
+  };
   let after = state?.after;
   let previous: PreparedPage | undefined;
   const write = async (page: PreparedPage) => {
@@ -82,20 +99,22 @@ export async function reindexObjects(
     while (!options.signal?.aborted) {
       const pids = await search.objectPids(after, size, missingOnly);
       after = pids.at(-1) ?? after;
-      const current = pids.length > 0 ? await preparePage(ctx, pool, pids) : undefined;
+      const current = pids.length > 0 ? await preparePage(ctx, pool(), pids) : undefined;
       if (previous) await write(previous);
       previous = current;
       if (!previous) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (previous) await write(previous);
+    if (state && !options.signal?.aborted) {
+      await removeStale(ctx, size, progress);
+      // SQLite: a writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
+      if (!(await started?.finishRebuild())) await search.finishRebuild();
+      options.onProgress?.(progress);
+    }
   } finally {
-    await pool.close();
-  }
-  if (state && !options.signal?.aborted) {
-    await removeStale(ctx, size, progress);
-    await search.finishRebuild();
-    options.onProgress?.(progress);
+    await started?.close();
+    shared?.release();
   }
   return progress;
 }

@@ -5,7 +5,13 @@
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/['’]/g, ""));
+  const words = text.toLowerCase().match(WORD) ?? [];
+  // Only a word with an apostrophe needs its copy without it (most have none).
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word.includes("'") || word.includes("’")) words[i] = word.replace(/['’]/g, "");
+  }
+  return words;
 }
 
 /** Distinct tokens of several values. */

@@ -84,8 +84,11 @@ async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<
   }
 }
 
-/** SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. */
-async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
+/**
+ * SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. Inside a
+ * transaction holding the write lock (`tx` begun immediate: the next free id is read before writing).
+ */
+export async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   const ids = new Map<string, number>();
   // New documents take ids above every id in use before the rewrite (the documents rewritten keep theirs).
   const top = await sql<{ n: number | null }>`select max(term_id) as n from search_docs`.execute(tx);

@@ -2,7 +2,7 @@
  * What the search engine's memory (src/search/memory/) reads: the documents a condition matches (all, or among
  * some rewritten since), and the values of fields (all documents', or some documents').
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
 import type { SearchDb } from "./index-store.ts";
 
@@ -54,10 +54,24 @@ export async function matchingAmong(db: SearchDb, pids: string[], where: Conditi
 
 /** The values of these fields of these documents. */
 export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): Promise<FieldValueRow[]> {
+  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value. A full
+  // rebuild on an empty index drops it until its end (rebuild-state.ts); the search then goes without the hint.
+  if (db.dialect !== "sqlite") return valuesFrom(db, sql`search_values`, pids, fields);
+  try {
+    return await valuesFrom(db, sql`search_values indexed by search_values_pid`, pids, fields);
+  } catch (error) {
+    if (!/no such index/.test((error as Error).message)) throw error;
+    return valuesFrom(db, sql`search_values`, pids, fields);
+  }
+}
+
+async function valuesFrom(
+  db: SearchDb,
+  table: RawBuilder<unknown>,
+  pids: string[],
+  fields: string[],
+): Promise<FieldValueRow[]> {
   const out: FieldValueRow[] = [];
-  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
-  const table =
-    db.dialect === "sqlite" ? sql`search_values indexed by search_values_pid` : sql`search_values`;
   for (let i = 0; i < pids.length; i += BATCH) {
     const rows = await sql<FieldValueRow>`select pid, field, value, num from ${table}
       where pid in ${pidList(db, pids.slice(i, i + BATCH))} and field in (${sql.join(fields)})`.execute(

@@ -63,15 +63,33 @@ export async function rebuildProgressed(db: Db, after: string): Promise<void> {
   await db.kysely.updateTable("search_rebuild").set({ after_pid: after }).where("name", "=", ROW).execute();
 }
 
-/** Build the indexes the rebuild dropped and forget it, in one transaction. */
+/**
+ * Build the indexes the rebuild dropped, each in a transaction of its own that also strikes it off the list
+ * (the write lock is held for one index at a time), and forget the rebuild.
+ */
 export async function finishRebuild(db: Db): Promise<void> {
-  await db.kysely.transaction().execute(async (tx) => {
-    const row = await tx.selectFrom("search_rebuild").selectAll().where("name", "=", ROW).executeTakeFirst();
-    if (!row) return;
-    for (const definition of JSON.parse(row.deferred_indexes) as string[])
-      await sql.raw(definition).execute(tx);
-    await tx.deleteFrom("search_rebuild").where("name", "=", ROW).execute();
-  });
+  for (let done = false; !done; ) {
+    done = await db.kysely.transaction().execute(async (tx) => {
+      const row = await tx
+        .selectFrom("search_rebuild")
+        .selectAll()
+        .where("name", "=", ROW)
+        .executeTakeFirst();
+      if (!row) return true;
+      const [next, ...rest] = JSON.parse(row.deferred_indexes) as string[];
+      if (next === undefined) {
+        await tx.deleteFrom("search_rebuild").where("name", "=", ROW).execute();
+        return true;
+      }
+      await sql.raw(next).execute(tx);
+      await tx
+        .updateTable("search_rebuild")
+        .set({ deferred_indexes: JSON.stringify(rest) })
+        .where("name", "=", ROW)
+        .execute();
+      return false;
+    });
+  }
 }
 
 /** The non-unique indexes of search_docs and search_values, with the statements that create them. */

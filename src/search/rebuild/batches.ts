@@ -19,12 +19,14 @@ import type { ExtractPool } from "./extract-pool.ts";
 export interface PreparedPage {
   /** The PIDs read (some may have gone since). */
   pids: string[];
+  /** The plain objects' PIDs (their rows made together). */
+  plainPids: string[];
   /** The objects found, plain ones first. */
   objects: StoredObject[];
   /** The package fields the plain objects' rows were made with, as JSON, by pid. */
   packages: Map<string, string>;
-  /** The plain objects' rows, or why they could not be made. */
-  rows: Promise<IndexRows[] | Error>;
+  /** The plain objects' rows ("written": an extraction thread wrote them), or why they could not be made. */
+  rows: Promise<IndexRows[] | "written" | Error>;
 }
 
 /** Read the objects of `pids` and start making their rows. */
@@ -56,7 +58,8 @@ export async function preparePage(
     });
   }
   const rows = pool.rows(items).catch((error: unknown) => error as Error);
-  return { pids, objects: [...plain, ...objects.filter(isMap)], packages, rows };
+  const plainPids = plain.map((object) => object.sysmeta.identifier);
+  return { pids, plainPids, objects: [...plain, ...objects.filter(isMap)], packages, rows };
 }
 
 /** Write a prepared page; resolves to how many of its objects failed (each was logged). */
@@ -65,7 +68,8 @@ export async function writePage(ctx: IndexContext, page: PreparedPage): Promise<
   let failed = 0;
   try {
     if (rows instanceof Error) throw rows;
-    if (rows.length > 0) await ctx.db.search.writeRows(rows);
+    if (rows === "written") ctx.db.indexChanges.note(page.plainPids);
+    else if (rows.length > 0) await ctx.db.search.writeRows(rows);
     for (const object of page.objects) if (isMap(object)) await indexStoredObject(ctx, object);
   } catch {
     for (const object of page.objects) {

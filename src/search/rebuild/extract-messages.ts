@@ -10,9 +10,20 @@ export interface ExtractItem {
   bytes?: Uint8Array;
 }
 
-export interface ExtractRequest {
-  id: number;
-  items: ExtractItem[];
-}
+/** Rows to make (and write), or (a writing thread) the rebuild's dropped indexes to build. */
+export type ExtractRequest = { id: number; items: ExtractItem[] } | { id: number; finishRebuild: true };
 
-export type ExtractReply = { id: number; rows: IndexRows[] } | { id: number; error: string };
+/** The rows made, or (a thread given the SQLite file) that they are written and committed; or why not. */
+export type ExtractReply =
+  | { id: number; rows: IndexRows[] }
+  | { id: number; written: true }
+  | { id: number; error: string };
+
+/**
+ * A thread's start: with `sqliteFile` it writes the rows itself, on a connection of its own, letting the node's
+ * connection take the write lock first while `nodeWaiting` says it waits (src/db/sqlite-sharing.ts).
+ */
+export interface ExtractWorkerData {
+  sqliteFile?: string;
+  nodeWaiting?: Int32Array;
+}

@@ -1,0 +1,137 @@
+/**
+ * SQLite's full rebuild writes from its extraction threads, each on a connection of its own (the file shared for
+ * the while): the node's thread answers a search while a thread holds the write lock for a page and its own
+ * writes go through between the threads' transactions, the rebuild
+ * leaves the same index as one written on the node's own connection, and the node holds its file alone again
+ * once the rebuild ends.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import { emlDocument } from "../../bench/lib/eml-corpus.ts";
+import { openDatabase } from "../../src/db/index.ts";
+import type { Database, StoredObject } from "../../src/db/types.ts";
+import { SolrParams } from "../../src/search/params.ts";
+import { parseSearchRequest } from "../../src/search/parse-request.ts";
+import { reindexObjects } from "../../src/search/reindex.ts";
+import { searchUncached } from "../../src/search/search.ts";
+import { loadFormatRegistry } from "../../src/services/formats.ts";
+import type { ObjectStore } from "../../src/store/types.ts";
+import { searchIndexOf } from "../helpers/search-index.ts";
+import { storedObject } from "../helpers/sysmeta.ts";
+
+const formats = loadFormatRegistry();
+const EML = "eml://ecoinformatics.org/eml-2.1.1";
+const COUNT = 600;
+
+function corpus(): { objects: StoredObject[]; store: ObjectStore } {
+  const bytes = Array.from({ length: 50 }, (_, i) => Buffer.from(emlDocument(i)));
+  const objects = Array.from({ length: COUNT }, (_, i) => {
+    const content = bytes[i % bytes.length] as Buffer;
+    const object = storedObject(
+      `rt-${String(i).padStart(4, "0")}`,
+      { formatId: EML, size: content.length },
+      i,
+    );
+    return {
+      ...object,
+      contentKey: `${i % bytes.length}`,
+      digests: { ...object.digests, size: content.length },
+    };
+  });
+  const store = {
+    async *read(key: string) {
+      yield bytes[Number(key)] as Buffer;
+    },
+  } as unknown as ObjectStore;
+  return { objects, store };
+}
+
+async function answers(db: Database) {
+  const params = { q: "keywords:ice OR title:forest", rows: "1000", sort: "id asc", fl: "*", facet: "true" };
+  const result = await searchUncached(
+    searchIndexOf(db),
+    parseSearchRequest(SolrParams.from({ ...params, "facet.field": ["keywords", "formatType"] })),
+    "all",
+  );
+  return { numFound: result.numFound, docs: result.docs, facets: result.facets };
+}
+
+/** Whether another connection holds the file's write lock (undefined: the node holds the file alone). */
+function writeLocked(file: string): boolean | undefined {
+  let probe: SQLite.Database | undefined;
+  try {
+    probe = new SQLite(file, { timeout: 0 });
+    probe.prepare("select count(*) from sqlite_master").get();
+  } catch {
+    probe?.close();
+    return undefined;
+  }
+  try {
+    probe.exec("begin immediate");
+    probe.exec("rollback");
+    return false;
+  } catch (error) {
+    assert.match((error as Error).message, /locked|busy/);
+    return true;
+  } finally {
+    probe.close();
+  }
+}
+
+describe("SQLite rebuild written by its threads", () => {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+  const open = async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "d1node-rt-"));
+    dirs.push(dir);
+    const file = path.join(dir, "index.sqlite");
+    return { db: await openDatabase({ sqlitePath: file }), file };
+  };
+  const { objects, store } = corpus();
+
+  it("answers and writes while a thread writes a page, and leaves the index written on the node's connection", async () => {
+    const reference = await open();
+    await reference.db.objects.insertMany(objects);
+    await reindexObjects({ db: reference.db, store, formats }, { batchSize: 200, threads: 0 });
+    const expected = await answers(reference.db);
+    await reference.db.close();
+
+    const { db, file } = await open();
+    await db.objects.insertMany(objects);
+    let answeredWhileLocked = 0;
+    let nodeWrites = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (writeLocked(file) !== true) continue;
+        const answer = await answers(db);
+        assert.ok(answer.numFound >= 0);
+        if (writeLocked(file) === true) answeredWhileLocked++;
+        // The node's own write goes through between the threads' transactions.
+        await db.kysely.transaction().execute(async (tx) => {
+          await sql`create table if not exists node_writes (n integer)`.execute(tx);
+          await sql`insert into node_writes values (${++nodeWrites})`.execute(tx);
+        });
+      }
+    })();
+    const progress = await reindexObjects({ db, store, formats }, { batchSize: 200 });
+    watching = false;
+    await watch;
+    assert.deepEqual(progress, { seen: COUNT, written: COUNT, failed: 0, removed: 0 });
+    assert.ok(answeredWhileLocked > 0, "a search was answered while a rebuild thread held the write lock");
+    const written = await sql<{ n: number }>`select count(*) as n from node_writes`.execute(db.kysely);
+    assert.equal(written.rows[0]?.n, nodeWrites);
+    assert.deepEqual(await answers(db), expected);
+    // The node holds its file alone again.
+    assert.equal(writeLocked(file), undefined);
+    await db.close();
+  });
+});
