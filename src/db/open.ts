@@ -1,12 +1,9 @@
 /**
  * Opening the database: a postgres:// URL selects PostgreSQL (a pg pool), anything else SQLite in a file
- * (better-sqlite3). One code path (Kysely) serves both; migrations run on open.
+ * (better-sqlite3, set up in sqlite-handle.ts). One code path (Kysely) serves both; migrations run on open.
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
-import { compiledRegexp } from "../search/lucene-regexp.ts";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
@@ -21,16 +18,17 @@ import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
 import { nodeCountsRepository } from "./node-counts.ts";
-import { type DirectReads, type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
+import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
 import { replicaNodeRepository } from "./replica-nodes.ts";
-import type { ObjectsTable, Tables } from "./schema.ts";
+import type { Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
-import { type SqliteSharing, sqliteSharing } from "./sqlite-sharing.ts";
+import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
+import { sqliteSharing } from "./sqlite-sharing.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 import { WALK_FROM, warmLists } from "./warm-lists.ts";
@@ -52,7 +50,7 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const dialect: Dialect = options.url?.startsWith("postgres") ? "postgres" : "sqlite";
-  const handle = dialect === "sqlite" ? sqliteHandle(options) : undefined;
+  const handle = dialect === "sqlite" ? sqliteHandle(options.sqlitePath ?? "d1node.sqlite") : undefined;
   const sharing = handle && !handle.memory ? sqliteSharing(handle, path.resolve(handle.name)) : undefined;
   const db = new Kysely<Tables>({
     dialect: handle
@@ -252,77 +250,4 @@ async function migrateWithoutLimits(
   } finally {
     await unlimited.destroy();
   }
-}
-
-/**
- * WAL with synchronous=NORMAL: a commit survives a crash of the process (what the crash tests check); an OS
- * crash or power loss can lose the last commits but never corrupts the database. synchronous=FULL would cost
- * an fsync per commit (measured: ~600 vs ~830 small creates/s).
- * locking_mode=EXCLUSIVE: the node is the only process on its file (no shared-memory WAL index to maintain);
- * a second process waits busy_timeout and then fails rather than reading behind the node's back.
- * foreign_keys=ON: access rows go with their object.
- * A 64 MiB page cache and a checkpoint every 10,000 WAL pages instead of 1,000: the event log's inserts touch
- * pages all over its indexes, and with the defaults small-get throughput fell by a third within 20 s of load.
- * temp_store=MEMORY: statement journals in memory (measured: each 1 KiB create wrote ~30 pages of them to a
- * temp file); temporary tables and sorts are small here.
- */
-function sqliteHandle(options: OpenOptions): SQLite.Database {
-  const file = options.sqlitePath ?? "d1node.sqlite";
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const database = new SQLite(file);
-  database.pragma("busy_timeout = 5000");
-  database.pragma("locking_mode = EXCLUSIVE");
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
-  database.pragma("foreign_keys = ON");
-  database.pragma("cache_size = -65536");
-  database.pragma("wal_autocheckpoint = 10000");
-  database.pragma("temp_store = MEMORY");
-  // Regular expression queries (`field:/re/`, src/search/lucene-regexp.ts): SQLite has no REGEXP of its own.
-  database.function("d1_regexp", { deterministic: true }, (value: unknown, source: unknown) =>
-    typeof value === "string" && typeof source === "string" && compiledRegexp(source).test(value) ? 1 : 0,
-  );
-  return database;
-}
-
-/** Reads on the handle itself; not while a transaction (begun through Kysely) is open on it. */
-function directReads(handle: SQLite.Database): DirectReads {
-  const byPid = handle.prepare("select * from objects where pid = ?");
-  return {
-    get available() {
-      return !handle.inTransaction;
-    },
-    objectRow: (pid) => byPid.get(pid) as ObjectsTable | undefined,
-  };
-}
-
-/**
- * The handle as Kysely sees it, with each distinct SQL text prepared once (measured: preparing on every query
- * cost ~4 % of small-get throughput). Kysely runs one query at a time per connection, so reusing a statement is
- * safe; the cache stops growing at 1000 texts (queries with variable IN lists or row counts make new texts).
- */
-function preparedOnce(handle: SQLite.Database, sharing: SqliteSharing | undefined): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
-  const begin = handle.prepare("begin immediate");
-  // While the file is shared, the threads let the node's connection take the lock first (sqlite-sharing.ts).
-  const beginStatement = {
-    reader: false,
-    all: () => [],
-    iterate: () => [][Symbol.iterator](),
-    run: () => (sharing ? sharing.beginning(() => begin.run()) : begin.run()),
-  } as unknown as SqliteStatement;
-  return {
-    close: () => handle.close(),
-    prepare(text) {
-      // Every transaction takes the write lock at once: while another connection shares the file (a rebuild's
-      // writer thread, sqlite-sharing.ts), a deferred one that read first could not write after its commit.
-      if (text === "begin") return beginStatement;
-      let statement = statements.get(text);
-      if (!statement) {
-        statement = handle.prepare(text);
-        if (statements.size < 1000) statements.set(text, statement);
-      }
-      return statement;
-    },
-  };
 }

@@ -1,6 +1,6 @@
 /**
  * SQLite: let this process's worker threads open the database file with connections of their own (a rebuild's
- * writers), for a while. The node holds its file with locking_mode=EXCLUSIVE (open.ts), whose WAL index lives in
+ * writers), for a while. The node holds its file with locking_mode=EXCLUSIVE (sqlite-handle.ts), whose WAL index lives in
  * the connection's heap, where no other connection can see it. Sharing leaves WAL (a checkpoint), takes
  * locking_mode=NORMAL and enters WAL again, now with the shared-memory index: other connections then write
  * while this one keeps reading (each reader sees the last commit). Release goes back the same way once the

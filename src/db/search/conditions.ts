@@ -31,7 +31,7 @@ export function columnLike(dialect: SqlDialect, column: RawBuilder<unknown>, pat
 
 /**
  * A column matching a regular expression source (lucene-regexp.ts): PostgreSQL's `~`; on SQLite the function
- * d1_regexp the node registers on its connection (src/db/open.ts), as SQLite has no REGEXP of its own.
+ * d1_regexp the node registers on its connection (src/db/sqlite-handle.ts), as SQLite has no REGEXP of its own.
  */
 export function columnRegex(dialect: SqlDialect, column: RawBuilder<unknown>, source: string): Condition {
   return dialect === "postgres" ? sql`${column} ~ ${source}` : sql`d1_regexp(${column}, ${source}) = 1`;
