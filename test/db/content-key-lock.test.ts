@@ -50,10 +50,11 @@ forEachDialect((name, open) => {
       ctx: ObjectWriteContext,
       pid: string,
       staged: StagedObject,
-      beforeRow?: Promise<void>,
+      beforeRow?: { reached(): void; gate: Promise<void> },
     ) =>
       ingest(ctx, "client", staged, async (tx, contentKey) => {
-        await beforeRow;
+        beforeRow?.reached();
+        await beforeRow?.gate;
         const { size, sha256 } = staged.digests;
         const sysmeta = storedSysmeta(pid, { size, checksum: { algorithm: "SHA-256", value: sha256 } });
         await tx.objects.insert({ sysmeta, contentKey, digests: staged.digests, isReplica: false });
@@ -67,13 +68,21 @@ forEachDialect((name, open) => {
         );
         return rows[0] && rows[0].waiting > 0 ? true : undefined;
       });
-    /** A commit of `content` by `ctx` held before its row is inserted, until `release()`. */
+    /**
+     * A commit of `content` by `ctx` held before its row is inserted, until `release()`. Resolves once the commit
+     * is held there, inside its transaction, holding the content key (else the other side could take it first).
+     */
     const heldCommit = async (ctx: ObjectWriteContext, pid: string, content: string) => {
       let release = () => {};
       const gate = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const done = store(ctx, pid, await stage(ctx, content), gate);
+      let reached = () => {};
+      const held = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      const done = store(ctx, pid, await stage(ctx, content), { reached, gate });
+      await Promise.race([held, done]);
       return { release, done };
     };
     const bytesOf = async (ctx: ObjectWriteContext, pid: string) => {
