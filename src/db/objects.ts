@@ -26,6 +26,7 @@ export type ObjectKey = readonly [number, string];
 export interface DirectReads {
   readonly available: boolean;
   objectRow(pid: string): ObjectsTable | undefined;
+  identifierInUse(id: string): boolean;
 }
 
 export type ObjectWrite = Write<ObjectKey, StoredObject>;
@@ -96,6 +97,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     },
 
     async isIdentifierInUse(id) {
+      if (direct?.available) return direct.identifierInUse(id);
       return (await IDENTIFIER_IN_USE.first(db, [id])) !== undefined;
     },
 
