@@ -8,6 +8,7 @@
  */
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { eventConditions, eventIncludes, listsAllEvents } from "./filters.ts";
+import { insertRows } from "./fixed-sql.ts";
 import { everyStep, hopRows, rowNumber } from "./keyset-sql.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager, type KeysetSource } from "./pager.ts";
@@ -230,7 +231,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       return {
         async add(entry) {
           const row = newRow(entry);
-          await tx.insertInto("events").values(row).execute();
+          await insertRows(tx, "events", EVENT_COLUMNS, [row]);
           // Usually once: later entries of a write are rarely dated earlier.
           if (row.date_logged < announced) {
             announced = row.date_logged;
@@ -258,6 +259,9 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
     warm: (signal) => pager.warm(listSource({}), signal),
   };
 }
+
+/** The columns newRow fills (a harvested row adds its source). */
+const EVENT_COLUMNS = ["pid", "ip", "user_agent", "subject", "event", "date_logged", "node_id"] as const;
 
 function earliest(rows: readonly Pick<NewRow, "date_logged">[]): number {
   return rows.reduce((low, row) => Math.min(low, Number(row.date_logged)), Number.POSITIVE_INFINITY);

@@ -2,6 +2,7 @@
 import { type Kysely, sql } from "kysely";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
+import { FixedSql, insertRows } from "./fixed-sql.ts";
 import { listObjects } from "./object-list.ts";
 import type { KeysetPager, Write } from "./pager.ts";
 import type { RowCache } from "./row-cache.ts";
@@ -25,9 +26,18 @@ export type ObjectKey = readonly [number, string];
 export interface DirectReads {
   readonly available: boolean;
   objectRow(pid: string): ObjectsTable | undefined;
+  identifierInUse(id: string): boolean;
 }
 
 export type ObjectWrite = Write<ObjectKey, StoredObject>;
+
+const ACCESS_COLUMNS = ["pid", "subject", "permission"] as const;
+const IDENTIFIER_IN_USE = new FixedSql("select id from identifiers where id = ?");
+
+/** The columns of `row` with a value (Kysely's rule: an undefined value leaves its column out). */
+function definedColumns<Row extends object>(row: Row): (keyof Row & string)[] {
+  return (Object.keys(row) as (keyof Row & string)[]).filter((column) => row[column] !== undefined);
+}
 
 /** Where a repository runs: the database itself, or one transaction. */
 export interface ObjectScope {
@@ -48,7 +58,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
 
   const writeAccessRows = async (tx: Kysely<Tables>, object: StoredObject, replace: boolean) => {
     if (replace) await tx.deleteFrom("access_rules").where("pid", "=", object.sysmeta.identifier).execute();
-    await tx.insertInto("access_rules").values(accessRows(object)).execute();
+    await insertRows(tx, "access_rules", ACCESS_COLUMNS, accessRows(object));
   };
 
   return {
@@ -87,8 +97,8 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     },
 
     async isIdentifierInUse(id) {
-      const row = await db.selectFrom("identifiers").select("id").where("id", "=", id).executeTakeFirst();
-      return row !== undefined;
+      if (direct?.available) return direct.identifierInUse(id);
+      return (await IDENTIFIER_IN_USE.first(db, [id])) !== undefined;
     },
 
     async pidsOfSeries(sid) {
@@ -106,7 +116,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       const row = toRow(object);
       try {
         await scope.write(async (tx, writes) => {
-          await tx.insertInto("objects").values(row).execute();
+          await insertRows(tx, "objects", definedColumns(row), [row]);
           await claimPid(tx, row.pid);
           await joinSeries(tx, object.sysmeta, object.isReplica);
           await writeAccessRows(tx, object, false);

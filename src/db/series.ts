@@ -6,12 +6,15 @@
  */
 import type { Kysely } from "kysely";
 import { SeriesConflictError } from "./errors.ts";
+import { FixedSql } from "./fixed-sql.ts";
 import { compareCodePoints } from "./order.ts";
 import type { Tables } from "./schema.ts";
 
+const CLAIM_PID = new FixedSql("insert into identifiers (id, kind, head) values (?, 'pid', null)");
+
 /** A new object's PID; a unique violation when it is any PID or SID in use. */
 export async function claimPid(tx: Kysely<Tables>, pid: string): Promise<void> {
-  await tx.insertInto("identifiers").values({ id: pid, kind: "pid", head: null }).execute();
+  await CLAIM_PID.run(tx, [pid]);
 }
 
 /** PID rows for several new objects (chunks under both dialects' bound-parameter limits). */

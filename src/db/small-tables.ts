@@ -1,19 +1,21 @@
 /** Blob intents and the system-metadata refresh queue: small keyed tables. */
 import type { Kysely } from "kysely";
+import { FixedSql } from "./fixed-sql.ts";
 import type { Tables } from "./schema.ts";
 import type { BlobIntents, SysmetaRefreshQueue } from "./types.ts";
+
+const ADD_INTENT = new FixedSql(
+  "insert into blob_intents (content_key) values (?) on conflict (content_key) do nothing",
+);
+const REMOVE_INTENT = new FixedSql("delete from blob_intents where content_key = ?");
 
 export function blobIntents(db: Kysely<Tables>): BlobIntents {
   return {
     async add(key) {
-      await db
-        .insertInto("blob_intents")
-        .values({ content_key: key })
-        .onConflict((oc) => oc.column("content_key").doNothing())
-        .execute();
+      await ADD_INTENT.run(db, [key]);
     },
     async remove(key) {
-      await db.deleteFrom("blob_intents").where("content_key", "=", key).execute();
+      await REMOVE_INTENT.run(db, [key]);
     },
     async list() {
       return (await db.selectFrom("blob_intents").select("content_key").execute()).map((r) => r.content_key);

@@ -44,11 +44,13 @@ export function sqliteHandle(file: string): SQLite.Database {
 /** Reads on the handle itself; not while a transaction (begun through Kysely) is open on it. */
 export function directReads(handle: SQLite.Database): DirectReads {
   const byPid = handle.prepare("select * from objects where pid = ?");
+  const identifier = handle.prepare("select 1 from identifiers where id = ?").pluck();
   return {
     get available() {
       return !handle.inTransaction;
     },
     objectRow: (pid) => byPid.get(pid) as ObjectsTable | undefined,
+    identifierInUse: (id) => identifier.get(id) !== undefined,
   };
 }
 

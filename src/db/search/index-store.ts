@@ -6,6 +6,7 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 import type { FieldValue, SearchDocument } from "../../search/document.ts";
 import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../../search/index-rows.ts";
+import { FixedSql, insertRows, listSql } from "../fixed-sql.ts";
 import type { Tables } from "../schema.ts";
 import type { Database } from "../types.ts";
 
@@ -84,45 +85,59 @@ async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<
   }
 }
 
+const MAX_TERM_ID = new FixedSql("select max(term_id) as n from search_docs");
+const INSERT_TERMS = new FixedSql("insert into search_terms (rowid, terms) values (?, ?)");
+const DOC_COLUMNS = [
+  "pid",
+  "doc",
+  "science",
+  "format_type",
+  "obsoleted",
+  "archived",
+  "is_public",
+  "date_uploaded",
+  "format_id",
+  "term_id",
+] as const;
+const VALUE_COLUMNS = ["pid", "field", "value", "num"] as const;
+
 /**
  * SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. Inside a
- * transaction holding the write lock (`tx` begun immediate: the next free id is read before writing).
+ * transaction holding the write lock (`tx` begun immediate: the next free id is read before writing). The
+ * statements are written once (fixed-sql.ts): a create's index write runs them for one document.
  */
 export async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   const ids = new Map<string, number>();
   // New documents take ids above every id in use before the rewrite (the documents rewritten keep theirs).
-  const top = await sql<{ n: number | null }>`select max(term_id) as n from search_docs`.execute(tx);
-  let next = (top.rows[0]?.n ?? 0) + 1;
+  const top = await MAX_TERM_ID.first<{ n: number | null }>(tx, []);
+  let next = (top?.n ?? 0) + 1;
   for (let i = 0; i < prepared.length; i += BATCH) {
     const pids = prepared.slice(i, i + BATCH).map((p) => p.row.pid);
-    const old = await tx
-      .selectFrom("search_docs")
-      .select(["pid", "term_id"])
-      .where("pid", "in", pids)
-      .execute();
+    const { rows: old } = await listSql(
+      "select pid, term_id from search_docs where pid in",
+      pids.length,
+    ).run<{
+      pid: string;
+      term_id: number | null;
+    }>(tx, pids);
+    // A document's values are written and removed with its row: pids without a row have none to delete.
+    if (old.length === 0) continue;
     for (const row of old) if (row.term_id != null) ids.set(row.pid, row.term_id);
     const oldIds = old.flatMap((row) => (row.term_id == null ? [] : [row.term_id]));
     if (oldIds.length > 0)
-      await sql`delete from search_terms where rowid in (${sql.join(oldIds)})`.execute(tx);
-    await tx.deleteFrom("search_values").where("pid", "in", pids).execute();
-    await tx.deleteFrom("search_docs").where("pid", "in", pids).execute();
+      await listSql("delete from search_terms where rowid in", oldIds.length).run(tx, oldIds);
+    await listSql("delete from search_values where pid in", pids.length).run(tx, pids);
+    await listSql("delete from search_docs where pid in", pids.length).run(tx, pids);
   }
   for (const p of prepared) {
     const termId = ids.get(p.row.pid) ?? next++;
     ids.set(p.row.pid, termId);
-    await tx
-      .insertInto("search_docs")
-      .values({ ...p.row, term_id: termId })
-      .execute();
-    if (p.terms.length > 0)
-      await sql`insert into search_terms (rowid, terms) values (${termId}, ${p.terms.join(" ")})`.execute(tx);
+    await insertRows(tx, "search_docs", DOC_COLUMNS, [{ ...p.row, term_id: termId }]);
+    if (p.terms.length > 0) await INSERT_TERMS.run(tx, [termId, p.terms.join(" ")]);
   }
   const rows = prepared.flatMap((p) => p.values);
   for (let i = 0; i < rows.length; i += VALUE_BATCH) {
-    await tx
-      .insertInto("search_values")
-      .values(rows.slice(i, i + VALUE_BATCH))
-      .execute();
+    await insertRows(tx, "search_values", VALUE_COLUMNS, rows.slice(i, i + VALUE_BATCH));
   }
 }
 

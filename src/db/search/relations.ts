@@ -1,6 +1,7 @@
 /** Resource-map relations (src/search/packages.ts) in `search_relations`, kept per map, and the package fields. */
 import type { SearchDocument } from "../../search/document.ts";
 import type { Relation } from "../../search/packages.ts";
+import { FixedSql } from "../fixed-sql.ts";
 import type { Database } from "../types.ts";
 
 /**
@@ -56,15 +57,13 @@ export async function packageFieldsOfMany(
   return docs;
 }
 
+const PACKAGE_FIELDS = new FixedSql(
+  "select field, object from search_relations where subject = ? order by map_pid, object",
+);
+
 /** The package fields of one object, from every map that names it. */
 export async function packageFields(db: Pick<Database, "kysely">, pid: string): Promise<SearchDocument> {
-  const rows = await db.kysely
-    .selectFrom("search_relations")
-    .select(["field", "object"])
-    .where("subject", "=", pid)
-    .orderBy("map_pid")
-    .orderBy("object")
-    .execute();
+  const { rows } = await PACKAGE_FIELDS.run<{ field: string; object: string }>(db.kysely, [pid]);
   const doc: SearchDocument = new Map();
   for (const { field, object } of rows) {
     const list = doc.get(field) ?? [];
