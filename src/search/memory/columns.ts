@@ -10,8 +10,9 @@ import { fieldSpec } from "../fields.ts";
 import { indexedText } from "../index-rows.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
+import { type ColumnState, patchArrays, patchMap } from "./column-state.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { type DocOrder, docOrder, mergedOrder } from "./doc-order.ts";
+import { type DocOrder, docOrder, mergedOrder, orderOfDocs } from "./doc-order.ts";
 import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
@@ -211,6 +212,39 @@ export class Column extends Refreshing {
     return bytes + this.valueBytes;
   }
 
+  /** The column as it stands, for a snapshot: packed arrays are replaced, never changed in place; patches copied. */
+  saved(): ColumnState {
+    const orders = [...this.orders].map(([key, order]) => ({ key, docs: order.docs }));
+    const { field, starts, packed } = this;
+    return {
+      field,
+      values: [...this.values],
+      nums: [...this.nums],
+      starts,
+      packed,
+      patches: patchArrays(this.patches),
+      orders,
+    };
+  }
+
+  /** Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log. */
+  restore(state: ColumnState, seq: number): void {
+    for (const [i, value] of state.values.entries()) this.ordinalOf({ value, num: state.nums[i] ?? null });
+    this.install({ starts: state.starts, ords: state.packed });
+    this.patched = new Uint8Array(this.docs.size);
+    this.totals = new Int32Array(this.values.length);
+    this.tally(state.packed, 1);
+    for (const [doc, ords] of patchMap(state.patches)) {
+      this.tally(this.ordinalsOf(doc), -1);
+      this.tally(ords, 1);
+      this.patches.set(doc, ords);
+      this.patched[doc] = 1;
+    }
+    for (const { key, docs } of state.orders)
+      this.orders.set(key, orderOfDocs(this, docs, key.startsWith("true")));
+    this.restoredAt(seq);
+  }
+
   protected async recheck(changed: string[]): Promise<void> {
     const byDoc = new Map<number, number[]>();
     for (const row of await this.changedValues.of(changed, this.field)) {
@@ -293,6 +327,7 @@ export class Column extends Refreshing {
     this.patches.clear();
     this.patched.fill(0);
     this.install(packed, orders);
+    this.readTally.packings++;
   }
 
   private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }, orders = new Map()): void {
