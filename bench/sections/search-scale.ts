@@ -184,6 +184,15 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       const notes = `${loadAverages()}; over ${QUERIES} queries (baseline p99 ${base.p99.toFixed(2)} ms); Node CPU ${t.cpuMs.toFixed(1)} ms a query`;
       recordPage("search-scale", `${what}, ${DOCS} docs`, "postgres", t, base, [50, 250], notes);
     }
+    // A restart from the snapshot made before these queries' writes: it replays them.
+    await recordSnapshotRestart(
+      database,
+      snapshot,
+      DOCS,
+      `, ${written} writes after it`,
+      databaseRead,
+      savedNote,
+    );
     // A burst of rewrites (500 per transaction), then queries: the first rechecks all 10,000.
     const rereads = index.status().rereads;
     for (let start = 0; start < BURST; start += 500) {

@@ -17,6 +17,11 @@ import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot-file.ts";
 export const SEARCH_SNAPSHOT_FILE = "search-memory.snapshot";
 /** Documents changed since a snapshot at most for it to be used: as many as the change log lists. */
 const MAX_REPLAYED = 50_000;
+/**
+ * And at most this share of its documents: a changed document costs a restart about ten times what a read of
+ * everything costs a document (measured: docs/performance.md), so beyond 1/20 the database read is as quick.
+ */
+const REPLAYED_SHARE = 1 / 20;
 /** After a (re)read or a packing, how long before the snapshot is written (ms). */
 const SAVE_AFTER = 10_000;
 
@@ -123,7 +128,8 @@ export class MemorySnapshots {
     const log = this.db.indexChanges;
     // Taken before asking what changed: whatever commits later is noted after it, and rechecked.
     const seq = log.seq;
-    const changed = await this.db.search.changedSince(state.position, MAX_REPLAYED);
+    const limit = Math.min(MAX_REPLAYED, Math.max(1000, Math.floor(state.pids.length * REPLAYED_SHARE)));
+    const changed = await this.db.search.changedSince(state.position, limit);
     if ("refused" in changed) return ignore(changed.refused);
     try {
       memory.restore(state, seq);

@@ -203,5 +203,17 @@ forEachDialect((dialect, open) => {
       assert.deepEqual(await answers(index), await sqlAnswers(index));
       assert.equal(index.status().rereads, 0);
     });
+
+    it("ignores a snapshot too far behind (more changed since than a replay is worth)", async () => {
+      await writeDocuments(
+        current,
+        Array.from({ length: 1100 }, (_, i) => doc(2000 + i)),
+      );
+      warnings.length = 0;
+      const index = await restart();
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] as string, /changed since/);
+      assert.deepEqual(await answers(index), await sqlAnswers(index));
+    });
   });
 });
