@@ -39,6 +39,7 @@ const generation = (memory: SearchMemory) => memory.tally.rereads + memory.tally
 
 export class MemorySnapshots {
   private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private saving: Promise<void> | undefined;
   private readonly saved = new WeakMap<SearchMemory, number>();
 
@@ -69,7 +70,10 @@ export class MemorySnapshots {
       this.timer = undefined;
       if (this.saving || this.current() !== memory) return;
       this.saving = this.save(memory)
-        .catch((error: unknown) => options.warn(`search memory snapshot not written: ${String(error)}`))
+        .catch((error: unknown) => {
+          // A write cut short by the node closing (its database gone) is no news.
+          if (!this.closed) options.warn(`search memory snapshot not written: ${String(error)}`);
+        })
         .finally(() => {
           this.saving = undefined;
         });
@@ -105,6 +109,7 @@ export class MemorySnapshots {
   }
 
   close(): void {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
   }
