@@ -24,6 +24,7 @@ import { backend, keptBackend } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
 import { copySearchIndex } from "../lib/scale-search-load.ts";
 import { keywordClause, percentiles, recordPage, sysmetaOf, timeOnce } from "./search.ts";
+import { recordSnapshotRestart, saveSnapshot, snapshotBench } from "./search-scale-snapshot.ts";
 import type { SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
@@ -115,10 +116,18 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     });
     const answeredWhileReading = !readDone;
     const read = await reading;
-    // The read again in a fresh engine, alone (no SQL answer beside it).
+    // The read again in a fresh engine, alone (no SQL answer beside it); its memory then saved to a snapshot,
+    // and a restart from that snapshot timed against this read.
+    const snapshot = await snapshotBench();
+    const aloneIndex = openSearchIndex(database, { snapshot: snapshot.options });
     const aloneCpu = process.cpuUsage();
-    const alone = await timeOnce(() => openSearchIndex(database).prepare());
-    const aloneNote = `alone: ${(alone / 1000).toFixed(1)} s, ${cpuSeconds(process.cpuUsage(aloneCpu)).toFixed(1)} s of this process's CPU`;
+    const alone = await timeOnce(() => aloneIndex.prepare());
+    const databaseRead = { seconds: alone / 1000, cpu: cpuSeconds(process.cpuUsage(aloneCpu)) };
+    const aloneNote = `alone: ${(alone / 1000).toFixed(1)} s, ${databaseRead.cpu.toFixed(1)} s of this process's CPU`;
+    const saved = await saveSnapshot(aloneIndex, snapshot);
+    aloneIndex.close();
+    const savedNote = `snapshot written in ${saved.seconds.toFixed(1)} s (CPU ${saved.cpu.toFixed(1)} s), ${(saved.bytes / MB).toFixed(0)} MB`;
+    await recordSnapshotRestart(database, snapshot, DOCS, "", databaseRead, savedNote);
     const status = index.status();
     const rss = process.memoryUsage().rss;
     record({
@@ -175,6 +184,15 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       const notes = `${loadAverages()}; over ${QUERIES} queries (baseline p99 ${base.p99.toFixed(2)} ms); Node CPU ${t.cpuMs.toFixed(1)} ms a query`;
       recordPage("search-scale", `${what}, ${DOCS} docs`, "postgres", t, base, [50, 250], notes);
     }
+    // A restart from the snapshot made before these queries' writes: it replays them.
+    await recordSnapshotRestart(
+      database,
+      snapshot,
+      DOCS,
+      `, ${written} writes after it`,
+      databaseRead,
+      savedNote,
+    );
     // A burst of rewrites (500 per transaction), then queries: the first rechecks all 10,000.
     const rereads = index.status().rereads;
     for (let start = 0; start < BURST; start += 500) {
@@ -193,6 +211,16 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       baseline: { name: "unfiltered page before the burst, p50", value: timed[1]?.[1].p50 ?? 0, unit: "ms" },
       notes: `${loadAverages()}; queries after: ${after.map((t) => t.toFixed(0)).join(", ")} ms; structures read whole during them: ${index.status().rereads - rereads}; memory ${(index.status().bytes / MB).toFixed(0)} MB, RSS ${(process.memoryUsage().rss / MB).toFixed(0)} MB`,
     });
+    // The snapshot was made before the writes: a restart replays the documents they changed.
+    await recordSnapshotRestart(
+      database,
+      snapshot,
+      DOCS,
+      `, ${written + BURST} writes after it`,
+      databaseRead,
+      savedNote,
+    );
+    await snapshot.dispose();
   } finally {
     await database.close();
     await store.dispose();

@@ -11,6 +11,7 @@ import { taskHandlers } from "../federation/handlers.ts";
 import { newOutcomes } from "../metrics/outcomes.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
+import { SEARCH_SNAPSHOT_FILE } from "../search/memory-snapshot.ts";
 import { type IndexCatchUp, startIndexCatchUp } from "../search/reindex.ts";
 import { openSearchIndex } from "../search/search-index.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -46,7 +47,13 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   const ctx = withChangeSubscribers({
     config,
     db,
-    search: openSearchIndex(db, { memoryBudget: config.searchMemoryBudget }),
+    search: openSearchIndex(db, {
+      memoryBudget: config.searchMemoryBudget,
+      snapshot: {
+        file: path.join(config.dataDir, SEARCH_SNAPSHOT_FILE),
+        warn: (message) => log.warn({}, message),
+      },
+    }),
     store,
     formats: loadFormatRegistry(),
     contentLocks: createContentLocks(db),

@@ -21,6 +21,7 @@ import { TRUE } from "../db/search/conditions.ts";
 import type { SearchEngineDb } from "../db/search/index.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { ReadTally } from "./memory/refreshing.ts";
+import { MemorySnapshots, type SnapshotOptions } from "./memory-snapshot.ts";
 import { warmMemory } from "./memory-warm.ts";
 import type { SqlDialect } from "./query-sql.ts";
 import { SearchCache } from "./search-cache.ts";
@@ -52,6 +53,8 @@ export interface SearchIndexOptions {
   refreshAfter?: number;
   /** The clock (ms), for tests. */
   now?: () => number;
+  /** Where the memory is saved, read at start in place of the database (memory-snapshot.ts); none: not saved. */
+  snapshot?: SnapshotOptions;
 }
 
 /** What the engine answers from, and what it holds (metrics, status page). */
@@ -75,11 +78,13 @@ export class SearchIndex {
   readonly changes: IndexChangeLog;
   readonly cache: SearchCache;
   readonly memoryBudget: number;
+  /** The memory's snapshot file: read before a background read, written after reads and packings. */
+  readonly snapshots: MemorySnapshots;
   private kept: SearchMemory | undefined;
   /** Set while over budget: the bytes a document was found to cost, and when that was decided. */
   private overBudget: { bytesPerDoc: number; at: number } | undefined;
   /** Reads of memories let go of. */
-  private readonly pastTally: ReadTally = { rereads: 0, rechecks: 0 };
+  private readonly pastTally: ReadTally = { rereads: 0, rechecks: 0, packings: 0 };
   private readonly now: () => number;
   private readonly expectedBytesPerDoc: number;
   private readonly backgroundFrom: number;
@@ -104,6 +109,7 @@ export class SearchIndex {
     this.warm = options.warm ?? ((memory) => warmMemory(this, memory));
     this.refreshAfter = options.refreshAfter ?? REFRESH_AFTER;
     this.stopListening = this.changes.onNote(() => this.scheduleRefresh());
+    this.snapshots = new MemorySnapshots(database, this.memoryBudget, options.snapshot, () => this.kept);
   }
 
   /** Resolves once no background refresh is pending or running (tests). */
@@ -128,7 +134,9 @@ export class SearchIndex {
         .catch(() => undefined)
         .finally(() => {
           this.refreshing = undefined;
-          if (this.kept === memory && memory.behind()) this.scheduleRefresh();
+          if (this.kept !== memory) return;
+          if (memory.behind()) this.scheduleRefresh();
+          else this.snapshots.consider(memory);
         });
     }, this.refreshAfter);
     this.refreshTimer.unref();
@@ -177,18 +185,21 @@ export class SearchIndex {
 
   private loadInBackground(): { done: Promise<void> } {
     const memory = new SearchMemory(this.db);
-    const done = this.warm(memory).then(
-      () => {
-        if (this.loading?.memory !== memory) return;
-        this.loading = undefined;
-        this.kept = memory;
-        this.keepWithinBudget();
-      },
-      (error: unknown) => {
-        if (this.loading?.memory === memory) this.loading = undefined;
-        throw error;
-      },
-    );
+    const done = this.snapshots
+      .start(memory)
+      .then(() => this.warm(memory))
+      .then(
+        () => {
+          if (this.loading?.memory !== memory) return;
+          this.loading = undefined;
+          this.kept = memory;
+          this.keepWithinBudget();
+        },
+        (error: unknown) => {
+          if (this.loading?.memory === memory) this.loading = undefined;
+          throw error;
+        },
+      );
     // A failure reaches prepare()'s callers; a query that only started the read answers by SQL regardless.
     done.catch(() => undefined);
     this.loading = { memory, done };
@@ -198,6 +209,7 @@ export class SearchIndex {
   /** After a query answered from memory: over budget, lets go of clause sets, or of the whole memory. */
   keepWithinBudget(): void {
     const kept = this.kept;
+    if (kept?.fitTo(this.memoryBudget)) this.snapshots.consider(kept);
     if (!kept || kept.fitTo(this.memoryBudget)) return;
     this.overBudget = { bytesPerDoc: kept.bytes() / Math.max(1, kept.docs.size), at: this.now() };
     this.dropMemory();
@@ -205,7 +217,7 @@ export class SearchIndex {
 
   status(): EngineStatus {
     const kept = this.kept;
-    const tally = kept?.tally ?? { rereads: 0, rechecks: 0 };
+    const tally = kept?.tally ?? { rereads: 0, rechecks: 0, packings: 0 };
     return {
       mode: !this.changes.trusted
         ? "untrusted"
@@ -225,6 +237,7 @@ export class SearchIndex {
   /** Lets go of the memory and the cache. */
   close(): void {
     this.stopListening();
+    this.snapshots.close();
     clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
     this.dropMemory();

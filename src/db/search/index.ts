@@ -5,6 +5,7 @@
  */
 
 import type { Database } from "../types.ts";
+import { changedSince, changePosition } from "./change-positions.ts";
 import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows } from "./facet-queries.ts";
 import { valuesOfField } from "./field-reads.ts";
 import {
@@ -48,6 +49,8 @@ export interface SearchRepository {
   matchingAmong: Bound<typeof matchingAmong>;
   valuesOf: Bound<typeof valuesOf>;
   valuesOfField: Bound<typeof valuesOfField>;
+  changePosition: Bound<typeof changePosition>;
+  changedSince: Bound<typeof changedSince>;
   replaceRelations: Bound<typeof replaceRelations>;
   packageFields: Bound<typeof packageFields>;
   packageFieldsOfMany: Bound<typeof packageFieldsOfMany>;
@@ -83,6 +86,8 @@ export function searchRepository(db: SearchDb): SearchRepository {
     matchingAmong: (...args) => matchingAmong(db, ...args),
     valuesOf: (...args) => valuesOf(db, ...args),
     valuesOfField: (...args) => valuesOfField(db, ...args),
+    changePosition: (...args) => changePosition(db, ...args),
+    changedSince: (...args) => changedSince(db, ...args),
     replaceRelations: (...args) => replaceRelations(db, ...args),
     packageFields: (...args) => packageFields(db, ...args),
     packageFieldsOfMany: (...args) => packageFieldsOfMany(db, ...args),

@@ -32,6 +32,12 @@ class CachedClause extends Refreshing {
     this.set = set;
   }
 
+  /** Takes a saved set as this clause's, reflecting change `seq` of the log. */
+  adopt(set: Bitset, seq: number): void {
+    this.set = set;
+    this.restoredAt(seq);
+  }
+
   protected async recheck(changed: string[]): Promise<void> {
     const { db, docs } = this.source;
     const matching = await db.search.matchingAmong(changed, this.condition);
@@ -41,8 +47,16 @@ class CachedClause extends Refreshing {
   }
 }
 
+/** A clause's set as saved in a snapshot: its condition's key (conditionKey) and the set's words. */
+export interface ClauseState {
+  key: string;
+  words: Uint32Array;
+}
+
 export class ClauseCache {
   private readonly clauses = new Map<string, CachedClause>();
+  /** Sets restored from a snapshot, by key, taken up by the first query with that clause. */
+  private readonly restored = new Map<string, { set: Bitset; seq: number }>();
 
   constructor(
     readonly db: SearchEngineDb,
@@ -55,12 +69,36 @@ export class ClauseCache {
   bytes(): number {
     let bytes = 0;
     for (const clause of this.clauses.values()) bytes += clause.set.words.byteLength;
+    for (const { set } of this.restored.values()) bytes += set.words.byteLength;
     return bytes;
+  }
+
+  /** The sets reflecting change `seq` of the log, copied (most recently used last). */
+  saved(seq: number): ClauseState[] {
+    const out: ClauseState[] = [];
+    for (const [key, kept] of this.restored) {
+      if (kept.seq >= seq) out.push({ key, words: kept.set.words.slice() });
+    }
+    for (const [key, clause] of this.clauses) {
+      if (clause.reflects(seq)) out.push({ key, words: clause.set.words.slice() });
+    }
+    return out;
+  }
+
+  /** Saved sets, reflecting change `seq` of the log, each taken up by the first query with its clause. */
+  restore(states: readonly ClauseState[], seq: number): void {
+    for (const { key, words } of states) {
+      const set = new Bitset();
+      set.words = words;
+      this.restored.set(key, { set, seq });
+    }
   }
 
   /** Lets go of the least recently used sets until at most `bytes` are held (or none is); the bytes now held. */
   shrinkTo(bytes: number): number {
     let held = this.bytes();
+    if (held > bytes) this.restored.clear();
+    held = this.bytes();
     for (const [key, clause] of this.clauses) {
       if (held <= bytes) break;
       held -= clause.set.words.byteLength;
@@ -80,7 +118,12 @@ export class ClauseCache {
     const key = this.db.search.conditionKey(condition);
     let clause = this.clauses.get(key);
     if (clause) this.clauses.delete(key);
-    else clause = new CachedClause(this, condition);
+    else {
+      clause = new CachedClause(this, condition);
+      const kept = this.restored.get(key);
+      this.restored.delete(key);
+      if (kept) clause.adopt(kept.set, kept.seq);
+    }
     this.clauses.set(key, clause);
     if (this.clauses.size > MAX_CLAUSES) {
       const oldest = this.clauses.keys().next().value;

@@ -10,10 +10,12 @@ import { fieldSpec } from "../fields.ts";
 import { indexedText } from "../index-rows.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
+import { type ColumnState, patchArrays, patchMap } from "./column-state.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { type DocOrder, docOrder, mergedOrder } from "./doc-order.ts";
+import { type DocOrder, docOrder, mergedOrder, orderOfDocs } from "./doc-order.ts";
 import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
+import { ValueDictionary } from "./value-dictionary.ts";
 
 /**
  * Documents patched beside the packed arrays at most: 1,000, or 1 % of the documents (each query sorting by
@@ -26,20 +28,13 @@ const NONE = new Int32Array(0);
 type ValueRow = Pick<FieldValueRow, "value" | "num">;
 
 export class Column extends Refreshing {
-  /** Distinct values, by ordinal, and their numbers (numeric fields). */
-  readonly values: string[] = [];
-  readonly nums: (number | null)[] = [];
-  private readonly ordinals = new Map<string, number>();
+  private readonly dictionary = new ValueDictionary();
   /** How many documents have each value. */
   private totals = new Int32Array(0);
   private starts: Uint32Array = new Uint32Array(1);
   private packed: Ordinals = new Uint16Array(0);
   private patched = new Uint8Array(0);
   private readonly patches = new Map<number, Int32Array>();
-  /** Ordinals in byte order of their values (made when first asked, then kept in order as values come). */
-  private byValue: number[] | undefined;
-  /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
-  private valueBytes = 0;
   /** The packed documents by value (made when first asked, dropped when packing again). */
   private postings: Packed | undefined;
   /** Sort orders of the packed documents, by direction (made when asked, merged when packing again). */
@@ -107,7 +102,7 @@ export class Column extends Refreshing {
   /** The documents having `value` (from the postings, made once per packing when first asked). */
   docsWith(value: string): Bitset {
     const set = new Bitset(this.docs.size);
-    const ord = this.ordinals.get(value);
+    const ord = this.dictionary.find(value);
     if (ord === undefined) return set;
     const { patched } = this;
     this.postings ??= postings({ starts: this.starts, ords: this.packed }, this.values.length);
@@ -143,13 +138,18 @@ export class Column extends Refreshing {
     return least;
   }
 
+  /** Distinct values, by ordinal, and their numbers (numeric fields). */
+  get values(): readonly string[] {
+    return this.dictionary.values;
+  }
+
+  get nums(): readonly (number | null)[] {
+    return this.dictionary.nums;
+  }
+
   /** The ordinals, in byte order of their values. */
   valueOrder(): readonly number[] {
-    if (!this.byValue) {
-      this.byValue = this.values.map((_, ord) => ord);
-      this.byValue.sort((a, b) => byteOrder(this.values[a] as string, this.values[b] as string));
-    }
-    return this.byValue;
+    return this.dictionary.order();
   }
 
   isPatched(doc: number): boolean {
@@ -206,9 +206,41 @@ export class Column extends Refreshing {
       this.starts.byteLength + this.packed.byteLength + this.totals.byteLength + this.patched.byteLength;
     for (const patch of this.patches.values()) bytes += patch.byteLength + 64;
     for (const order of this.orders.values()) bytes += order.docs.byteLength + order.keys.length * 8;
-    if (this.byValue) bytes += this.byValue.length * 8;
     if (this.postings) bytes += this.postings.starts.byteLength + this.postings.ords.byteLength;
-    return bytes + this.valueBytes;
+    return bytes + this.dictionary.bytes();
+  }
+
+  /** The column as it stands, for a snapshot: packed arrays are replaced, never changed in place; patches copied. */
+  saved(): ColumnState {
+    const orders = [...this.orders].map(([key, order]) => ({ key, docs: order.docs }));
+    const { field, starts, packed } = this;
+    return {
+      field,
+      values: [...this.values],
+      nums: [...this.nums],
+      starts,
+      packed,
+      patches: patchArrays(this.patches),
+      orders,
+    };
+  }
+
+  /** Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log. */
+  restore(state: ColumnState, seq: number): void {
+    for (const [i, value] of state.values.entries()) this.ordinalOf({ value, num: state.nums[i] ?? null });
+    this.install({ starts: state.starts, ords: state.packed });
+    this.patched = new Uint8Array(this.docs.size);
+    this.totals = new Int32Array(this.values.length);
+    this.tally(state.packed, 1);
+    for (const [doc, ords] of patchMap(state.patches)) {
+      this.tally(this.ordinalsOf(doc), -1);
+      this.tally(ords, 1);
+      this.patches.set(doc, ords);
+      this.patched[doc] = 1;
+    }
+    for (const { key, docs } of state.orders)
+      this.orders.set(key, orderOfDocs(this, docs, key.startsWith("true")));
+    this.restoredAt(seq);
   }
 
   protected async recheck(changed: string[]): Promise<void> {
@@ -255,30 +287,7 @@ export class Column extends Refreshing {
 
   /** The ordinal of a row's value, a new one for a value not met before. */
   private ordinalOf(row: ValueRow): number {
-    let ord = this.ordinals.get(row.value);
-    if (ord === undefined) {
-      ord = this.values.length;
-      this.values.push(row.value);
-      this.nums.push(row.num === null ? null : Number(row.num));
-      this.ordinals.set(row.value, ord);
-      // A one-byte string (header and characters), its slots in values and nums, its map entry.
-      this.valueBytes += row.value.length + 64;
-      if (this.byValue) this.byValue.splice(this.insertionPoint(row.value), 0, ord);
-    }
-    return ord;
-  }
-
-  /** Where `value` goes in the byte order of values. */
-  private insertionPoint(value: string): number {
-    const order = this.byValue as number[];
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (byteOrder(this.values[order[mid] as number] as string, value) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.dictionary.ordinalOf(row.value, row.num);
   }
 
   /** The packed arrays anew, with the patches folded in; the kept orders merged with the patched documents. */
@@ -293,6 +302,7 @@ export class Column extends Refreshing {
     this.patches.clear();
     this.patched.fill(0);
     this.install(packed, orders);
+    this.readTally.packings++;
   }
 
   private install({ starts, ords }: { starts: Uint32Array; ords: Ordinals }, orders = new Map()): void {

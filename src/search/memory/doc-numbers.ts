@@ -27,6 +27,13 @@ export class DocNumbers {
     return n;
   }
 
+  /** Numbers PIDs in this order (a snapshot's); only on no PIDs yet. */
+  restore(pids: readonly string[]): void {
+    if (this.pids.length > 0) throw new Error("document numbers restored over numbers given");
+    for (const pid of pids) this.numberOf(pid);
+    if (this.pids.length !== pids.length) throw new Error("a PID listed twice");
+  }
+
   pidOf(doc: number): string {
     return this.pids[doc] as string;
   }

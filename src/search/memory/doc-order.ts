@@ -64,6 +64,13 @@ export function docOrder(
   );
 }
 
+/** A saved order's documents with their keys again (a pass, no sort): restoring a snapshot. */
+export function orderOfDocs(column: Column, docs: Int32Array, numeric: boolean): DocOrder {
+  const key = keyOf(column, numeric);
+  const keys = Array.from(docs, (doc) => key(doc));
+  return { docs, keys: numeric ? Float64Array.from(keys as number[]) : (keys as string[]) };
+}
+
 /**
  * `order` after the documents `rewritten` changed (their keys as the column now gives them): the others in
  * their kept order merged with the rewritten ones that have a value, sorted.

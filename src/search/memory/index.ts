@@ -5,9 +5,11 @@
  * it fits the memory budget (search-index.ts).
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
+import type { ChangePosition } from "../../db/search/change-positions.ts";
 import type { SearchEngineDb } from "../../db/search/index.ts";
 import { ChangedValues } from "./changed-values.ts";
-import { ClauseCache } from "./clauses.ts";
+import { ClauseCache, type ClauseState } from "./clauses.ts";
+import { type ColumnState, checkColumnState } from "./column-state.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers } from "./doc-numbers.ts";
 import type { ReadTally } from "./refreshing.ts";
@@ -17,11 +19,23 @@ const MAX_COLUMNS = 64;
 /** Clause sets brought up to date after writes, ahead of the next query (the most recently used). */
 const REFRESHED_CLAUSES = 16;
 
+/** The memory as saved in a snapshot (memory-snapshot.ts): what it reflects, and its structures. */
+export interface MemoryState extends ChangePosition {
+  pids: readonly string[];
+  columns: ColumnState[];
+  clauses: ClauseState[];
+}
+
 export class SearchMemory {
   readonly docs = new DocNumbers();
   readonly clauses: ClauseCache;
   /** How often structures were read whole or rechecked. */
-  readonly tally: ReadTally = { rereads: 0, rechecks: 0 };
+  readonly tally: ReadTally = { rereads: 0, rechecks: 0, packings: 0 };
+  /**
+   * The database's change position this memory is known to reflect, with the change log: every change at or
+   * before it is reflected, or noted in the log (undefined: not known yet).
+   */
+  position: ChangePosition | undefined;
   private readonly columns = new Map<string, Column>();
   private readonly changedValues: ChangedValues;
 
@@ -59,6 +73,30 @@ export class SearchMemory {
   async refresh(): Promise<void> {
     for (const column of [...this.columns.values()]) await column.upTo(this.log);
     await this.clauses.refreshRecent(REFRESHED_CLAUSES);
+  }
+
+  /**
+   * The structures reflecting change `seq` of the log, as of `position` (the caller noted every change up to it
+   * in the log by `seq`). Synchronous: a consistent picture; arrays that change in place are copied.
+   */
+  saved(seq: number, position: ChangePosition): MemoryState {
+    const columns: ColumnState[] = [];
+    for (const column of this.columns.values()) if (column.reflects(seq)) columns.push(column.saved());
+    const pids = this.docs.pids.slice();
+    return { ...position, pids, columns, clauses: this.clauses.saved(seq) };
+  }
+
+  /** Fills this new memory from a saved state, taken as reflecting the log up to change `seq`. */
+  restore(state: MemoryState, seq: number): void {
+    for (const column of state.columns) checkColumnState(column, state.pids.length);
+    this.docs.restore(state.pids);
+    for (const saved of state.columns) {
+      const column = new Column(this.db, this.changedValues, this.docs, saved.field, this.tally);
+      column.restore(saved, seq);
+      this.columns.set(saved.field, column);
+    }
+    this.clauses.restore(state.clauses, seq);
+    this.position = { origin: state.origin, position: state.position };
   }
 
   /** Whether a held column is behind the change log. */

@@ -12,6 +12,8 @@ import type { IndexChangeLog } from "../../db/index-changes.ts";
 export interface ReadTally {
   rereads: number;
   rechecks: number;
+  /** Columns packed anew (their rewritten documents folded in). */
+  packings: number;
 }
 
 export abstract class Refreshing {
@@ -19,7 +21,7 @@ export abstract class Refreshing {
   private seq = -1;
   private pending: Promise<void> | undefined;
 
-  constructor(private readonly readTally: ReadTally) {}
+  constructor(protected readonly readTally: ReadTally) {}
 
   protected abstract reread(): Promise<void>;
   protected abstract recheck(changed: string[]): Promise<void>;
@@ -27,6 +29,16 @@ export abstract class Refreshing {
   /** Whether changes were noted since this structure was brought up to date. */
   behind(log: IndexChangeLog): boolean {
     return this.seq < log.seq;
+  }
+
+  /** Whether this structure reflects every change of the log up to change `seq`. */
+  reflects(seq: number): boolean {
+    return this.seq >= seq;
+  }
+
+  /** Takes this structure as reflecting the log up to change `seq` (restored from a snapshot made then). */
+  protected restoredAt(seq: number): void {
+    this.seq = seq;
   }
 
   async upTo(log: IndexChangeLog): Promise<void> {

@@ -1,0 +1,63 @@
+/**
+ * A column's distinct values (columns.ts): each gets an ordinal in the order first met, with its number for a
+ * numeric field; the ordinals in byte order of their values are made when first asked, then kept in order as
+ * values come, so facets page without sorting values.
+ */
+import { byteOrder } from "../byte-order.ts";
+
+export class ValueDictionary {
+  /** Distinct values, by ordinal, and their numbers (numeric fields). */
+  readonly values: string[] = [];
+  readonly nums: (number | null)[] = [];
+  private readonly ordinals = new Map<string, number>();
+  private byValue: number[] | undefined;
+  /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
+  private valueBytes = 0;
+
+  /** The ordinal of a value, undefined when never met. */
+  find(value: string): number | undefined {
+    return this.ordinals.get(value);
+  }
+
+  /** The ordinal of a value, a new one for a value not met before. */
+  ordinalOf(value: string, num: number | string | null): number {
+    let ord = this.ordinals.get(value);
+    if (ord === undefined) {
+      ord = this.values.length;
+      this.values.push(value);
+      this.nums.push(num === null ? null : Number(num));
+      this.ordinals.set(value, ord);
+      // A one-byte string (header and characters), its slots in values and nums, its map entry.
+      this.valueBytes += value.length + 64;
+      if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
+    }
+    return ord;
+  }
+
+  /** The ordinals, in byte order of their values. */
+  order(): readonly number[] {
+    if (!this.byValue) {
+      this.byValue = this.values.map((_, ord) => ord);
+      this.byValue.sort((a, b) => byteOrder(this.values[a] as string, this.values[b] as string));
+    }
+    return this.byValue;
+  }
+
+  /** Estimated bytes held: the values and, once made, their byte order. */
+  bytes(): number {
+    return this.valueBytes + (this.byValue ? this.byValue.length * 8 : 0);
+  }
+
+  /** Where `value` goes in the byte order of values. */
+  private insertionPoint(value: string): number {
+    const order = this.byValue as number[];
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byteOrder(this.values[order[mid] as number] as string, value) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
