@@ -44,3 +44,9 @@ export async function holdsAtLeast(db: SearchDb, minimum: number): Promise<boole
   const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(db.kysely);
   return row.rows.length > 0;
 }
+
+/** How many documents the index holds. */
+export async function documentCount(db: SearchDb): Promise<number> {
+  const row = await sql<{ n: number | string }>`select count(*) as n from search_docs`.execute(db.kysely);
+  return Number(row.rows[0]?.n ?? 0);
+}
