@@ -1,6 +1,7 @@
 /** Counting over the documents a condition matches: field values (facets), terms, numbers, stats. */
 import { type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
+import { docsMatching } from "./docs-scan.ts";
 import type { SearchDb } from "./index-store.ts";
 
 export interface ValueCountRow {
@@ -32,7 +33,7 @@ export async function valueCountRows(
           where ${where} group by v.field, v.value`.execute(db.kysely)
       : sql<ValueCountRow>`select v.field as field, v.value as value, count(*) as n, ${num} as num
           from search_values v where v.field in (${sql.join(list)})
-            and v.pid in (select d.pid from search_docs d where ${where})
+            and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})
           group by v.field, v.value`.execute(db.kysely),
   );
 }
@@ -88,7 +89,7 @@ export async function forEachTerm(
     for (const { t } of rows.rows) visit(t);
   } else {
     const rows = await sql<{ terms: string }>`select terms from search_terms
-      where rowid in (select d.term_id from search_docs d where ${where})`.execute(db.kysely);
+      where rowid in (select d.term_id from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
     for (const { terms } of rows.rows) for (const term of terms.split(" ")) visit(term);
   }
 }
@@ -103,7 +104,7 @@ export async function numbersOf(
 ): Promise<{ num: number }[]> {
   const rows = await sql<{ num: number }>`select v.num as num from search_values v
     where v.field = ${field} and v.num >= ${start} and v.num < ${end}
-      and v.pid in (select d.pid from search_docs d where ${where})`.execute(db.kysely);
+      and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
   return rows.rows;
 }
 
@@ -127,6 +128,6 @@ export async function fieldStatsRow(
     await sql<FieldStatsRow>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
         count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
       from search_values v where v.field = ${field}
-        and v.pid in (select d.pid from search_docs d where ${where})`.execute(db.kysely);
+        and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
   return r.rows[0];
 }
