@@ -7,8 +7,7 @@
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
-import { isNumeric } from "./fields.ts";
-import { and, type Condition } from "./query-sql.ts";
+import type { Condition } from "./query-sql.ts";
 import type { FacetRangeRequest, FacetRequest, KnownField } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 import { markOf } from "./terms.ts";
@@ -30,7 +29,7 @@ export interface FacetCounts {
 
 const MAX_BUCKETS = 10_000;
 
-/** Where counts come from: the database (sqlFacetSource) or the engine's memory (memory/facet-source.ts). */
+/** Where counts come from: the database (sql-facet-source.ts) or the engine's memory (memory/facet-source.ts). */
 export interface FacetSource {
   /** Counts of every value of these (non-text) fields over the matching documents, in byte order of value. */
   valueCounts(fields: readonly KnownField[]): Promise<Map<string, ValueCounts>>;
@@ -57,48 +56,10 @@ export async function facetCounts(
     const counts =
       field.spec.type === "text"
         ? await tokenCounts(index, where, field.field)
-        : (counted.get(field.field) ?? NO_COUNTS);
+        : (counted.get(field.field) ?? valueCountsOf([]));
     out.facet_fields[field.field] = pageOf(field, counts);
   }
   for (const range of facet.ranges) out.facet_ranges[range.field] = await rangeCounts(index, range, where);
-  return out;
-}
-
-/** Counts from the database, over the documents matching `where`. */
-export function sqlFacetSource(
-  index: SearchIndexHandle,
-  where: Condition,
-  translate: (query: string) => Condition,
-): FacetSource {
-  return {
-    valueCounts: (fields) => valueCounts(index, where, fields),
-    async queryCount(query) {
-      return index.db.search.countMatching(and([where, translate(query)]));
-    },
-  };
-}
-
-const NO_COUNTS: ValueCounts = { values: [], counts: [], nums: [], order: [] };
-
-/** Counts of every value of the (non-text) fields over the matching documents: one grouped query for all. */
-async function valueCounts(
-  index: SearchIndexHandle,
-  where: Condition,
-  fields: readonly KnownField[],
-): Promise<Map<string, ValueCounts>> {
-  const out = new Map<string, ValueCounts>();
-  if (fields.length === 0) return out;
-  // Numbers are read only for numeric fields: the others are counted from the (pid, field) index alone.
-  const numeric = fields.filter((f) => isNumeric(f.spec.type)).map((f) => f.field);
-  const other = fields.filter((f) => !isNumeric(f.spec.type)).map((f) => f.field);
-  const rows = await index.db.search.valueCountRows(where, numeric, other);
-  const lists = new Map<string, { value: string; n: number; num: number | null }[]>();
-  for (const row of rows) {
-    const list = lists.get(row.field) ?? [];
-    list.push({ value: row.value, n: Number(row.n), num: row.num === null ? null : Number(row.num) });
-    lists.set(row.field, list);
-  }
-  for (const [field, list] of lists) out.set(field, valueCountsOf(list));
   return out;
 }
 

@@ -35,7 +35,16 @@ import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
 import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
 import { MANY, markOf, type Pattern, termOf } from "./terms.ts";
 
-export { and, type Condition, FALSE, negate, or, type SqlDialect, TRUE } from "../db/search/conditions.ts";
+export {
+  and,
+  type Condition,
+  FALSE,
+  negate,
+  or,
+  type SqlDialect,
+  TRUE,
+  unmatched,
+} from "../db/search/conditions.ts";
 
 import { tokenize } from "./tokens.ts";
 

@@ -8,7 +8,7 @@
  */
 import { accessCondition, notArchived } from "../db/search/conditions.ts";
 import { orderBy } from "../db/search/order-by.ts";
-import { type FacetCounts, type FacetSource, facetCounts, sqlFacetSource } from "./facets.ts";
+import { type FacetCounts, type FacetSource, facetCounts } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
 import type { StoredDoc } from "./index-rows.ts";
 import { Bitset } from "./memory/bitset.ts";
@@ -20,6 +20,7 @@ import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
 import type { SearchRequest } from "./request.ts";
 import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
+import { sqlFacetSource } from "./sql-facet-source.ts";
 import { type Stats, statsFor } from "./stats.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
@@ -106,7 +107,7 @@ export async function answerFrom(
     } else if (rows > 0 && start < response.numFound) {
       pids = await index.db.search.pageOfPids(where, orderBy(keys), rows, start);
     }
-    source = sqlFacetSource(index, where, translate);
+    source = sqlFacetSource(index, where, response.numFound, translate);
   }
   if (pids.length > 0) {
     const stored = await index.db.search.readStoredDocs(pids);

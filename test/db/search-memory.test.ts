@@ -12,13 +12,14 @@ import { SolrParams } from "../../src/search/params.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
 import { runQuery } from "../../src/search/service.ts";
-import { warmSearch } from "../../src/search/warm.ts";
+import { searchPageParams, warmSearch } from "../../src/search/warm.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 
 const OWNER = "CN=owner";
 const WORDS = ["soil", "Soil", "water", "Ärger", "carbon flux", "zebra", "_under", "%percent", "ice"];
+const COLLECTION = "https://purl.dataone.org/collections-1.0.0";
 const SITES = ["Alpha", "Beta", "Gamma", undefined];
 
 function doc(n: number, variant = 0) {
@@ -26,7 +27,10 @@ function doc(n: number, variant = 0) {
   const sysmeta = new DocumentBuilder()
     .add("id", pid)
     .add("formatType", n % 4 === 0 ? "DATA" : "METADATA")
-    .add("formatId", n % 4 === 0 ? "text/csv" : "eml://ecoinformatics.org/eml-2.1.1")
+    .add(
+      "formatId",
+      n % 4 === 0 ? "text/csv" : n % 10 === 1 ? COLLECTION : "eml://ecoinformatics.org/eml-2.1.1",
+    )
     .add("dateUploaded", Date.UTC(2020, 0, 1) + ((n * 7919 + variant) % 150) * 86_400_000)
     .add("size", (n * 37 + variant) % 500)
     .add("rightsHolder", OWNER)
@@ -46,11 +50,14 @@ function doc(n: number, variant = 0) {
       ...(n % 2 === 0 ? [WORDS[(n * 5 + 1) % WORDS.length]] : []),
     )
     .add("site", SITES[n % SITES.length])
+    .add("origin", `Author ${n % 13}`, ...(n % 3 === 0 ? ["Author 1"] : []))
+    .add("family", n % 4 === 1 ? undefined : `Family ${(n * 7) % 5}`)
     .add("northBoundCoord", n % 6 === 0 ? undefined : -80 + ((n * 13 + variant) % 160))
     .add("beginDate", n % 9 === 0 ? undefined : Date.UTC(1990 + (n % 30), n % 12, 1)).fields;
   return { pid, sysmeta, science };
 }
 
+const SEARCH_PAGE = searchPageParams().echo();
 const FACETS = {
   facet: "true",
   "facet.field": ["keywords", "site", "formatType", "size"],
@@ -77,6 +84,10 @@ const QUERIES: Record<string, string | string[]>[] = [
   { q: "keywords:/[sS]oil|ice/ -formatId:*ecoinformatics.org/eml*", rows: "30", ...FACETS },
   { q: "title:/wat.*/ keywords:/.*er/", fq: "id:/m-0[0-4].*/", rows: "30", sort: "id asc" },
   { q: "formatId:/eml:..ecoinformatics\\.org\\/eml-2\\.1\\.1/ OR site:Beta", rows: "40", sort: "id asc" },
+  // MetacatUI's search page (ten facet fields, facet.limit=-1), as is and with a keyword filter.
+  SEARCH_PAGE,
+  { ...SEARCH_PAGE, fq: "keywords:ice" },
+  { ...SEARCH_PAGE, fq: "-keywords:water", "facet.mincount": "2", "facet.sort": "index" },
 ];
 const CALLERS: [string, SearchCaller][] = [
   ["public", { subjects: new Set(["public"]) }],

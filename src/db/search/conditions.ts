@@ -106,6 +106,14 @@ export function negate(part: Condition): Condition {
   return shaped(sql`not (${part})`, { kind: "not", part });
 }
 
+/**
+ * The documents `part` does not match, also those it leaves unknown (a missing column): with `part`'s own
+ * documents, every document exactly once.
+ */
+export function unmatched(part: Condition): Condition {
+  return sql`(${part}) is not true`;
+}
+
 /** A bound of a range: the value and whether it is included. */
 export interface Bound<T> {
   value: T;

@@ -6,7 +6,7 @@
 
 import type { Database } from "../types.ts";
 import { changedSince, changePosition } from "./change-positions.ts";
-import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows } from "./facet-queries.ts";
+import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows, valueTotalRows } from "./facet-queries.ts";
 import { valuesOfField } from "./field-reads.ts";
 import {
   readScience,
@@ -21,7 +21,7 @@ import { conditionKey, matchingAmong, matchingPids, valuesOf } from "./memory-re
 import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
-import { countMatching, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
+import { countMatching, documentCount, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
 
 /** What the search engine (src/search) is given of a database. */
 export type SearchEngineDb = Pick<Database, "search" | "dialect" | "indexChanges">;
@@ -37,10 +37,12 @@ export interface SearchRepository {
   readScience: Bound<typeof readScience>;
   readStoredDocs: Bound<typeof readStoredDocs>;
   countMatching: Bound<typeof countMatching>;
+  documentCount: Bound<typeof documentCount>;
   pageOfPids: Bound<typeof pageOfPids>;
   groupsOf: Bound<typeof groupsOf>;
   holdsAtLeast: Bound<typeof holdsAtLeast>;
   valueCountRows: Bound<typeof valueCountRows>;
+  valueTotalRows: Bound<typeof valueTotalRows>;
   forEachTerm: Bound<typeof forEachTerm>;
   numbersOf: Bound<typeof numbersOf>;
   fieldStatsRow: Bound<typeof fieldStatsRow>;
@@ -74,10 +76,12 @@ export function searchRepository(db: SearchDb): SearchRepository {
     readScience: (...args) => readScience(db, ...args),
     readStoredDocs: (...args) => readStoredDocs(db, ...args),
     countMatching: (...args) => countMatching(db, ...args),
+    documentCount: () => documentCount(db),
     pageOfPids: (...args) => pageOfPids(db, ...args),
     groupsOf: (...args) => groupsOf(db, ...args),
     holdsAtLeast: (...args) => holdsAtLeast(db, ...args),
     valueCountRows: (...args) => valueCountRows(db, ...args),
+    valueTotalRows: (...args) => valueTotalRows(db, ...args),
     forEachTerm: (...args) => forEachTerm(db, ...args),
     numbersOf: (...args) => numbersOf(db, ...args),
     fieldStatsRow: (...args) => fieldStatsRow(db, ...args),

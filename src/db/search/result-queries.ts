@@ -4,12 +4,13 @@
  */
 import { sql } from "kysely";
 import type { Condition } from "./conditions.ts";
+import { docsMatching } from "./docs-scan.ts";
 import type { SearchDb } from "./index-store.ts";
 
 export async function countMatching(db: SearchDb, where: Condition): Promise<number> {
   const row = await sql<{
     n: number | string;
-  }>`select count(*) as n from search_docs d where ${where}`.execute(db.kysely);
+  }>`select count(*) as n from ${docsMatching(db, where)} where ${where}`.execute(db.kysely);
   return Number(row.rows[0]?.n ?? 0);
 }
 
@@ -21,7 +22,7 @@ export async function pageOfPids(
   rows: number,
   start: number,
 ): Promise<string[]> {
-  const page = await sql<{ pid: string }>`select d.pid from search_docs d where ${where}
+  const page = await sql<{ pid: string }>`select d.pid from ${docsMatching(db, where)} where ${where}
     order by ${order} limit ${rows} offset ${start}`.execute(db.kysely);
   return page.rows.map((r) => r.pid);
 }
@@ -35,7 +36,7 @@ export async function groupsOf(
 ): Promise<{ pid: string; g: string | null }[]> {
   const matched = await sql<{ pid: string; g: string | null }>`select d.pid as pid,
       (select min(v.value) from search_values v where v.pid = d.pid and v.field = ${field}) as g
-    from search_docs d where ${where} order by ${order}`.execute(db.kysely);
+    from ${docsMatching(db, where)} where ${where} order by ${order}`.execute(db.kysely);
   return matched.rows;
 }
 
@@ -43,4 +44,10 @@ export async function groupsOf(
 export async function holdsAtLeast(db: SearchDb, minimum: number): Promise<boolean> {
   const row = await sql`select 1 from search_docs limit 1 offset ${minimum - 1}`.execute(db.kysely);
   return row.rows.length > 0;
+}
+
+/** How many documents the index holds. */
+export async function documentCount(db: SearchDb): Promise<number> {
+  const row = await sql<{ n: number | string }>`select count(*) as n from search_docs`.execute(db.kysely);
+  return Number(row.rows[0]?.n ?? 0);
 }
