@@ -33,6 +33,8 @@ export type ObjectWrite = Write<ObjectKey, StoredObject>;
 
 const ACCESS_COLUMNS = ["pid", "subject", "permission"] as const;
 const IDENTIFIER_IN_USE = new FixedSql("select id from identifiers where id = ?");
+/** An object's row by PID: one per MN getSystemMetadata, so prepared once per PostgreSQL connection. */
+const OBJECT_BY_PID = new FixedSql("select * from objects where pid = ?", { prepared: true });
 
 /** The columns of `row` with a value (Kysely's rule: an undefined value leaves its column out). */
 function definedColumns<Row extends object>(row: Row): (keyof Row & string)[] {
@@ -68,7 +70,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       const stamp = cache?.stamp ?? 0;
       const row = direct?.available
         ? direct.objectRow(pid)
-        : await db.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
+        : await OBJECT_BY_PID.first<ObjectsTable>(db, [pid]);
       if (!row) return undefined;
       const object = fromRow(row);
       cache?.put(object, stamp);
