@@ -14,7 +14,7 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-function onPostgres(db: Kysely<Tables>): boolean {
+export function onPostgres(db: Kysely<Tables>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
