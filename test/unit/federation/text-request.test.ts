@@ -5,8 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -17,6 +15,7 @@ import { clientFor } from "../../../src/federation/client.ts";
 import { requestText } from "../../../src/federation/text-request.ts";
 import type { NodeContext } from "../../../src/services/context.ts";
 import { serializeError } from "../../../src/types/index.ts";
+import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,14 +28,14 @@ const NOT_FOUND = serializeError({
 });
 
 describe("bodiless calls read as text", () => {
-  let server: Server;
+  let server: LocalServer;
   let baseUrl: string;
   let dataDir: string;
   let ctx: NodeContext;
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
     ctx = { config: resolveConfig({ dataDir }) } as NodeContext;
-    server = createServer(async (request, response) => {
+    server = await listenLocal(async (request, response) => {
       const url = request.url ?? "";
       if (url.includes("late")) await sleep(1500);
       if (url.includes("gone")) {
@@ -55,12 +54,10 @@ describe("bodiless calls read as text", () => {
       if (url.includes("stalled")) await sleep(1500);
       response.end(url.includes("ping") ? "" : "!");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = server.baseUrl;
   });
   after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
