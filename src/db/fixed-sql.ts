@@ -5,6 +5,7 @@
  * Texts use `?` placeholders; PostgreSQL gets `$1`, `$2`, ... (the texts hold no other question mark).
  */
 import { CompiledQuery, type Kysely, PostgresAdapter, type QueryResult } from "kysely";
+import { prepareByName } from "./prepared-statements.ts";
 import type { Tables } from "./schema.ts";
 
 /** `?` placeholders numbered for PostgreSQL. */
@@ -13,7 +14,7 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-function onPostgres(db: Kysely<Tables>): boolean {
+export function onPostgres(db: Kysely<Tables>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -22,9 +23,11 @@ export class FixedSql {
   readonly #sqlite: string;
   readonly #postgres: string;
 
-  constructor(text: string) {
+  /** `prepared`: PostgreSQL connections prepare the text once and run it by name (prepared-statements.ts). */
+  constructor(text: string, options: { prepared?: boolean } = {}) {
     this.#sqlite = text;
     this.#postgres = numbered(text);
+    if (options.prepared) prepareByName(this.#postgres);
   }
 
   run<R = unknown>(db: Kysely<Tables>, parameters: readonly unknown[]): Promise<QueryResult<R>> {

@@ -1,8 +1,9 @@
 /** The objects repository: system metadata rows, their access rows, and lists in (dateSysMetadataModified, pid) order. */
 import { type Kysely, sql } from "kysely";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import { coalescedReads } from "./coalesced-reads.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
-import { FixedSql, insertRows } from "./fixed-sql.ts";
+import { FixedSql, insertRows, onPostgres } from "./fixed-sql.ts";
 import { listObjects } from "./object-list.ts";
 import type { KeysetPager, Write } from "./pager.ts";
 import type { RowCache } from "./row-cache.ts";
@@ -33,6 +34,12 @@ export type ObjectWrite = Write<ObjectKey, StoredObject>;
 
 const ACCESS_COLUMNS = ["pid", "subject", "permission"] as const;
 const IDENTIFIER_IN_USE = new FixedSql("select id from identifiers where id = ?");
+/** An object's row by PID: one per MN getSystemMetadata, so prepared once per PostgreSQL connection. */
+const OBJECT_BY_PID = new FixedSql("select * from objects where pid = ?", { prepared: true });
+/** Rows of several PIDs (a text array), for reads coalesced on PostgreSQL (coalesced-reads.ts). */
+const OBJECTS_BY_PIDS = new FixedSql("select * from objects where pid = any(cast(? as text[]))", {
+  prepared: true,
+});
 
 /** The columns of `row` with a value (Kysely's rule: an undefined value leaves its column out). */
 function definedColumns<Row extends object>(row: Row): (keyof Row & string)[] {
@@ -61,14 +68,24 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     await insertRows(tx, "access_rules", ACCESS_COLUMNS, accessRows(object));
   };
 
+  // Outside transactions on PostgreSQL, reads of single rows in one turn of the event loop go as one query.
+  const readRow =
+    onPostgres(db) && !db.isTransaction
+      ? coalescedReads(
+          (pid) => OBJECT_BY_PID.first<ObjectsTable>(db, [pid]),
+          async (pids) => {
+            const { rows } = await OBJECTS_BY_PIDS.run<ObjectsTable>(db, [pids]);
+            return new Map(rows.map((row) => [row.pid, row]));
+          },
+        )
+      : (pid: string) => OBJECT_BY_PID.first<ObjectsTable>(db, [pid]);
+
   return {
     async get(pid) {
       const cached = cache?.get(pid);
       if (cached) return cached;
       const stamp = cache?.stamp ?? 0;
-      const row = direct?.available
-        ? direct.objectRow(pid)
-        : await db.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
+      const row = direct?.available ? direct.objectRow(pid) : await readRow(pid);
       if (!row) return undefined;
       const object = fromRow(row);
       cache?.put(object, stamp);

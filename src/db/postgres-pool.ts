@@ -8,6 +8,7 @@
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
 import { isClientTimeout } from "./errors.ts";
+import { preparedName } from "./prepared-statements.ts";
 
 export interface PostgresLimits {
   /** Longest wait for a connection (new, or free in the pool). */
@@ -58,7 +59,10 @@ export async function postgresPool(
 function closingWhenTimedOut(client: pg.PoolClient): PostgresPoolClient {
   let broken = false;
   const query = ((...args: Parameters<pg.PoolClient["query"]>) => {
-    const result = (client.query as (...a: unknown[]) => unknown)(...args);
+    const [text, values] = args as unknown[];
+    const name = typeof text === "string" && args.length <= 2 ? preparedName(text) : undefined;
+    const call = client.query as (...a: unknown[]) => unknown;
+    const result = name ? call.call(client, { name, text, values }) : call.apply(client, args);
     if (result instanceof Promise) {
       return result.catch((error: unknown) => {
         if (isClientTimeout(error)) broken = true;

@@ -35,6 +35,7 @@ import {
 } from "../types/index.ts";
 import type { Node } from "../types/node.ts";
 import type { Checksum, ReplicationStatus, SystemMetadata } from "../types/sysmeta.ts";
+import { requestText, type TextAnswer } from "./text-request.ts";
 
 export interface ListWindow {
   fromDate?: Date;
@@ -102,6 +103,11 @@ function xmlPart(xml: string, filename: string): Blob {
 /** The remote node's exception, or a ServiceFailure describing what came back instead. */
 async function remoteFailure(response: Answer, what: string, pid?: string): Promise<D1Error> {
   const text = await response.body.text().catch(() => "");
+  return failureFrom(response.statusCode, text, what, pid);
+}
+
+/** The exception an error answer (`statusCode`, body `text`) stands for. */
+function failureFrom(statusCode: number, text: string, what: string, pid?: string): D1Error {
   try {
     const error = parseError(text);
     const name: ExceptionName = isExceptionName(error.exception) ? error.exception : "ServiceFailure";
@@ -110,7 +116,7 @@ async function remoteFailure(response: Answer, what: string, pid?: string): Prom
       detailCode: error.detailCode,
     });
   } catch {
-    const description = `${what} answered HTTP ${response.statusCode} without a DataONE error document.`;
+    const description = `${what} answered HTTP ${statusCode} without a DataONE error document.`;
     return new ServiceFailure(description, pid ? { pid } : {});
   }
 }
@@ -160,11 +166,32 @@ export function clientFor(
     return { response, what };
   }
 
+  /** A bodiless call's answer as text (text-request.ts: no stream per response). */
+  const textOf = async (method: Dispatcher.HttpMethod, route: string, pid?: string) => {
+    const url = `${base}${route}`;
+    const what = `${method} ${url}`;
+    let answer: TextAnswer;
+    try {
+      answer = await requestText(pool, url, {
+        method,
+        headers: await nodeCallHeaders(ctx.config, url),
+        headersTimeout: timeoutMs,
+        bodyTimeout: idleTimeoutMs,
+      });
+    } catch (error) {
+      throw unreachable(what, error, pid);
+    }
+    if (answer.statusCode < 200 || answer.statusCode > 299)
+      throw failureFrom(answer.statusCode, answer.text, what, pid);
+    return answer.text;
+  };
+
   const text = async (
     method: Dispatcher.HttpMethod,
     route: string,
     init: { body?: FormData; pid?: string } = {},
   ) => {
+    if (!init.body) return textOf(method, route, init.pid);
     const { response, what } = await call(method, route, init);
     try {
       return await response.body.text();

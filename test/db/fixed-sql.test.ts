@@ -46,6 +46,31 @@ forEachDialect((_name, open) => {
       assert.equal(Number(after?.n), 1);
     });
 
+    it("runs a prepared statement again and again, on any connection and in a transaction", async () => {
+      await insertRows(
+        db.kysely,
+        "search_values",
+        ["pid", "field", "value", "num"],
+        [{ pid: "fx-5", field: "p", value: "e", num: 5 }],
+      );
+      const byPid = new FixedSql("select value from search_values where pid = ? and field = ?", {
+        prepared: true,
+      });
+      // More runs at once than pooled connections, past PostgreSQL's switch to a generic plan (5 runs).
+      const values = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          byPid.first<{ value: string }>(db.kysely, [i % 2 ? "fx-5" : "none", "p"]),
+        ),
+      );
+      assert.deepEqual(
+        values.map((row) => row?.value),
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? "e" : undefined)),
+      );
+      await db.kysely.transaction().execute(async (tx) => {
+        assert.equal((await byPid.first<{ value: string }>(tx, ["fx-5", "p"]))?.value, "e");
+      });
+    });
+
     it("inserts nothing for no rows", async () => {
       await insertRows(db.kysely, "search_values", ["pid", "field", "value", "num"], []);
     });

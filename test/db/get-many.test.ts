@@ -23,6 +23,16 @@ forEachDialect((_name, open) => {
         assert.deepEqual(found.get(pid), await db.objects.get(pid));
     });
 
+    it("gets asked at once (coalesced into one query on PostgreSQL) each answer their own pid", async () => {
+      const asked = ["many-5", "many-absent", "many-7", "many-5", "many-1100"];
+      const rows = await Promise.all(asked.map((pid) => db.objects.get(pid)));
+      assert.deepEqual(
+        rows.map((row) => row?.sysmeta.identifier),
+        ["many-5", undefined, "many-7", "many-5", "many-1100"],
+      );
+      assert.equal(rows[0]?.sysmeta.fileName, "many-5.csv");
+    });
+
     it("answers an empty question with an empty map", async () => {
       assert.equal((await db.objects.getMany([])).size, 0);
     });

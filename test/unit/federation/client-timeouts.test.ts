@@ -5,8 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,11 +12,12 @@ import { resolveConfig } from "../../../src/config/config.ts";
 import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
 import type { NodeContext } from "../../../src/services/context.ts";
+import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("federation client timeouts", () => {
-  let server: Server;
+  let server: LocalServer;
   let baseUrl: string;
   let dataDir: string;
   let ctx: NodeContext;
@@ -28,7 +27,7 @@ describe("federation client timeouts", () => {
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
     ctx = { config: resolveConfig({ dataDir }) } as NodeContext;
-    server = createServer(async (request, response) => {
+    server = await listenLocal(async (request, response) => {
       authorizations.push(request.headers.authorization);
       if (request.url?.includes("late-headers")) await sleep(2500);
       response.writeHead(200, { "content-type": "application/octet-stream" });
@@ -42,12 +41,10 @@ describe("federation client timeouts", () => {
       response.end();
       if (request.url?.includes("stalled")) stalledBodyEnded = true;
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = server.baseUrl;
   });
   after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
