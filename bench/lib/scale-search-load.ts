@@ -116,7 +116,7 @@ async function dropIndexes(client: pg.Client): Promise<Definition[]> {
   return [...keys.rows, ...indexes.rows];
 }
 
-function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
+function write(stream: NodeJS.WritableStream, text: Buffer): Promise<void> {
   return stream.write(text) ? Promise.resolve() : new Promise((resolve) => stream.once("drain", resolve));
 }
 

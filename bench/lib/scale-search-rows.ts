@@ -17,9 +17,10 @@ export const DOCS_COPY_COLUMNS = [
 ];
 export const VALUES_COPY_COLUMNS = ["pid", "field", "value", "num"];
 
+/** The COPY text of a chunk, UTF-8 encoded where it is made (so a worker's bytes move to the writer as they are). */
 export interface ChunkText {
-  docs: string;
-  values: string;
+  docs: Buffer;
+  values: Buffer;
 }
 
 export function chunkText(from: number, to: number): ChunkText {
@@ -42,5 +43,5 @@ export function chunkText(from: number, to: number): ChunkText {
     for (const v of rows)
       values.push(`${copyField(v.pid)}\t${copyField(v.field)}\t${copyField(v.value)}\t${copyField(v.num)}\n`);
   }
-  return { docs: docs.join(""), values: values.join("") };
+  return { docs: Buffer.from(docs.join("")), values: Buffer.from(values.join("")) };
 }

@@ -7,5 +7,7 @@ parentPort?.on("message", (range: { from: number; to: number } | "close") => {
     parentPort?.close();
     return;
   }
-  parentPort?.postMessage(chunkText(range.from, range.to));
+  const { docs, values } = chunkText(range.from, range.to);
+  // Handed over, not copied (Buffers this large own their memory).
+  parentPort?.postMessage({ docs, values }, [docs.buffer as ArrayBuffer, values.buffer as ArrayBuffer]);
 });
