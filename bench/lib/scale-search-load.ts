@@ -1,92 +1,122 @@
 /**
  * A search index of millions of documents, loaded into PostgreSQL with COPY FROM STDIN: the rows the index
  * store would write (src/search/index-rows.ts) for documents drawn from the corpus's field distributions
- * (eml-fields.ts), `search_docs` and `search_values` streamed side by side, their secondary indexes and the
- * values' key dropped while the rows go in and built again after, then `vacuum analyze`.
+ * (eml-fields.ts), `search_docs` and `search_values` streamed side by side on two connections. Each table is
+ * emptied in the COPY's own transaction so the rows go in frozen (COPY FREEZE: no vacuum pass after, the
+ * visibility map already set for index-only scans); the rows' text is made by worker threads; the secondary
+ * indexes and keys are dropped while the rows go in and built after (maintenance_work_mem raised, the two
+ * tables' indexes on their two connections at once), then `analyze`.
  */
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { type IndexEntry, indexRows } from "../../src/search/index-rows.ts";
+import { chunkSource } from "./scale-search-pool.ts";
+import { DOCS_COPY_COLUMNS, VALUES_COPY_COLUMNS } from "./scale-search-rows.ts";
+import { backendPid, serverCpuDuring } from "./server-cpu.ts";
 
 const DOCS_PER_CHUNK = 2000;
-const DOC_COLUMNS = ["pid", "doc", "science", "format_type", "obsoleted", "archived", "is_public"];
-const MORE_DOC_COLUMNS = ["date_uploaded", "format_id", "terms"];
+const TABLES = ["search_docs", "search_values"] as const;
+/** For the index builds of the load (the server's default is 64 MB; the GIN index of terms gains most). */
+const BUILD_MEMORY = "512MB";
 
-/** A value as COPY's text format reads it. */
-function field(value: string | number | null): string {
-  if (value === null) return "\\N";
-  return String(value)
-    .replace(/\\/g, "\\\\")
-    .replace(/\t/g, "\\t")
-    .replace(/\n/g, "\\n")
-    .replace(/\r/g, "\\r");
+export interface LoadTimes {
+  rowsSeconds: number;
+  indexSeconds: number;
+  /** CPU seconds of the two PostgreSQL backends (null when the server is not on this machine). */
+  serverCpu: { rows: number | null; indexes: number | null };
 }
 
-/** A text[] literal. */
-function textArray(list: string[]): string {
-  return `{${list.map((t) => `"${t.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+interface Definition {
+  table: string;
+  name: string;
+  /** create index ... or alter table ... add constraint ... */
+  create: string;
 }
 
 export async function copySearchIndex(
   url: string,
   count: number,
-  entryOf: (n: number) => IndexEntry,
+  /** Worker threads making the rows' text (0: this thread). */
+  threads: number,
   onProgress: (docs: number) => void,
-): Promise<{ rowsSeconds: number; indexSeconds: number }> {
-  const docsClient = new pg.Client({ connectionString: url });
-  const valuesClient = new pg.Client({ connectionString: url });
-  await docsClient.connect();
-  await valuesClient.connect();
+): Promise<LoadTimes> {
+  const clients = [
+    new pg.Client({ connectionString: url }),
+    new pg.Client({ connectionString: url }),
+  ] as const;
+  for (const client of clients) await client.connect();
+  const [docsClient, valuesClient] = clients;
   try {
-    const indexes = await docsClient.query<{ indexname: string; indexdef: string }>(
-      `select indexname, indexdef from pg_indexes where schemaname = current_schema()
-         and tablename in ('search_docs', 'search_values')
-         and indexname not in (select conname from pg_constraint where contype = 'p')`,
-    );
-    const keys = await docsClient.query<{ conname: string; def: string }>(
-      `select conname, pg_get_constraintdef(oid) as def from pg_constraint
-         where conrelid = 'search_values'::regclass and contype = 'p'`,
-    );
-    for (const index of indexes.rows) await docsClient.query(`drop index "${index.indexname}"`);
-    for (const key of keys.rows)
-      await docsClient.query(`alter table search_values drop constraint "${key.conname}"`);
+    const pids = await Promise.all(clients.map(backendPid));
+    const definitions = await dropIndexes(docsClient);
     const started = performance.now();
-    const docs = docsClient.query(
-      copyFrom(`copy search_docs (${[...DOC_COLUMNS, ...MORE_DOC_COLUMNS].join(", ")}) from stdin`),
-    );
-    const values = valuesClient.query(copyFrom("copy search_values (pid, field, value, num) from stdin"));
-    const done = [finished(docs), finished(values)];
-    for (let from = 0; from < count; from += DOCS_PER_CHUNK) {
-      let docText = "";
-      let valueText = "";
-      for (let n = from; n < Math.min(count, from + DOCS_PER_CHUNK); n++) {
-        const { row, values: rows, terms } = indexRows(entryOf(n));
-        docText += `${[row.pid, row.doc, row.science, row.format_type, row.obsoleted, row.archived, row.is_public, row.date_uploaded, row.format_id].map(field).join("\t")}\t${field(textArray(terms))}\n`;
-        for (const v of rows)
-          valueText += `${field(v.pid)}\t${field(v.field)}\t${field(v.value)}\t${field(v.num)}\n`;
+    const rows = await serverCpuDuring(pids, async () => {
+      for (const [i, client] of clients.entries()) {
+        await client.query("begin");
+        await client.query(`truncate ${TABLES[i]}`);
       }
-      await Promise.all([write(docs, docText), write(values, valueText)]);
-      onProgress(Math.min(count, from + DOCS_PER_CHUNK));
-    }
-    docs.end();
-    values.end();
-    await Promise.all(done);
+      const docs = docsClient.query(
+        copyFrom(`copy search_docs (${DOCS_COPY_COLUMNS.join(", ")}) from stdin with (freeze)`),
+      );
+      const values = valuesClient.query(
+        copyFrom(`copy search_values (${VALUES_COPY_COLUMNS.join(", ")}) from stdin with (freeze)`),
+      );
+      const done = [finished(docs), finished(values)];
+      const source = chunkSource(count, DOCS_PER_CHUNK, threads);
+      try {
+        let written = 0;
+        for (let text = await source.next(); text; text = await source.next()) {
+          await Promise.all([write(docs, text.docs), write(values, text.values)]);
+          written = Math.min(count, written + DOCS_PER_CHUNK);
+          onProgress(written);
+        }
+      } finally {
+        await source.close();
+      }
+      docs.end();
+      values.end();
+      await Promise.all(done);
+      for (const client of clients) await client.query("commit");
+    });
     const rowsSeconds = (performance.now() - started) / 1000;
     const indexed = performance.now();
-    for (const key of keys.rows) {
-      await docsClient.query(`alter table search_values add constraint "${key.conname}" ${key.def}`);
-    }
-    for (const index of indexes.rows) await docsClient.query(index.indexdef);
-    await docsClient.query("vacuum (analyze) search_docs");
-    await docsClient.query("vacuum (analyze) search_values");
-    return { rowsSeconds, indexSeconds: (performance.now() - indexed) / 1000 };
+    const indexes = await serverCpuDuring(pids, () =>
+      Promise.all(
+        clients.map(async (client, i) => {
+          await client.query(`set maintenance_work_mem = '${BUILD_MEMORY}'`);
+          for (const d of definitions.filter((d) => d.table === TABLES[i])) await client.query(d.create);
+          await client.query(`analyze ${TABLES[i]}`);
+        }),
+      ),
+    );
+    return {
+      rowsSeconds,
+      indexSeconds: (performance.now() - indexed) / 1000,
+      serverCpu: { rows: rows.cpu, indexes: indexes.cpu },
+    };
   } finally {
-    await docsClient.end();
-    await valuesClient.end();
+    for (const client of clients) await client.end();
   }
 }
 
-function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
+/** The two tables' secondary indexes and keys, dropped; their definitions returned to build them again. */
+async function dropIndexes(client: pg.Client): Promise<Definition[]> {
+  const keys = await client.query<Definition>(
+    `select conrelid::regclass::text as table, conname as name,
+        format('alter table %I add constraint %I %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) as create
+       from pg_constraint where conrelid in ('search_docs'::regclass, 'search_values'::regclass) and contype = 'p'`,
+  );
+  const indexes = await client.query<Definition>(
+    `select tablename as table, indexname as name, indexdef as create from pg_indexes
+       where schemaname = current_schema() and tablename in ('search_docs', 'search_values')
+         and indexname not in (select conname from pg_constraint)`,
+  );
+  for (const index of indexes.rows) await client.query(`drop index "${index.name}"`);
+  for (const key of keys.rows) await client.query(`alter table ${key.table} drop constraint "${key.name}"`);
+  // Keys first: the pid key of search_docs is what the other indexes' builds are checked against least.
+  return [...keys.rows, ...indexes.rows];
+}
+
+function write(stream: NodeJS.WritableStream, text: Buffer): Promise<void> {
   return stream.write(text) ? Promise.resolve() : new Promise((resolve) => stream.once("drain", resolve));
 }
 

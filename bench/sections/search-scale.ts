@@ -11,29 +11,29 @@ import { loadavg } from "node:os";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/index.ts";
 import { writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
-import type { IndexEntry } from "../../src/search/index-rows.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import { runQuery } from "../../src/search/service.ts";
-import { sysmetaFields } from "../../src/search/sysmeta-fields.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
-import { emlFields } from "../lib/eml-fields.ts";
 import { backend, keptBackend } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
+import { scaleEntryOf } from "../lib/scale-search-entry.ts";
 import { copySearchIndex } from "../lib/scale-search-load.ts";
-import { keywordClause, percentiles, recordPage, sysmetaOf, timeOnce } from "./search.ts";
+import { keywordClause, percentiles, recordPage, timeOnce } from "./search.ts";
 import { recordSnapshotRestart, saveSnapshot, snapshotBench } from "./search-scale-snapshot.ts";
 import type { SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
 /** Set (to anything): the loaded database is kept (named by its size) and reused by the next run. */
 const KEEP = Boolean(process.env.BENCH_SEARCH_SCALE_KEEP);
+/** Worker threads making the load's rows (BENCH_SEARCH_SCALE_THREADS, default 2). */
+const THREADS = Number(process.env.BENCH_SEARCH_SCALE_THREADS ?? 2);
 const LOADED_MARK = "bench_search_scale_loaded";
 const BURST = 10_000;
 const QUERIES = 50;
-const formats = loadFormatRegistry();
+const _formats = loadFormatRegistry();
 const MB = 1024 * 1024;
 
 /** The load averages (1, 5, 15 minutes), for the notes: the machine may be shared. */
@@ -43,6 +43,7 @@ const loadAverages = () =>
     .join(" / ")}`;
 
 const cpuSeconds = (cpu: NodeJS.CpuUsage) => (cpu.user + cpu.system) / 1e6;
+const seconds = (s: number | null) => (s === null ? "unknown" : `${s.toFixed(0)} s`);
 
 /** Timed like percentiles(), with this process's CPU per query (ms). */
 async function withCpu(run: () => Promise<{ p50: number; p99: number }>) {
@@ -90,17 +91,9 @@ async function recordSqlPage(
   }
 }
 
-function entryOf(n: number, variant = 0): IndexEntry {
-  return {
-    pid: `bench.${n}.1`,
-    sysmeta: sysmetaFields(sysmetaOf(n + variant, 4000), formats),
-    science: emlFields(n),
-  };
-}
-
 async function load(url: string): Promise<void> {
   const cpuBefore = process.cpuUsage();
-  const { rowsSeconds, indexSeconds } = await copySearchIndex(url, DOCS, entryOf, (n) => {
+  const { rowsSeconds, indexSeconds, serverCpu } = await copySearchIndex(url, DOCS, THREADS, (n) => {
     if (n % 100_000 === 0) process.stderr.write(`\r  copied ${n} / ${DOCS}`);
   });
   process.stderr.write("\n");
@@ -110,7 +103,7 @@ async function load(url: string): Promise<void> {
     name: `COPY of a ${DOCS}-document search index (postgres)`,
     value: DOCS / (rowsSeconds + indexSeconds),
     unit: "docs/s",
-    notes: `${loadAverages()}; rows ${rowsSeconds.toFixed(0)} s (Node CPU ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s), indexes and analyze ${indexSeconds.toFixed(0)} s`,
+    notes: `${loadAverages()}; rows ${rowsSeconds.toFixed(0)} s (Node CPU ${cpuSeconds(cpu).toFixed(0)} s with ${THREADS} threads, PostgreSQL CPU ${seconds(serverCpu.rows)}), indexes and analyze ${indexSeconds.toFixed(0)} s (PostgreSQL CPU ${seconds(serverCpu.indexes)})`,
   });
 }
 
@@ -203,7 +196,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     };
     let written = 0;
     const write = async () => {
-      const entry = entryOf(written++ * 97, 1);
+      const entry = scaleEntryOf(written++ * 97, 1);
       await writeDocument(database, entry.pid, entry.sysmeta, entry.science);
     };
     const base = await percentiles(plain, QUERIES);
@@ -237,7 +230,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     for (let start = 0; start < BURST; start += 500) {
       await writeDocuments(
         database,
-        Array.from({ length: 500 }, (_, i) => entryOf((start + i) * 211, 2)),
+        Array.from({ length: 500 }, (_, i) => scaleEntryOf((start + i) * 211, 2)),
       );
     }
     const after: number[] = [];
