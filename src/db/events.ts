@@ -66,6 +66,11 @@ export interface EventLogOptions {
    * earliest date added.
    */
   announce?: (tx: Kysely<Tables>, from: number) => Promise<void>;
+  /**
+   * Runs in each transaction adding entries through the query builder, with the number added: SQLite, where the
+   * writers keep `row_counts` themselves (migration 0016; `insertNow` counts its own batches).
+   */
+  countAdded?: (tx: Kysely<Tables>, added: number) => Promise<void>;
 }
 
 export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): BatchedEventLog {
@@ -98,6 +103,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
           .values(batch.slice(i, i + ROWS_PER_INSERT))
           .execute();
       }
+      await options.countAdded?.(tx, batch.length);
       await options.announce?.(tx, earliest(batch));
     });
 
@@ -204,6 +210,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
               .execute();
             added.push(...rows);
           }
+          await options.countAdded?.(tx, added.length);
           if (added.length > 0) await options.announce?.(tx, earliest(added));
         });
       } catch (error) {
@@ -232,6 +239,7 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
         async add(entry) {
           const row = newRow(entry);
           await insertRows(tx, "events", EVENT_COLUMNS, [row]);
+          await options.countAdded?.(tx, 1);
           // Usually once: later entries of a write are rarely dated earlier.
           if (row.date_logged < announced) {
             announced = row.date_logged;

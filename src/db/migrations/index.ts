@@ -20,6 +20,7 @@ import { auditMigration } from "./0012-audit.ts";
 import { eventsByTypeMigration } from "./0013-events-by-type.ts";
 import { searchRebuildMigration } from "./0014-search-rebuild.ts";
 import { rowCountsMigration } from "./0015-row-counts.ts";
+import { eventsCountedByWritersMigration } from "./0016-events-counted-by-writers.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   eventsByTypeMigration,
   searchRebuildMigration,
   rowCountsMigration,
+  eventsCountedByWritersMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
