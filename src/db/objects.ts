@@ -61,6 +61,13 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     await insertRows(tx, "access_rules", ACCESS_COLUMNS, accessRows(object));
   };
 
+  /** A row read, as an object, kept in the cache. */
+  const kept = (row: Parameters<typeof fromRow>[0], stamp: number): StoredObject => {
+    const object = fromRow(row);
+    cache?.put(object, stamp);
+    return object;
+  };
+
   return {
     async get(pid) {
       const cached = cache?.get(pid);
@@ -69,10 +76,15 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       const row = direct?.available
         ? direct.objectRow(pid)
         : await db.selectFrom("objects").selectAll().where("pid", "=", pid).executeTakeFirst();
-      if (!row) return undefined;
-      const object = fromRow(row);
-      cache?.put(object, stamp);
-      return object;
+      return row ? kept(row, stamp) : undefined;
+    },
+
+    peek(pid) {
+      const cached = cache?.get(pid);
+      if (cached || !direct?.available) return cached;
+      const stamp = cache?.stamp ?? 0;
+      const row = direct.objectRow(pid);
+      return row ? kept(row, stamp) : undefined;
     },
 
     async getMany(pids) {
