@@ -1,6 +1,6 @@
 /** The event log's batches on SQLite, written on the database handle itself (see events.ts, insertNow). */
 import type SQLite from "better-sqlite3";
-import type { NewRow } from "./events.ts";
+import type { NewRow } from "./event-rows.ts";
 
 /** Rows per multi-row INSERT of an event batch (7 values a row: far below SQLite's 32766 parameters). */
 const EVENT_ROWS_PER_STATEMENT = 50;
