@@ -22,23 +22,22 @@ const frozenGrants = new WeakMap<AccessFacts, ReadonlyMap<string, Permission>>()
 const frozenReaders = new WeakMap<Session, Readers>();
 
 function grantsOfSysmeta(sysmeta: AccessFacts): ReadonlyMap<string, Permission> {
-  if (!Object.isFrozen(sysmeta)) return grantsOf(sysmeta);
-  let grants = frozenGrants.get(sysmeta);
-  if (!grants) {
-    grants = grantsOf(sysmeta);
-    frozenGrants.set(sysmeta, grants);
-  }
-  return grants;
+  return keptIfFrozen(frozenGrants, sysmeta, grantsOf);
 }
 
 function readersOfSession(session: Session): Readers {
-  if (!Object.isFrozen(session)) return readersOf(session);
-  let readers = frozenReaders.get(session);
-  if (!readers) {
-    readers = readersOf(session);
-    frozenReaders.set(session, readers);
+  return keptIfFrozen(frozenReaders, session, readersOf);
+}
+
+/** `make(key)`, made once and kept in `kept` when `key` is frozen. */
+function keptIfFrozen<K extends object, V>(kept: WeakMap<K, V>, key: K, make: (key: K) => V): V {
+  if (!Object.isFrozen(key)) return make(key);
+  let value = kept.get(key);
+  if (value === undefined) {
+    value = make(key);
+    kept.set(key, value);
   }
-  return readers;
+  return value;
 }
 
 /** The subjects a list must be filtered by, or undefined when the session may read everything. */
