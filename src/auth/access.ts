@@ -5,12 +5,39 @@
  */
 import type { Config } from "../config/config.ts";
 import type { Permission } from "../types/sysmeta.ts";
-import { type AccessFacts, grantsOf, holds, readersOf } from "./readers.ts";
+import { type AccessFacts, grantsOf, holds, type Readers, readersOf } from "./readers.ts";
 import { AUTHENTICATED_USER, PUBLIC, type Session } from "./session.ts";
 
 /** Whether the session holds `permission` on an object with this system metadata (the rule: readers.ts). */
 export function isAllowed(session: Session, permission: Permission, sysmeta: AccessFacts): boolean {
-  return holds(readersOf(session), grantsOf(sysmeta), permission);
+  return holds(readersOfSession(session), grantsOfSysmeta(sysmeta), permission);
+}
+
+/**
+ * Frozen system metadata (the row cache's objects, frozen deeply and shared by the requests that read them) and
+ * frozen sessions (the anonymous caller's) never change: their grants and readers are made once, not at every
+ * access check (measured on small gets: ~1 % of the server's CPU).
+ */
+const frozenGrants = new WeakMap<AccessFacts, ReadonlyMap<string, Permission>>();
+const frozenReaders = new WeakMap<Session, Readers>();
+
+function grantsOfSysmeta(sysmeta: AccessFacts): ReadonlyMap<string, Permission> {
+  return keptIfFrozen(frozenGrants, sysmeta, grantsOf);
+}
+
+function readersOfSession(session: Session): Readers {
+  return keptIfFrozen(frozenReaders, session, readersOf);
+}
+
+/** `make(key)`, made once and kept in `kept` when `key` is frozen. */
+function keptIfFrozen<K extends object, V>(kept: WeakMap<K, V>, key: K, make: (key: K) => V): V {
+  if (!Object.isFrozen(key)) return make(key);
+  let value = kept.get(key);
+  if (value === undefined) {
+    value = make(key);
+    kept.set(key, value);
+  }
+  return value;
 }
 
 /** The subjects a list must be filtered by, or undefined when the session may read everything. */

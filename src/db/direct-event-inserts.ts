@@ -1,6 +1,6 @@
 /** The event log's batches on SQLite, written on the database handle itself (see events.ts, insertNow). */
 import type SQLite from "better-sqlite3";
-import type { NewRow } from "./events.ts";
+import type { NewRow } from "./event-rows.ts";
 
 /** Rows per multi-row INSERT of an event batch (7 values a row: far below SQLite's 32766 parameters). */
 const EVENT_ROWS_PER_STATEMENT = 50;
@@ -23,6 +23,8 @@ export function directEventInserts(handle: SQLite.Database): (rows: readonly New
     }
     return statement;
   };
+  // The writers of events keep its row count (migration 0016): one update per batch.
+  const count = handle.prepare("update row_counts set n = n + ? where name = 'events'");
   const insertAll = handle.transaction((rows: readonly NewRow[]) => {
     for (let i = 0; i < rows.length; i += EVENT_ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + EVENT_ROWS_PER_STATEMENT);
@@ -31,6 +33,7 @@ export function directEventInserts(handle: SQLite.Database): (rows: readonly New
         values.push(r.pid, r.ip, r.user_agent, r.subject, r.event, r.date_logged, r.node_id);
       insertOf(chunk.length).run(values);
     }
+    count.run(rows.length);
   });
   return (rows) => {
     if (handle.inTransaction) return false;

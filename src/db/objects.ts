@@ -79,6 +79,12 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
           },
         )
       : (pid: string) => OBJECT_BY_PID.first<ObjectsTable>(db, [pid]);
+  /** A row read, as an object, kept in the cache. */
+  const kept = (row: Parameters<typeof fromRow>[0], stamp: number): StoredObject => {
+    const object = fromRow(row);
+    cache?.put(object, stamp);
+    return object;
+  };
 
   return {
     async get(pid) {
@@ -86,10 +92,15 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
       if (cached) return cached;
       const stamp = cache?.stamp ?? 0;
       const row = direct?.available ? direct.objectRow(pid) : await readRow(pid);
-      if (!row) return undefined;
-      const object = fromRow(row);
-      cache?.put(object, stamp);
-      return object;
+      return row ? kept(row, stamp) : undefined;
+    },
+
+    peek(pid) {
+      const cached = cache?.get(pid);
+      if (cached || !direct?.available) return cached;
+      const stamp = cache?.stamp ?? 0;
+      const row = direct.objectRow(pid);
+      return row ? kept(row, stamp) : undefined;
     },
 
     async getMany(pids) {

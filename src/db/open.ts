@@ -23,6 +23,7 @@ import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
 import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
 import { replicaNodeRepository } from "./replica-nodes.ts";
+import { addToCount } from "./row-counts.ts";
 import type { Tables } from "./schema.ts";
 import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
@@ -76,7 +77,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const events = eventLog(db, {
     ...(options.onEventLogError ? { onError: options.onEventLogError } : {}),
     ...(handle
-      ? { insertNow: directEventInserts(handle) }
+      ? { insertNow: directEventInserts(handle), countAdded: (tx, added) => addToCount(tx, "events", added) }
       : { announce: async (tx, from) => feed?.announceEvents(tx, from) }),
   });
   // SQLite: this process is the database's only user (exclusive lock). PostgreSQL: other processes may write;

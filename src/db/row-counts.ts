@@ -1,9 +1,11 @@
 /**
- * The rows of `events` and `objects`, as the triggers of migration 0015 keep them: the `total` of an unfiltered
+ * The rows of `events` and `objects`, as the triggers of migration 0015 keep them (on SQLite, the writers of
+ * `events` count their inserts themselves: migration 0016): the `total` of an unfiltered
  * getLogRecords or listObjects without counting the table. Exact: a count reads the committed deltas of the
  * same snapshot as the statement that reads it.
  */
 import { type Kysely, sql } from "kysely";
+import { FixedSql } from "./fixed-sql.ts";
 import type { RowCountsTable, Tables } from "./schema.ts";
 
 /** PostgreSQL: past this many delta rows for a table, a read folds them into one. */
@@ -26,4 +28,15 @@ export async function countRows(db: Kysely<Tables>, name: RowCountsTable["name"]
 async function fold(db: Kysely<Tables>, name: RowCountsTable["name"]): Promise<void> {
   await sql`with gone as (delete from row_counts where name = ${name} returning n)
     insert into row_counts (name, n) select ${name}, coalesce(sum(n), 0) from gone`.execute(db);
+}
+
+const ADD_TO_COUNT = new FixedSql("update row_counts set n = n + ? where name = ?");
+
+/** SQLite, where the writers of a table count for it (migration 0016): `added` more rows of `name`. */
+export async function addToCount(
+  db: Kysely<Tables>,
+  name: RowCountsTable["name"],
+  added: number,
+): Promise<void> {
+  if (added !== 0) await ADD_TO_COUNT.run(db, [added, name]);
 }

@@ -77,6 +77,11 @@ export interface LogFilter {
 /** Reads and writes on objects; every method may run inside a transaction. */
 export interface ObjectRepository {
   get(pid: string): Promise<StoredObject | undefined>;
+  /**
+   * The object when it is at hand without waiting (the row cache, or the SQLite handle read directly), else
+   * undefined: absent, or only get() can tell.
+   */
+  peek(pid: string): StoredObject | undefined;
   /** Several objects in few queries (packages of many members); absent pids are missing from the map. */
   getMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
   /** The HEAD PID of a series: kept with the SID as each write changes the series (see series.ts). */

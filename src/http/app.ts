@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { SessionResolver } from "../auth/session.ts";
 import type { NodeContext } from "../services/context.ts";
 import { openUploadArea } from "../uploads/upload-area.ts";
+import { decorateApiMethod } from "./api-method.ts";
 import { listPathRewriter } from "./list-paths.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
 import { registerCors } from "./plugins/cors.ts";
@@ -42,6 +43,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     logController: new LogController({ disableRequestLogging: logLevel !== "debug" && logLevel !== "trace" }),
   });
   app.decorate("uploadIdleMs", ctx.config.uploadIdleTimeout * 1000);
+  decorateApiMethod(app);
   registerErrorHandling(app, ctx.config.nodeId);
   frameworkErrors.noteRoutes(app);
   registerCors(app, ctx.config.corsOrigins);

@@ -44,29 +44,35 @@ export function answerRead(
   size: number,
   ranges = true,
 ): ReadAnswer {
+  if (isCurrent(headers, validators)) return NOT_MODIFIED;
+  const range = headers.range;
+  if (!ranges || typeof range !== "string" || !ifRangeHolds(headers["if-range"], validators)) return WHOLE;
+  const parsed = parseRange(size, range, { combine: true });
+  if (parsed === -2 || (parsed !== -1 && parsed.type !== "bytes")) return WHOLE;
+  // "the server SHOULD send a 416 ... when the set of ranges requested has been rejected" as unsatisfiable.
+  if (parsed === -1 || parsed.length === 0) return UNSATISFIABLE;
+  const [only] = parsed;
+  if (parsed.length > 1 || !only) return WHOLE;
+  // A range that covers the whole object is still a range: 206 says so.
+  return { status: 206, range: { start: only.start, end: only.end } };
+}
+
+const WHOLE: ReadAnswer = Object.freeze({ status: 200 });
+const NOT_MODIFIED: ReadAnswer = Object.freeze({ status: 304 });
+const UNSATISFIABLE: ReadAnswer = Object.freeze({ status: 416 });
+
+/** Whether the caller's copy is current by its If-None-Match or If-Modified-Since (none: it has no copy). */
+function isCurrent(headers: IncomingHttpHeaders, validators: Validators): boolean {
+  const noneMatch = headers["if-none-match"];
+  const modifiedSince = headers["if-modified-since"];
+  if (noneMatch === undefined && modifiedSince === undefined) return false;
   const current: Record<string, string> = {};
   if (validators.lastModified) current["last-modified"] = validators.lastModified;
   if (validators.etag) current.etag = validators.etag;
   // "the origin server SHOULD respond with a 304 (Not Modified) status code" for a GET/HEAD whose condition fails.
   // The package treats `Cache-Control: no-cache` as a forced reload, but that directive asks caches to revalidate,
   // which is what a conditional request to the origin does: fetch() adds it to every conditional request.
-  const conditions = {
-    "if-none-match": headers["if-none-match"],
-    "if-modified-since": headers["if-modified-since"],
-  };
-  if (fresh(conditions, current)) return { status: 304 };
-  const range = headers.range;
-  if (!ranges || typeof range !== "string" || !ifRangeHolds(headers["if-range"], validators)) {
-    return { status: 200 };
-  }
-  const parsed = parseRange(size, range, { combine: true });
-  if (parsed === -2 || (parsed !== -1 && parsed.type !== "bytes")) return { status: 200 };
-  // "the server SHOULD send a 416 ... when the set of ranges requested has been rejected" as unsatisfiable.
-  if (parsed === -1 || parsed.length === 0) return { status: 416 };
-  const [only] = parsed;
-  if (parsed.length > 1 || !only) return { status: 200 };
-  // A range that covers the whole object is still a range: 206 says so.
-  return { status: 206, range: { start: only.start, end: only.end } };
+  return fresh({ "if-none-match": noneMatch, "if-modified-since": modifiedSince }, current);
 }
 
 /**

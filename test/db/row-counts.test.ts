@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { sql } from "kysely";
 import { bulkLoadObjects } from "../../src/db/index.ts";
 import type { Database, NewLogEntry } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -108,6 +109,39 @@ forEachDialect((name, open) => {
       assert.equal(folded.objects, seen.objects + 2 + 249);
       assert.equal(folded.objects, folded.countedObjects);
       assert.equal(folded.events, folded.countedEvents);
+    });
+
+    it("count every writer of the log: batches beside a write's transaction, harvests with duplicates", async () => {
+      const db = await open();
+      // SQLite: a batch flushed while a write's transaction holds the handle goes through the query builder,
+      // one flushed outside on the handle itself; both count their rows (migration 0016, no row trigger).
+      let flushing: Promise<void> = Promise.resolve();
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < 7; i++) db.events.append(entry("during", i));
+        flushing = db.events.flush();
+        await tx.events.add(entry("in-tx", 0));
+      });
+      await flushing;
+      for (let i = 0; i < 60; i++) db.events.append(entry("after", i));
+      await db.events.flush();
+      const harvested = [0, 0, 1].map((k) => ({
+        ...entry("h", k),
+        sourceNode: "urn:node:O",
+        sourceEntryId: `e${k}`,
+      }));
+      assert.equal(await db.events.addHarvested(harvested), 2);
+      assert.equal(await db.events.addHarvested(harvested), 0);
+      const seen = await totals(db);
+      assert.equal(seen.countedEvents, 7 + 1 + 60 + 2);
+      assert.equal(seen.events, seen.countedEvents);
+      if (name === "sqlite") {
+        const triggers = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'
+          and tbl_name = 'events'`.execute(db.kysely);
+        assert.deepEqual(
+          triggers.rows.map((row) => row.name),
+          ["events_counted_delete"],
+        );
+      }
     });
   });
 });

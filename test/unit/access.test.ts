@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isAllowed, maySubmit, readFilter } from "../../src/auth/access.ts";
+import type { AccessFacts } from "../../src/auth/readers.ts";
 import { anonymousSession, sessionFor } from "../../src/auth/session.ts";
 import type { AccessRule } from "../../src/types/sysmeta.ts";
 
@@ -31,6 +32,21 @@ describe("isAllowed", () => {
     const members = object([{ subjects: ["authenticatedUser"], permissions: ["read"] }]);
     assert.ok(!isAllowed(anonymousSession(), "read", members));
     assert.ok(isAllowed(sessionFor("CN=anyone", config), "read", members));
+  });
+
+  it("decides alike for frozen system metadata (kept grants), each object by its own policy", () => {
+    const freeze = (rules: AccessRule[]): AccessFacts => {
+      for (const rule of rules) Object.freeze(rule);
+      return Object.freeze({ rightsHolder: "CN=owner", accessPolicy: Object.freeze(rules) as AccessRule[] });
+    };
+    const open = freeze([{ subjects: ["public"], permissions: ["read"] }]);
+    const closed = freeze([{ subjects: ["CN=w"], permissions: ["write"] }]);
+    for (let i = 0; i < 2; i++) {
+      assert.ok(isAllowed(anonymousSession(), "read", open));
+      assert.ok(!isAllowed(anonymousSession(), "read", closed));
+      assert.ok(isAllowed(sessionFor("CN=w", config), "write", closed));
+      assert.ok(!isAllowed(sessionFor("CN=w", config), "write", open));
+    }
   });
 });
 

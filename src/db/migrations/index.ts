@@ -21,6 +21,7 @@ import { eventsByTypeMigration } from "./0013-events-by-type.ts";
 import { searchRebuildMigration } from "./0014-search-rebuild.ts";
 import { rowCountsMigration } from "./0015-row-counts.ts";
 import { searchChangesMigration } from "./0016-search-changes.ts";
+import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   searchRebuildMigration,
   rowCountsMigration,
   searchChangesMigration,
+  eventsCountedByWritersMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { NotAuthorized } from "../../errors/exceptions.ts";
+import { apiMethodOf } from "../api-method.ts";
 
 const WINDOW_MS = 60_000;
 
@@ -66,7 +67,7 @@ export function registerIsAuthorizedLimit(
   if (settings.limit <= 0) return;
   const limiter = new SourceLimiter(settings.limit, settings.blockSeconds * 1000);
   app.addHook("onRequest", (request, _reply, done) => {
-    if (!request.routeOptions.config?.apiMethod?.endsWith(".isAuthorized")) return done();
+    if (!apiMethodOf(request).endsWith(".isAuthorized")) return done();
     const blockedMs = limiter.admit(clientAddress(request));
     if (blockedMs > 0) {
       throw new NotAuthorized(

@@ -12,6 +12,7 @@ import { NodeMetrics } from "../../metrics/node-metrics.ts";
 import { type Sampler, startSampling } from "../../metrics/samples.ts";
 import { renderStatusPage } from "../../metrics/status-page.ts";
 import type { NodeContext } from "../../services/context.ts";
+import { apiMethodOf } from "../api-method.ts";
 
 export interface MetricsOptions {
   /** What samples the status page's plots (default: every 10 s by the system clock); tests drive their own. */
@@ -20,14 +21,11 @@ export interface MetricsOptions {
 
 const SAMPLE_INTERVAL_MS = 10_000;
 
-interface SocketMark {
-  read: number;
-  written: number;
-}
-
 declare module "fastify" {
   interface FastifyRequest {
-    socketMark: SocketMark | null;
+    /** The connection's bytes read and written when the request began (-1: no socket). */
+    socketReadMark: number;
+    socketWrittenMark: number;
   }
 }
 
@@ -37,15 +35,19 @@ export function registerMetrics(
   options: MetricsOptions = {},
 ): NodeMetrics {
   const metrics = new NodeMetrics(ctx);
-  app.decorateRequest("socketMark", null);
+  app.decorateRequest("socketReadMark", -1);
+  app.decorateRequest("socketWrittenMark", -1);
   app.addHook("onRequest", (request, _reply, done) => {
     const socket = request.raw.socket;
-    request.socketMark = { read: socket?.bytesRead ?? 0, written: socket?.bytesWritten ?? 0 };
+    if (socket) {
+      request.socketReadMark = socket.bytesRead ?? 0;
+      request.socketWrittenMark = socket.bytesWritten ?? 0;
+    }
     done();
   });
   app.addHook("onResponse", (request, reply, done) => {
     metrics.observe({
-      method: request.routeOptions.config?.apiMethod ?? "none",
+      method: apiMethodOf(request) || "none",
       status: reply.statusCode,
       seconds: reply.elapsedTime / 1000,
       ...bytesMoved(request),
@@ -114,12 +116,12 @@ function sendPage(reply: FastifyReply, page: string): FastifyReply {
  */
 function bytesMoved(request: FastifyRequest): { bytesIn: number; bytesOut: number } {
   const socket = request.raw.socket;
-  const mark = request.socketMark;
-  if (!socket || !mark) return { bytesIn: 0, bytesOut: 0 };
+  const read = request.socketReadMark;
+  if (!socket || read < 0) return { bytesIn: 0, bytesOut: 0 };
   const declared = Number(request.headers["content-length"]);
   const bytesIn =
     request.raw.complete && Number.isSafeInteger(declared) && declared >= 0
       ? declared
-      : Math.max(0, (socket.bytesRead ?? 0) - mark.read);
-  return { bytesIn, bytesOut: Math.max(0, (socket.bytesWritten ?? 0) - mark.written) };
+      : Math.max(0, (socket.bytesRead ?? 0) - read);
+  return { bytesIn, bytesOut: Math.max(0, (socket.bytesWritten ?? 0) - request.socketWrittenMark) };
 }

@@ -12,6 +12,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { NotAuthorized, ServiceFailure } from "../../errors/exceptions.ts";
+import { apiMethodOf } from "../api-method.ts";
 
 /**
  * Operations whose services refuse an anonymous caller in every case: writes by Coordinating Nodes, Member Nodes
@@ -98,7 +99,7 @@ export function registerRequestBodies(app: FastifyInstance, limits: BodyLimits):
   });
 
   app.addHook("preHandler", (request, _reply, done) => {
-    const method = request.routeOptions.config?.apiMethod;
+    const method = apiMethodOf(request);
     if (method && NEEDS_SUBJECT.has(method) && !request.session?.authenticated) {
       throw new NotAuthorized(
         `${method} needs an authenticated caller (a client certificate or a bearer token).`,

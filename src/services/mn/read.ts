@@ -12,7 +12,10 @@ import { digestOfStoredBytes, knownDigest } from "./stored-digest.ts";
 
 /** The object (PID or SID) if the caller may read it. "NotAuthorized:1000 (no read permission)". */
 export async function readableObject(ctx: NodeContext, call: CallInfo, id: string): Promise<StoredObject> {
-  const object = await findByPidOrSid(ctx, id);
+  return allowedToRead(call, id, await findByPidOrSid(ctx, id));
+}
+
+function allowedToRead(call: CallInfo, id: string, object: StoredObject): StoredObject {
   if (!isAllowed(call.session, "read", object.sysmeta)) {
     throw new NotAuthorized(`${call.session.subject} may not read "${object.sysmeta.identifier}".`, {
       pid: id,
@@ -33,7 +36,9 @@ export type Wanted = { bytes: "all" } | { bytes: "range"; start: number; end: nu
  */
 export type Choose = (object: StoredObject) => Wanted;
 
-const ALL: Choose = () => ({ bytes: "all" });
+export const ALL_BYTES: Wanted = Object.freeze({ bytes: "all" });
+export const NO_BYTES: Wanted = Object.freeze({ bytes: "none" });
+const ALL: Choose = () => ALL_BYTES;
 
 /**
  * MNRead.get: "GET /object/{id} ... id: PID or SID (SID gives the HEAD PID)"; "get writes a read log entry": one
@@ -45,7 +50,29 @@ export async function get(
   id: string,
   choose: Choose = ALL,
 ): Promise<{ object: StoredObject; body: ObjectBody | undefined }> {
-  const object = await readableObject(ctx, call, id);
+  return delivered(ctx, call, await readableObject(ctx, call, id), choose);
+}
+
+/**
+ * get, when the object named by PID is at hand without waiting (`objects.peek`: the row cache, or SQLite read
+ * directly), without a promise or a turn of the event loop; undefined when it is not (then get()).
+ */
+export function getNow(
+  ctx: NodeContext,
+  call: CallInfo,
+  id: string,
+  choose: Choose = ALL,
+): { object: StoredObject; body: ObjectBody | undefined } | undefined {
+  const object = ctx.db.objects.peek(id);
+  return object && delivered(ctx, call, allowedToRead(call, id, object), choose);
+}
+
+function delivered(
+  ctx: NodeContext,
+  call: CallInfo,
+  object: StoredObject,
+  choose: Choose,
+): { object: StoredObject; body: ObjectBody | undefined } {
   const body = bytesOf(ctx, object, choose(object));
   if (body) logEvent(ctx, call, object.sysmeta.identifier, "read");
   return { object, body };

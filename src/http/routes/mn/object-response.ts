@@ -4,13 +4,14 @@
  * headers. A 304 or 416 delivers no bytes, so the service logs no event for it.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Choose, ObjectBody, Wanted } from "../../../services/mn/read.ts";
+import { ALL_BYTES, type Choose, NO_BYTES, type ObjectBody, type Wanted } from "../../../services/mn/read.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
 import { answerRead, contentRange, type ReadAnswer, unsatisfiedRange } from "../../conditional-read.ts";
 import type { RouteScope } from "./context.ts";
 import { objectHeaders, validatorsOf } from "./object-headers.ts";
 
-type ObjectRead = (choose: Choose) => Promise<{ object: StoredObject; body: ObjectBody | undefined }>;
+type Found = { object: StoredObject; body: ObjectBody | undefined };
+type ObjectRead = (choose: Choose) => Promise<Found>;
 
 /** GET: `read` finds the object and checks access; the answer is chosen from the object it found. */
 export async function answerObjectGet(
@@ -19,13 +20,39 @@ export async function answerObjectGet(
   scope: RouteScope,
   read: ObjectRead,
 ): Promise<FastifyReply> {
-  let answer = { status: 200 } as ReadAnswer;
-  const { object, body } = await read((found) => {
-    answer = answerRead(request.headers, validatorsOf(found), found.sysmeta.size);
-    return wantedBy(answer);
-  });
-  return send(reply, scope, object, answer, body);
+  const chosen = new Chosen(request);
+  const { object, body } = await read(chosen.choose);
+  return send(reply, scope, object, chosen.answer, body);
 }
+
+/**
+ * GET when `read` finds the object without waiting (services/mn/read.ts, getNow): answered at once, with no
+ * promise; false when it did not (then answerObjectGet).
+ */
+export function answerObjectGetNow(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: RouteScope,
+  read: (choose: Choose) => Found | undefined,
+): boolean {
+  const chosen = new Chosen(request);
+  const found = read(chosen.choose);
+  if (!found) return false;
+  send(reply, scope, found.object, chosen.answer, found.body);
+  return true;
+}
+
+/** The answer to the request, chosen once the object is found. */
+class Chosen {
+  answer: ReadAnswer = OK;
+  constructor(private readonly request: FastifyRequest) {}
+  readonly choose: Choose = (found) => {
+    this.answer = answerRead(this.request.headers, validatorsOf(found), found.sysmeta.size);
+    return wantedBy(this.answer);
+  };
+}
+
+const OK: ReadAnswer = Object.freeze({ status: 200 });
 
 /** HEAD (describe): the object's headers, or 304 when the caller's copy is current. Range is ignored. */
 export function answerObjectHead(
@@ -39,9 +66,9 @@ export function answerObjectHead(
 }
 
 function wantedBy(answer: ReadAnswer): Wanted {
-  if (answer.status === 200) return { bytes: "all" };
+  if (answer.status === 200) return ALL_BYTES;
   if (answer.status === 206) return { bytes: "range", ...answer.range };
-  return { bytes: "none" };
+  return NO_BYTES;
 }
 
 function send(

@@ -15,7 +15,7 @@ import { booleanParam, dateParam, dateRange, integerParam, type Query, stringPar
 import { identifierAfter, refuseImpossibleIdentifier } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 import { DEFAULT_COUNT, MAX_COUNT } from "./core.ts";
-import { answerObjectGet, answerObjectHead } from "./object-response.ts";
+import { answerObjectGet, answerObjectGetNow, answerObjectHead } from "./object-response.ts";
 
 export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
@@ -41,9 +41,12 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
     return sendXml(reply, serializeObjectList(page));
   });
 
-  app.get(`${objectPrefix}*`, { config: { apiMethod: "MNRead.get" } }, async (request, reply) => {
+  // Not async: an object at hand (the row cache, SQLite) is answered without a promise.
+  app.get(`${objectPrefix}*`, { config: { apiMethod: "MNRead.get" } }, (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
-    return answerObjectGet(request, reply, scope, (choose) => read.get(ctx, callInfo(request), id, choose));
+    const call = callInfo(request);
+    if (answerObjectGetNow(request, reply, scope, (choose) => read.getNow(ctx, call, id, choose))) return;
+    return answerObjectGet(request, reply, scope, (choose) => read.get(ctx, call, id, choose));
   });
 
   app.head(`${objectPrefix}*`, { config: { apiMethod: "MNRead.describe" } }, async (request, reply) => {
