@@ -114,7 +114,7 @@ forEachDialect((name, open) => {
     it("count every writer of the log: batches beside a write's transaction, harvests with duplicates", async () => {
       const db = await open();
       // SQLite: a batch flushed while a write's transaction holds the handle goes through the query builder,
-      // one flushed outside on the handle itself; both count their rows (migration 0016, no row trigger).
+      // one flushed outside on the handle itself; both count their rows (migration 0017, no row trigger).
       let flushing: Promise<void> = Promise.resolve();
       await db.transaction(async (tx) => {
         for (let i = 0; i < 7; i++) db.events.append(entry("during", i));
