@@ -4,8 +4,9 @@
  * transaction per 1 KiB create wrote ~40 pages of SQLite's log, and is a commit of its own on PostgreSQL). Each
  * write still returns only once its own objects are indexed, so that a caller reads its own write in search.
  * Writes that change or remove objects are indexed on their own, in commit order.
- * Measured with 8 clients creating: on PostgreSQL about a third of the creates were indexed in batches of 2-3; on
- * SQLite almost none, since the other writes wait for the one connection while the index transaction holds it.
+ * Measured with 8 clients creating, when a batch started at once: on PostgreSQL about a third of the creates were
+ * indexed in batches of 2-3; on SQLite almost none, since the other writes waited for the one connection while the
+ * index transaction held it. A batch now waits for the next turn of the event loop (`nextTurn`).
  */
 import type { ObjectChange } from "../objects/changes.ts";
 import { indexChanges } from "./hooks.ts";
@@ -25,6 +26,7 @@ export function coalescedIndexing(ctx: IndexContext): (changes: readonly ObjectC
     draining = true;
     try {
       while (waiting.length > 0) {
+        await nextTurn();
         const batch = waiting;
         waiting = [];
         for (const group of groupsOf(batch)) {
@@ -49,6 +51,13 @@ export function coalescedIndexing(ctx: IndexContext): (changes: readonly ObjectC
     });
   };
 }
+
+/**
+ * A batch starts on the event loop's next turn, not at once: the object transactions already waiting for the
+ * database's connection commit first and join it. Without this the index transaction took the one SQLite
+ * connection as soon as a write committed, so the others could never commit while it ran.
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Consecutive writes that only create objects go together; any other write forms a group of its own. */
 function groupsOf(batch: readonly Waiting[]): Waiting[][] {

@@ -1,6 +1,7 @@
 /**
- * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit while
- * an index write runs are indexed in one transaction once it is done; each caller resolves only when its own
+ * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit in the
+ * same turn of the event loop, or while an index write runs, are indexed in one transaction; each caller resolves
+ * only when its own
  * objects are indexed; when that shared transaction fails, each object is indexed on its own, so that one object
  * that cannot be indexed costs the others nothing (its document is dropped for the start-up catch-up).
  */
@@ -50,12 +51,14 @@ forEachDialect((_name, open) => {
       await raw.objects.insertMany(objects);
       const { db, writes } = watched(raw, "coalesced-refused");
       const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() });
-      // The first runs at once; the others commit while it is busy and wait for it.
-      await Promise.all(objects.map((object) => index(created(object))));
-      assert.deepEqual(writes.slice(0, 2), [
-        ["coalesced-first"],
-        ["coalesced-a", "coalesced-b", "coalesced-refused", "coalesced-c"],
-      ]);
+      // The first four commit in the same turn and go together; the last commits while they are indexed.
+      const [last, ...firstFour] = [objects[4], ...objects.slice(0, 4)];
+      const together = firstFour.map((object) => index(created(object!)));
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([...together, index(created(last!))]);
+      // The shared write fails (one refused), so each of the four is then written alone, before the last.
+      assert.deepEqual(writes[0], ["coalesced-first", "coalesced-a", "coalesced-b", "coalesced-refused"]);
+      assert.deepEqual(writes.at(-1), ["coalesced-c"]);
       for (const object of objects) {
         const pid = object.sysmeta.identifier;
         const indexed = (await raw.search.readStoredDocs([pid])).has(pid);
