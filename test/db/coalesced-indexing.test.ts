@@ -52,10 +52,9 @@ forEachDialect((_name, open) => {
       const { db, writes } = watched(raw, "coalesced-refused");
       const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() });
       // The first four commit in the same turn and go together; the last commits while they are indexed.
-      const [last, ...firstFour] = [objects[4], ...objects.slice(0, 4)];
-      const together = firstFour.map((object) => index(created(object!)));
+      const together = objects.slice(0, 4).map((object) => index(created(object)));
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([...together, index(created(last!))]);
+      await Promise.all([...together, ...objects.slice(4).map((object) => index(created(object)))]);
       // The shared write fails (one refused), so each of the four is then written alone, before the last.
       assert.deepEqual(writes[0], ["coalesced-first", "coalesced-a", "coalesced-b", "coalesced-refused"]);
       assert.deepEqual(writes.at(-1), ["coalesced-c"]);
