@@ -6,8 +6,8 @@
  * Writes that change or remove objects are indexed on their own, in commit order.
  * Measured with 8 clients creating, when a batch started at once: on PostgreSQL about a third of the creates were
  * indexed in batches of 2-3; on SQLite almost none, since the other writes waited for the one connection while the
- * index transaction held it. A batch now waits for the next turn of the event loop (`nextTurn`), then, while other
- * writes are under way (their bytes staged, about to commit: writes-under-way.ts), up to GATHER_MS for them.
+ * index transaction held it. A batch now waits, while other writes are under way (their bytes staged, about to
+ * commit: writes-under-way.ts), up to GATHER_MS for them, then for the next turn of the event loop (`nextTurn`).
  */
 import type { ObjectChange } from "../objects/changes.ts";
 import { indexChanges } from "./hooks.ts";
@@ -38,8 +38,9 @@ export function coalescedIndexing(
     draining = true;
     try {
       while (waiting.length > 0) {
-        await nextTurn();
+        // The writes that end meanwhile ask to be indexed a few microtasks after they end: a turn later all have.
         await underWay?.settled(GATHER_MS);
+        await nextTurn();
         const batch = waiting;
         waiting = [];
         for (const group of groupsOf(batch)) {
