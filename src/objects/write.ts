@@ -29,8 +29,9 @@ export async function writeObjects<T>(
   ended?: () => void,
 ): Promise<T> {
   let changes: ObjectChange[] = [];
-  const result = await ctx.db
-    .transaction(async (tx) => {
+  let result: T;
+  try {
+    result = await ctx.db.transaction(async (tx) => {
       changes = [];
       const replanned = new Set<string>();
       const recorded: ObjectTransaction = {
@@ -44,8 +45,12 @@ export async function writeObjects<T>(
       }
       await ctx.changes.recorded(tx, changes);
       return value;
-    })
-    .finally(ended);
+    });
+  } finally {
+    // Called at once, with no await before the crash point below (a promise's finally would add turns of the
+    // microtask queue, in which the task worker, woken by the commit, could lease a task the crash then holds).
+    ended?.();
+  }
   crashPointAfterCommit();
   await ctx.changes.committed(changes);
   return result;
