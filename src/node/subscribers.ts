@@ -9,6 +9,7 @@ import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
 import { coalescedIndexing } from "../search/index-batches.ts";
+import { WritesUnderWay } from "../search/writes-under-way.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 
@@ -20,9 +21,11 @@ export function withChangeSubscribers(parts: Omit<NodeContext, "changes">): Node
 }
 
 export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
+  const underWay = new WritesUnderWay();
   return {
     recorded: (tx, changes) => queueFollowUps(ctx, tx.tasks, changes),
-    committed: coalescedIndexing(ctx),
+    committed: coalescedIndexing(ctx, underWay),
+    starting: () => underWay.start(),
   };
 }
 

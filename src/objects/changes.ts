@@ -44,6 +44,11 @@ export interface ChangeSubscribers {
   recorded(tx: TransactionRepositories, changes: readonly ObjectChange[]): Promise<void>;
   /** After the commit, before the write returns (the search index: a caller reads its own write). Never throws. */
   committed(changes: readonly ObjectChange[]): Promise<void>;
+  /**
+   * A write with staged bytes is under way and will soon commit; the function returned is called once its
+   * transaction has ended, committed or not (before `committed`). Lets the index gather concurrent writes.
+   */
+  starting?(): () => void;
 }
 
 /** The PID a change is about. */

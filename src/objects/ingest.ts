@@ -50,6 +50,23 @@ export async function ingest(
   staged: StagedObject,
   write: (tx: ObjectTransaction, contentKey: string) => Promise<void>,
 ): Promise<void> {
+  // Said to have ended by writeObjects right after its transaction, or here at the latest.
+  const ended = ctx.changes.starting?.();
+  try {
+    await committedUnderLock(ctx, origin, staged, write, ended);
+  } finally {
+    ended?.();
+  }
+}
+
+/** The steps above, under the content key's lock. */
+async function committedUnderLock(
+  ctx: ObjectWriteContext,
+  origin: ChangeOrigin,
+  staged: StagedObject,
+  write: (tx: ObjectTransaction, contentKey: string) => Promise<void>,
+  ended: (() => void) | undefined,
+): Promise<void> {
   const key = staged.key;
   await ctx.contentLocks.run(key, async () => {
     await ctx.db.blobIntents.add(key);
@@ -65,6 +82,7 @@ export async function ingest(
           await tx.blobIntents.remove(key);
         },
         held,
+        ended,
       );
     } catch (error) {
       await staged.discard();

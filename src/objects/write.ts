@@ -18,30 +18,39 @@ export interface ObjectTransaction extends TransactionRepositories {
 
 /**
  * Run `work` in one transaction, every change it makes to an object recorded and followed up (see above).
- * `origin` says who asked for the change.
+ * `origin` says who asked for the change; `ended` (from `ChangeSubscribers.starting`) is called once the transaction
+ * has ended, committed or not.
  */
 export async function writeObjects<T>(
   ctx: ObjectWriteContext,
   origin: ChangeOrigin,
   work: (tx: ObjectTransaction) => Promise<T>,
   held?: HeldBytes,
+  ended?: () => void,
 ): Promise<T> {
   let changes: ObjectChange[] = [];
-  const result = await ctx.db.transaction(async (tx) => {
-    changes = [];
-    const replanned = new Set<string>();
-    const recorded: ObjectTransaction = {
-      ...tx,
-      objects: recording(tx.objects, origin, changes, held),
-      replan: (pid) => replanned.add(pid),
-    };
-    const value = await work(recorded);
-    for (const change of changes) {
-      if (change.kind !== "removed" && replanned.has(pidOf(change))) change.replan = true;
-    }
-    await ctx.changes.recorded(tx, changes);
-    return value;
-  });
+  let result: T;
+  try {
+    result = await ctx.db.transaction(async (tx) => {
+      changes = [];
+      const replanned = new Set<string>();
+      const recorded: ObjectTransaction = {
+        ...tx,
+        objects: recording(tx.objects, origin, changes, held),
+        replan: (pid) => replanned.add(pid),
+      };
+      const value = await work(recorded);
+      for (const change of changes) {
+        if (change.kind !== "removed" && replanned.has(pidOf(change))) change.replan = true;
+      }
+      await ctx.changes.recorded(tx, changes);
+      return value;
+    });
+  } finally {
+    // Called at once, with no await before the crash point below (a promise's finally would add turns of the
+    // microtask queue, in which the task worker, woken by the commit, could lease a task the crash then holds).
+    ended?.();
+  }
   crashPointAfterCommit();
   await ctx.changes.committed(changes);
   return result;

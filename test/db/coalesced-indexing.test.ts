@@ -1,6 +1,7 @@
 /**
- * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit while
- * an index write runs are indexed in one transaction once it is done; each caller resolves only when its own
+ * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit in the
+ * same turn of the event loop, or while an index write runs, are indexed in one transaction; each caller resolves
+ * only when its own
  * objects are indexed; when that shared transaction fails, each object is indexed on its own, so that one object
  * that cannot be indexed costs the others nothing (its document is dropped for the start-up catch-up).
  */
@@ -9,6 +10,7 @@ import { describe, it } from "node:test";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { ObjectChange } from "../../src/objects/changes.ts";
 import { coalescedIndexing } from "../../src/search/index-batches.ts";
+import { WritesUnderWay } from "../../src/search/writes-under-way.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -50,17 +52,35 @@ forEachDialect((_name, open) => {
       await raw.objects.insertMany(objects);
       const { db, writes } = watched(raw, "coalesced-refused");
       const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() });
-      // The first runs at once; the others commit while it is busy and wait for it.
-      await Promise.all(objects.map((object) => index(created(object))));
-      assert.deepEqual(writes.slice(0, 2), [
-        ["coalesced-first"],
-        ["coalesced-a", "coalesced-b", "coalesced-refused", "coalesced-c"],
-      ]);
+      // The first four commit in the same turn and go together; the last commits while they are indexed.
+      const together = objects.slice(0, 4).map((object) => index(created(object)));
+      while (writes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([...together, ...objects.slice(4).map((object) => index(created(object)))]);
+      // The shared write fails (one refused), so each of the four is then written alone, before the last.
+      assert.deepEqual(writes[0], ["coalesced-first", "coalesced-a", "coalesced-b", "coalesced-refused"]);
+      assert.deepEqual(writes.at(-1), ["coalesced-c"]);
       for (const object of objects) {
         const pid = object.sysmeta.identifier;
         const indexed = (await raw.search.readStoredDocs([pid])).has(pid);
         assert.equal(indexed, pid !== "coalesced-refused", `${pid} indexed`);
       }
+    });
+    it("waits for a write under way to join the batch", async () => {
+      const raw = await open();
+      const objects = ["early", "late"].map((name, n) => storedObject(`gathered-${name}`, {}, n));
+      await raw.objects.insertMany(objects);
+      const { db, writes } = watched(raw, "none");
+      const underWay = new WritesUnderWay();
+      const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() }, underWay);
+      const [early, late] = objects;
+      assert.ok(early && late);
+      const lateEnds = underWay.start();
+      const first = index(created(early));
+      await new Promise((resolve) => setImmediate(resolve));
+      // The late write commits (ends) a turn later, and asks to be indexed.
+      lateEnds();
+      await Promise.all([first, index(created(late))]);
+      assert.deepEqual(writes, [["gathered-early", "gathered-late"]]);
     });
   });
 });
