@@ -6,14 +6,13 @@
  *   figure is the index's (extraction and SQL), not the disk's. Baseline: the XML parse alone of the same
  *   documents, in the same run. Target >= 1,000 docs/s; CPU-milliseconds per document are reported beside it
  *   (this process, all threads; the PostgreSQL backend's from /proc).
- *   During the rebuild another process pings an HTTP server of the rebuilding process without pause (keep-alive),
- *   each request reading an object's row from the database: its p99 against the same with no rebuild shows how
- *   long a request waits behind the rebuild's pages.
+ *   During the rebuild another process requests an HTTP server of the rebuilding process without pause
+ *   (bench/lib/row-requests.ts), each request reading an object's row from the database: its p99 against the same
+ *   with no rebuild shows how long a request waits behind the rebuild's pages. The requests' share of the CPU is
+ *   estimated from their CPU with no rebuild; BENCH_SEARCH_REBUILD_REQUESTS=0 rebuilds without them.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
@@ -27,12 +26,15 @@ import { parseXml } from "../../src/types/xml-parse.ts";
 import { emlDocument } from "../lib/eml-corpus.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
+import { quietRequests, requestsDuring, rowServer } from "../lib/row-requests.ts";
 import { sysmetaOf } from "./search.ts";
 import { databases, type SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_DOCS ?? 100_000);
 const DISTINCT = 1000;
 const PING_SECONDS = 5;
+/** BENCH_SEARCH_REBUILD_REQUESTS=0: no requests during the rebuild (its CPU per document is then its own). */
+const REQUESTS = process.env.BENCH_SEARCH_REBUILD_REQUESTS !== "0";
 
 export async function searchRebuild(options: SectionOptions): Promise<void> {
   const documents = Array.from({ length: DISTINCT }, (_, i) => Buffer.from(emlDocument(i)));
@@ -45,20 +47,18 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
   const db = await openDatabase(
     store.url ? { url: store.url } : { sqlitePath: path.join(tmp.dir, "r.sqlite") },
   );
-  const server = await pingServer(db);
+  const server = await rowServer(db, DOCS);
   try {
     await bulkLoadObjects(db, objects(documents), () => undefined);
     const parsed = parseRate(documents);
-    const quiet = await pings(
-      server,
-      () => new Promise((resolve) => setTimeout(resolve, PING_SECONDS * 1000)),
-    );
+    const quiet = REQUESTS ? await quietRequests(server, PING_SECONDS) : undefined;
     const backends = await backendPids(db);
+    const load = loadavg()[0] ?? 0;
     const cpu0 = process.cpuUsage();
     const pg0 = cpuOf(backends);
     const began = performance.now();
     let done = 0;
-    const during = await pings(server, async () => {
+    const rebuild = async () => {
       const ctx = { db, store: storeOf(documents), formats: loadFormatRegistry() };
       await reindexObjects(ctx, {
         batchSize: 500,
@@ -68,26 +68,34 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
           done = seen;
         },
       });
-    });
+    };
+    const during = REQUESTS ? await requestsDuring(server, rebuild) : await rebuild().then(() => undefined);
     process.stderr.write("\n");
     const seconds = (performance.now() - began) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const own = (cpu.user + cpu.system) / 1000 / DOCS;
     const backendMs = ((cpuOf(backends) - pg0) * 1000) / DOCS;
+    // The requests' share of this process's CPU, at what they cost with no rebuild.
+    const requestsMs = during && quiet ? (during.count * quiet.cpuMsPerRequest) / DOCS : 0;
     const rate = DOCS / seconds;
     record({
       section: "search-rebuild",
-      name: `full rebuild of ${DOCS} EML documents (${db.dialect})`,
+      name: `full rebuild of ${DOCS} EML documents (${db.dialect}${REQUESTS ? "" : ", no requests"})`,
       value: rate,
       unit: "docs/s",
-      baseline: { name: "XML parse alone", value: parsed, unit: "docs/s" },
-      ratio: rate / parsed,
+      baseline: { name: "XML parse alone", value: parsed.rate, unit: "docs/s" },
+      ratio: rate / parsed.rate,
       target: ">= 1000 docs/s",
       pass: rate >= 1000,
-      notes: `${seconds.toFixed(0)} s; CPU per document ${own.toFixed(2)} ms here (all threads)${
-        db.dialect === "postgres" ? ` + ${backendMs.toFixed(2)} ms PostgreSQL backend` : ""
-      }`,
+      notes: [
+        `${seconds.toFixed(0)} s; CPU per document ${own.toFixed(2)} ms here (all threads)`,
+        db.dialect === "postgres" ? ` + ${backendMs.toFixed(2)} ms PostgreSQL backend` : "",
+        during ? `, of which ~${requestsMs.toFixed(2)} ms the ${during.count} requests answered` : "",
+        `; XML parse alone ${parsed.cpuMs.toFixed(3)} ms CPU per document`,
+        `; load average ${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
+      ].join(""),
     });
+    if (!during || !quiet) return;
     record({
       section: "search-rebuild",
       name: `small request p99 during the rebuild (${db.dialect})`,
@@ -95,7 +103,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
       unit: "ms",
       baseline: { name: "the same, no rebuild", value: quiet.p99, unit: "ms" },
       ratio: during.p99 / quiet.p99,
-      notes: `p50 ${during.p50.toFixed(1)} ms (no rebuild ${quiet.p50.toFixed(1)} ms), max ${during.max.toFixed(0)} ms, ${during.count} requests`,
+      notes: `p50 ${during.p50.toFixed(1)} ms (no rebuild ${quiet.p50.toFixed(1)} ms), max ${during.max.toFixed(0)} ms, ${during.count} requests; ${quiet.cpuMsPerRequest.toFixed(2)} ms CPU a request with no rebuild`,
     });
   } finally {
     server.close();
@@ -127,70 +135,14 @@ function storeOf(documents: Buffer[]): ObjectStore {
   } as unknown as ObjectStore;
 }
 
-/** Documents per second through the XML parser alone (5,000 parses). */
-function parseRate(documents: Buffer[]): number {
+/** Documents per second through the XML parser alone (5,000 parses), and its CPU-milliseconds per document. */
+function parseRate(documents: Buffer[]): { rate: number; cpuMs: number } {
+  const cpu0 = process.cpuUsage();
   const began = performance.now();
   for (let i = 0; i < 5000; i++) parseXml(documents[i % DISTINCT] as Buffer, InvalidRequest);
-  return 5000 / ((performance.now() - began) / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: 5000 / ((performance.now() - began) / 1000), cpuMs: (cpu.user + cpu.system) / 1000 / 5000 };
 }
-
-/** Each request reads one object's row (a random one: past the row cache) from the rebuilding node's database. */
-function pingServer(db: Database): Promise<http.Server & { port: number }> {
-  const server = http.createServer((_request, response) => {
-    db.objects.get(`bench.${Math.floor(Math.random() * DOCS)}.1`).then(
-      (object) => response.end(object ? "ok" : "missing"),
-      () => response.end("failed"),
-    );
-  }) as http.Server & { port: number };
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      server.port = (server.address() as AddressInfo).port;
-      resolve(server);
-    }),
-  );
-}
-
-interface Latencies {
-  p50: number;
-  p99: number;
-  max: number;
-  count: number;
-}
-
-/** Ping `server` from another process, one request after another, while `work` runs. */
-async function pings(server: { port: number }, work: () => Promise<void>): Promise<Latencies> {
-  const client = spawn(process.execPath, ["-e", PINGER, String(server.port)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  let out = "";
-  client.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const ended = new Promise((resolve) => client.on("close", resolve));
-  await work();
-  client.stdin.end();
-  await ended;
-  const ms = (JSON.parse(out) as number[]).sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), max: ms.at(-1) ?? 0, count: ms.length };
-}
-
-/** Pings until its standard input ends, then prints the latencies (ms) as JSON. */
-const PINGER = `
-const http = require("node:http");
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const ms = []; let stop = false;
-process.stdin.on("data", () => {}); process.stdin.on("end", () => { stop = true; });
-(async () => {
-  while (!stop) {
-    const t = process.hrtime.bigint();
-    const ok = await new Promise((resolve) => http.get({ host: "127.0.0.1", port: Number(process.argv[1]), agent },
-      (r) => { r.resume(); r.on("end", () => resolve(true)); }).on("error", () => resolve(false)));
-    if (ok) ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  process.stdout.write(JSON.stringify(ms)); agent.destroy();
-})();`;
 
 async function backendPids(db: Database): Promise<number[]> {
   if (db.dialect !== "postgres") return [];

@@ -59,7 +59,10 @@ export function directReads(handle: SQLite.Database): DirectReads {
  * cost ~4 % of small-get throughput). Kysely runs one query at a time per connection, so reusing a statement is
  * safe; the cache stops growing at 1000 texts (queries with variable IN lists or row counts make new texts).
  */
-export function preparedOnce(handle: SQLite.Database, sharing: SqliteSharing | undefined): SqliteDatabase {
+export function preparedOnce(
+  handle: SQLite.Database,
+  sharing: Pick<SqliteSharing, "beginning"> | undefined,
+): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   const begin = handle.prepare("begin immediate");
   // While the file is shared, the threads let the node's connection take the lock first (sqlite-sharing.ts).

@@ -136,9 +136,17 @@ export async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Pro
     if (p.terms.length > 0) await INSERT_TERMS.run(tx, [termId, p.terms.join(" ")]);
   }
   const rows = prepared.flatMap((p) => p.values);
+  rows.sort(byValueKey);
   for (let i = 0; i < rows.length; i += VALUE_BATCH) {
     await insertRows(tx, "search_values", VALUE_COLUMNS, rows.slice(i, i + VALUE_BATCH));
   }
+}
+
+/** search_values rows in the order of its key (field, value, pid): the inserts go down neighbouring pages. */
+function byValueKey(a: IndexRows["values"][number], b: IndexRows["values"][number]): number {
+  if (a.field !== b.field) return a.field < b.field ? -1 : 1;
+  if (a.value !== b.value) return a.value < b.value ? -1 : 1;
+  return a.pid < b.pid ? -1 : a.pid > b.pid ? 1 : 0;
 }
 
 /** The science-metadata fields last extracted for `pid`, or undefined when it is not indexed. */

@@ -6,9 +6,10 @@
  * batch has committed.
  */
 import SQLite from "better-sqlite3";
-import { Kysely, type SqliteDatabase, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import type { IndexRows } from "../../search/index-rows.ts";
 import type { Tables } from "../schema.ts";
+import { preparedOnce } from "../sqlite-handle.ts";
 import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild } from "./rebuild-state.ts";
@@ -31,19 +32,14 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
   handle.pragma("cache_size = -16384");
   handle.pragma("temp_store = MEMORY");
   // Transactions take the write lock at once (the next free term id is read before writing), after the node's
-  // connection when it is waiting for it.
-  const begin = handle.prepare("begin immediate");
-  const beginAfterNode = {
-    reader: false,
-    run: () => {
+  // connection when it is waiting for it; each statement's text is prepared once (a page's inserts repeat).
+  const turn = {
+    beginning<T>(begin: () => T): T {
       if (nodeWaiting) waitForTurn(nodeWaiting);
-      return begin.run();
+      return begin();
     },
   };
-  const database = {
-    close: () => handle.close(),
-    prepare: (text: string) => (text === "begin" ? beginAfterNode : handle.prepare(text)),
-  } as unknown as SqliteDatabase;
+  const database = preparedOnce(handle, turn);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return {
     write: (rows) => db.transaction().execute((tx) => writeSqlite(tx, rows)),
