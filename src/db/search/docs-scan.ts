@@ -5,12 +5,28 @@
  * against 0.1-0.2 s from the covering index `search_docs_filter`, which it is therefore told to read unless the
  * condition needs the terms' row (`term_id`, not in that index). PostgreSQL picks the index by itself.
  */
-import { type RawBuilder, sql } from "kysely";
+import { type QueryResult, type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
 import type { SearchDb } from "./index-store.ts";
 
-export function docsMatching(db: SearchDb, where: Condition): RawBuilder<unknown> {
+const PLAIN = sql`search_docs d`;
+const HINTED = sql`search_docs d indexed by search_docs_filter`;
+
+/**
+ * Runs `query` over `search_docs d` as read for `where`. A full rebuild on an empty index drops
+ * `search_docs_filter` until its end (rebuild-state.ts): SQLite then refuses the hint, and the query runs without it.
+ */
+export async function onDocs<T>(
+  db: SearchDb,
+  where: Condition,
+  query: (docs: RawBuilder<unknown>) => RawBuilder<T>,
+): Promise<QueryResult<T>> {
   if (db.dialect === "postgres" || where.compile(db.kysely).sql.includes("term_id"))
-    return sql`search_docs d`;
-  return sql`search_docs d indexed by search_docs_filter`;
+    return query(PLAIN).execute(db.kysely);
+  try {
+    return await query(HINTED).execute(db.kysely);
+  } catch (error) {
+    if (!/no such index/.test((error as Error).message)) throw error;
+    return query(PLAIN).execute(db.kysely);
+  }
 }

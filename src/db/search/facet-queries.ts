@@ -1,7 +1,7 @@
 /** Counting over the documents a condition matches: field values (facets), terms, numbers, stats. */
 import { type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
-import { docsMatching } from "./docs-scan.ts";
+import { onDocs } from "./docs-scan.ts";
 import type { SearchDb } from "./index-store.ts";
 
 export interface ValueCountRow {
@@ -31,10 +31,15 @@ export async function valueCountRows(
           from search_docs d cross join lateral (select v.field, v.value, v.num from search_values v
             where v.pid = d.pid and v.field in (${sql.join(list)}) offset 0) v
           where ${where} group by v.field, v.value`.execute(db.kysely)
-      : sql<ValueCountRow>`select v.field as field, v.value as value, count(*) as n, ${num} as num
+      : onDocs(
+          db,
+          where,
+          (docs) =>
+            sql<ValueCountRow>`select v.field as field, v.value as value, count(*) as n, ${num} as num
           from search_values v where v.field in (${sql.join(list)})
-            and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})
-          group by v.field, v.value`.execute(db.kysely),
+            and v.pid in (select d.pid from ${docs} where ${where})
+          group by v.field, v.value`,
+        ),
   );
 }
 
@@ -88,8 +93,13 @@ export async function forEachTerm(
       where ${where} and t like ${`${mark.replace(/_/g, "\\_")}_%`} escape '\\'`.execute(db.kysely);
     for (const { t } of rows.rows) visit(t);
   } else {
-    const rows = await sql<{ terms: string }>`select terms from search_terms
-      where rowid in (select d.term_id from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
+    const rows = await onDocs(
+      db,
+      where,
+      (docs) =>
+        sql<{ terms: string }>`select terms from search_terms
+      where rowid in (select d.term_id from ${docs} where ${where})`,
+    );
     for (const { terms } of rows.rows) for (const term of terms.split(" ")) visit(term);
   }
 }
@@ -102,9 +112,14 @@ export async function numbersOf(
   start: number,
   end: number,
 ): Promise<{ num: number }[]> {
-  const rows = await sql<{ num: number }>`select v.num as num from search_values v
+  const rows = await onDocs(
+    db,
+    where,
+    (docs) =>
+      sql<{ num: number }>`select v.num as num from search_values v
     where v.field = ${field} and v.num >= ${start} and v.num < ${end}
-      and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
+      and v.pid in (select d.pid from ${docs} where ${where})`,
+  );
   return rows.rows;
 }
 
@@ -124,10 +139,15 @@ export async function fieldStatsRow(
   field: string,
   numeric: boolean,
 ): Promise<FieldStatsRow | undefined> {
-  const r =
-    await sql<FieldStatsRow>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
+  const r = await onDocs(
+    db,
+    where,
+    (
+      docs,
+    ) => sql<FieldStatsRow>`select ${numeric ? sql`min(v.num)` : sql`min(v.value)`} as mn, ${numeric ? sql`max(v.num)` : sql`max(v.value)`} as mx,
         count(*) as c, count(distinct v.pid) as docs, sum(v.num) as s, sum(v.num * v.num) as ss
       from search_values v where v.field = ${field}
-        and v.pid in (select d.pid from ${docsMatching(db, where)} where ${where})`.execute(db.kysely);
+        and v.pid in (select d.pid from ${docs} where ${where})`,
+  );
   return r.rows[0];
 }

@@ -4,13 +4,18 @@
  */
 import { sql } from "kysely";
 import type { Condition } from "./conditions.ts";
-import { docsMatching } from "./docs-scan.ts";
+import { onDocs } from "./docs-scan.ts";
 import type { SearchDb } from "./index-store.ts";
 
 export async function countMatching(db: SearchDb, where: Condition): Promise<number> {
-  const row = await sql<{
-    n: number | string;
-  }>`select count(*) as n from ${docsMatching(db, where)} where ${where}`.execute(db.kysely);
+  const row = await onDocs(
+    db,
+    where,
+    (docs) =>
+      sql<{
+        n: number | string;
+      }>`select count(*) as n from ${docs} where ${where}`,
+  );
   return Number(row.rows[0]?.n ?? 0);
 }
 
@@ -22,8 +27,13 @@ export async function pageOfPids(
   rows: number,
   start: number,
 ): Promise<string[]> {
-  const page = await sql<{ pid: string }>`select d.pid from ${docsMatching(db, where)} where ${where}
-    order by ${order} limit ${rows} offset ${start}`.execute(db.kysely);
+  const page = await onDocs(
+    db,
+    where,
+    (docs) =>
+      sql<{ pid: string }>`select d.pid from ${docs} where ${where}
+    order by ${order} limit ${rows} offset ${start}`,
+  );
   return page.rows.map((r) => r.pid);
 }
 
@@ -34,9 +44,14 @@ export async function groupsOf(
   field: string,
   order: Condition,
 ): Promise<{ pid: string; g: string | null }[]> {
-  const matched = await sql<{ pid: string; g: string | null }>`select d.pid as pid,
+  const matched = await onDocs(
+    db,
+    where,
+    (docs) =>
+      sql<{ pid: string; g: string | null }>`select d.pid as pid,
       (select min(v.value) from search_values v where v.pid = d.pid and v.field = ${field}) as g
-    from ${docsMatching(db, where)} where ${where} order by ${order}`.execute(db.kysely);
+    from ${docs} where ${where} order by ${order}`,
+  );
   return matched.rows;
 }
 
