@@ -23,7 +23,7 @@ export function directEventInserts(handle: SQLite.Database): (rows: readonly New
     }
     return statement;
   };
-  // The writers of events keep its row count (migration 0016): one update per batch.
+  // The writers of events keep its row count (migration 0017): one update per batch.
   const count = handle.prepare("update row_counts set n = n + ? where name = 'events'");
   const insertAll = handle.transaction((rows: readonly NewRow[]) => {
     for (let i = 0; i < rows.length; i += EVENT_ROWS_PER_STATEMENT) {

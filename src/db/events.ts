@@ -67,7 +67,7 @@ export interface EventLogOptions {
   announce?: (tx: Kysely<Tables>, from: number) => Promise<void>;
   /**
    * Runs in each transaction adding entries through the query builder, with the number added: SQLite, where the
-   * writers keep `row_counts` themselves (migration 0016; `insertNow` counts its own batches).
+   * writers keep `row_counts` themselves (migration 0017; `insertNow` counts its own batches).
    */
   countAdded?: (tx: Kysely<Tables>, added: number) => Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * The rows of `events` and `objects`, as the triggers of migration 0015 keep them (on SQLite, the writers of
- * `events` count their inserts themselves: migration 0016): the `total` of an unfiltered
+ * `events` count their inserts themselves: migration 0017): the `total` of an unfiltered
  * getLogRecords or listObjects without counting the table. Exact: a count reads the committed deltas of the
  * same snapshot as the statement that reads it.
  */
@@ -32,7 +32,7 @@ async function fold(db: Kysely<Tables>, name: RowCountsTable["name"]): Promise<v
 
 const ADD_TO_COUNT = new FixedSql("update row_counts set n = n + ? where name = ?");
 
-/** SQLite, where the writers of a table count for it (migration 0016): `added` more rows of `name`. */
+/** SQLite, where the writers of a table count for it (migration 0017): `added` more rows of `name`. */
 export async function addToCount(
   db: Kysely<Tables>,
   name: RowCountsTable["name"],
