@@ -86,22 +86,25 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
     return object;
   };
 
+  /** The object, when the row cache or SQLite's handle has it at once. */
+  const peek = (pid: string): StoredObject | undefined => {
+    const cached = cache?.get(pid);
+    if (cached || !direct?.available) return cached;
+    const stamp = cache?.stamp ?? 0;
+    const row = direct.objectRow(pid);
+    return row ? kept(row, stamp) : undefined;
+  };
+
   return {
     async get(pid) {
-      const cached = cache?.get(pid);
-      if (cached) return cached;
+      const now = peek(pid);
+      if (now || direct?.available) return now;
       const stamp = cache?.stamp ?? 0;
-      const row = direct?.available ? direct.objectRow(pid) : await readRow(pid);
+      const row = await readRow(pid);
       return row ? kept(row, stamp) : undefined;
     },
 
-    peek(pid) {
-      const cached = cache?.get(pid);
-      if (cached || !direct?.available) return cached;
-      const stamp = cache?.stamp ?? 0;
-      const row = direct.objectRow(pid);
-      return row ? kept(row, stamp) : undefined;
-    },
+    peek,
 
     async getMany(pids) {
       const found = new Map<string, StoredObject>();
