@@ -7,15 +7,13 @@
  */
 import { type QueryResult, type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
+import { unlessIndexDropped } from "./dropped-index.ts";
 import type { SearchDb } from "./index-store.ts";
 
 const PLAIN = sql`search_docs d`;
 const HINTED = sql`search_docs d indexed by search_docs_filter`;
 
-/**
- * Runs `query` over `search_docs d` as read for `where`. A full rebuild on an empty index drops
- * `search_docs_filter` until its end (rebuild-state.ts): SQLite then refuses the hint, and the query runs without it.
- */
+/** Runs `query` over `search_docs d` as read for `where` (unlessIndexDropped: during a rebuild, without the hint). */
 export async function onDocs<T>(
   db: SearchDb,
   where: Condition,
@@ -23,10 +21,8 @@ export async function onDocs<T>(
 ): Promise<QueryResult<T>> {
   if (db.dialect === "postgres" || where.compile(db.kysely).sql.includes("term_id"))
     return query(PLAIN).execute(db.kysely);
-  try {
-    return await query(HINTED).execute(db.kysely);
-  } catch (error) {
-    if (!/no such index/.test((error as Error).message)) throw error;
-    return query(PLAIN).execute(db.kysely);
-  }
+  return unlessIndexDropped(
+    () => query(HINTED).execute(db.kysely),
+    () => query(PLAIN).execute(db.kysely),
+  );
 }

@@ -4,6 +4,7 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
+import { unlessIndexDropped } from "./dropped-index.ts";
 import type { SearchDb } from "./index-store.ts";
 
 /** PIDs per query when rechecking changed documents (one parameter: an array, or a JSON list on SQLite). */
@@ -54,15 +55,12 @@ export async function matchingAmong(db: SearchDb, pids: string[], where: Conditi
 
 /** The values of these fields of these documents. */
 export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): Promise<FieldValueRow[]> {
-  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value. A full
-  // rebuild on an empty index drops it until its end (rebuild-state.ts); the search then goes without the hint.
+  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
   if (db.dialect !== "sqlite") return valuesFrom(db, sql`search_values`, pids, fields);
-  try {
-    return await valuesFrom(db, sql`search_values indexed by search_values_pid`, pids, fields);
-  } catch (error) {
-    if (!/no such index/.test((error as Error).message)) throw error;
-    return valuesFrom(db, sql`search_values`, pids, fields);
-  }
+  return unlessIndexDropped(
+    () => valuesFrom(db, sql`search_values indexed by search_values_pid`, pids, fields),
+    () => valuesFrom(db, sql`search_values`, pids, fields),
+  );
 }
 
 async function valuesFrom(
