@@ -59,6 +59,10 @@ osd pool default pgp num = 8
 mon allow pool size one = true
 mon warn on pool no redundancy = false
 osd crush chooseleaf type = 0
+# The OSD is placed in the CRUSH map below; left to do it itself at start it may ask the monitor before it has the
+# cluster's id, be refused ("wrong fsid") and exit.
+osd crush update on start = false
+osd class update on start = false
 osd objectstore = memstore
 memstore device bytes = $BYTES
 run dir = $DIR/run
