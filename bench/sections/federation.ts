@@ -4,7 +4,8 @@
  * subject, the CN has the MN registered (CNRegister.register, as the MN) and approved.
  *   harvest: the MN's data folder filled with `d1node load` (node stopped), then one harvest of all of it by the
  *     CN (listObjects pages of 1000, each object's system metadata fetched, validated, written and indexed).
- *     Target: 100,000 objects in <= 2 minutes; 1,000,000 in <= 10 minutes. Baseline, in the same run: listing the same pages alone.
+ *     Target: 100,000 objects in <= 2 minutes; 1,000,000 in <= 10 minutes. Baseline, in the same run: listing the
+ *     same pages alone.
  *   create -> CN: objects created on the MN (which asks the CN to synchronize them, through its task queue);
  *     the time from sending the create until CN getSystemMetadata answers 200. Target: <= 5 s (the slowest).
  *     Baseline: the create request alone.
