@@ -18,14 +18,23 @@ import { runQuery } from "../../src/search/service.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { backend, keptBackend } from "../lib/node.ts";
+import { watchRead } from "../lib/read-watch.ts";
 import { record } from "../lib/report.ts";
 import { scaleEntryOf } from "../lib/scale-search-entry.ts";
 import { copySearchIndex } from "../lib/scale-search-load.ts";
 import { keywordClause, percentiles, recordPage, timeOnce } from "./search.ts";
-import { recordSnapshotRestart, saveSnapshot, snapshotBench } from "./search-scale-snapshot.ts";
+import {
+  pingOf,
+  recordAloneRead,
+  recordSnapshotRestart,
+  saveSnapshot,
+  snapshotBench,
+} from "./search-scale-snapshot.ts";
 import type { SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
+/** Set (to anything): only the load and the memory's reads (database, snapshot), not the queries and bursts. */
+const READ_ONLY = Boolean(process.env.BENCH_SEARCH_SCALE_READ_ONLY);
 /** Set (to anything): the loaded database is kept (named by its size) and reused by the next run. */
 const KEEP = Boolean(process.env.BENCH_SEARCH_SCALE_KEEP);
 /** Worker threads making the load's rows (BENCH_SEARCH_SCALE_THREADS, default 2). */
@@ -131,12 +140,14 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     const caller = { subjects: new Set(["public"]) };
     const page = searchPageRequest();
     const rssBefore = process.memoryUsage().rss;
+    const ping = pingOf(database);
     // The memory's read starts in the background (as a node's warm-up starts it); the first query, meanwhile,
     // is answered by SQL.
     const cpuBefore = process.cpuUsage();
     const readStarted = performance.now();
     let readCpu = 0;
     let readDone = false;
+    const firstWatch = watchRead(ping);
     const reading = index.prepare().then(() => {
       readDone = true;
       readCpu = cpuSeconds(process.cpuUsage(cpuBefore));
@@ -147,6 +158,21 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     });
     const answeredWhileReading = !readDone;
     const read = await reading;
+    const firstRead = await firstWatch.stop();
+    const firstStatus = index.status();
+    record({
+      section: "search-scale",
+      name: `the engine's memory read, the first of the process: RSS peak, ${DOCS} docs (postgres)`,
+      value: firstRead.rssPeak / MB,
+      unit: "MB",
+      baseline: { name: "the engine's count of its bytes", value: firstStatus.bytes / MB, unit: "MB" },
+      notes: `${loadAverages()}; ${firstRead.note}; beside the first query (answered by SQL); ${(read).toFixed(1)} s, this process's CPU ${readCpu.toFixed(1)} s`,
+    });
+    if (READ_ONLY) {
+      index.close();
+      await recordAloneRead(database, DOCS);
+      return;
+    }
     // The read again in a fresh engine, alone (no SQL answer beside it); its memory then saved to a snapshot,
     // and a restart from that snapshot timed against this read.
     const snapshot = await snapshotBench();
