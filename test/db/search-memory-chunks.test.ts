@@ -79,7 +79,7 @@ forEachDialect((dialect, open) => {
       }
     });
 
-    it("reads a condition's documents in chunks: the PIDs of a read in one chunk, in order", async () => {
+    it("reads a condition's documents in chunks: the PIDs of a read in one chunk", async () => {
       for (const condition of [TRUE, notArchived(), accessCondition(dialect, ["public"])]) {
         const whole: string[][] = [];
         for await (const pids of db.search.matchingPidChunks(condition)) whole.push(pids);
@@ -87,7 +87,8 @@ forEachDialect((dialect, open) => {
         const chunked: string[][] = [];
         for await (const pids of db.search.matchingPidChunks(condition, 7)) chunked.push(pids);
         assert.ok(chunked.every((pids) => pids.length <= 7));
-        assert.deepEqual(chunked.flat(), whole[0]);
+        assert.deepEqual(chunked.flat().sort(), [...(whole[0] ?? [])].sort());
+        assert.equal(new Set(chunked.flat()).size, chunked.flat().length, "no PID twice");
         assert.ok((whole[0]?.length ?? 0) > 1000);
       }
     });

@@ -35,8 +35,8 @@ export function conditionKey(db: SearchDb, condition: Condition): string {
 export const PID_CHUNK = 100_000;
 
 /**
- * Every document matching `where`, in chunks of at most `chunk` PIDs in PID order (keyset pages): the reader
- * holds one chunk at a time, whatever the number of documents.
+ * Every document matching `where`, in chunks of at most `chunk` PIDs, chunk after chunk in PID order (keyset
+ * pages): the reader holds one chunk at a time, whatever the number of documents.
  */
 export async function* matchingPidChunks(
   db: SearchDb,
@@ -49,8 +49,7 @@ export async function* matchingPidChunks(
     const page = sql`select d.pid from search_docs d where (${where}) ${from} order by d.pid limit ${chunk}`;
     // One row holding a JSON array (much cheaper to receive than a row per document), and the chunk's last PID
     // as the database orders them (the next chunk's start, whatever order the aggregate kept).
-    const aggregate =
-      db.dialect === "postgres" ? sql`json_agg(s.pid order by s.pid)` : sql`json_group_array(s.pid)`;
+    const aggregate = db.dialect === "postgres" ? sql`json_agg(s.pid)` : sql`json_group_array(s.pid)`;
     const list = sql<{
       pids: string[] | string | null;
       last: string | null;
