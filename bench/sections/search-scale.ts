@@ -5,7 +5,9 @@
  * the memory it holds (estimated) and the process RSS; the page with a new filter each time (distinct),
  * unfiltered with the answer cache bypassed, and right after a write, p50 / p99 beside a plain indexed SELECT of
  * the page; then a burst of 10,000 rewrites and the slowest of the queries after it. Targets: p50 <= 50 ms,
- * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst.
+ * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst. Each read of the memory
+ * (from the database, from a snapshot) is watched: the process's RSS peak, the event loop's longest delay and a
+ * one-row query's latency meanwhile (bench/lib/read-watch.ts). BENCH_SEARCH_SCALE_READ_ONLY=1: the reads alone.
  */
 import { loadavg } from "node:os";
 import { sql } from "kysely";
