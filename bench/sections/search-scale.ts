@@ -138,6 +138,11 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     const size = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(
       database.kysely,
     );
+    if (READ_ONLY) {
+      // The read first in the process, alone: its RSS peak is the read's own.
+      await recordAloneRead(database, DOCS);
+      return;
+    }
     const index = openSearchIndex(database);
     const caller = { subjects: new Set(["public"]) };
     const page = searchPageRequest();
@@ -170,11 +175,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       baseline: { name: "the engine's count of its bytes", value: firstStatus.bytes / MB, unit: "MB" },
       notes: `${loadAverages()}; ${firstRead.note}; beside the first query (answered by SQL); ${(read).toFixed(1)} s, this process's CPU ${readCpu.toFixed(1)} s`,
     });
-    if (READ_ONLY) {
-      index.close();
-      await recordAloneRead(database, DOCS);
-      return;
-    }
+
     // The read again in a fresh engine, alone (no SQL answer beside it); its memory then saved to a snapshot,
     // and a restart from that snapshot timed against this read.
     const snapshot = await snapshotBench();
