@@ -18,6 +18,12 @@ export class OverBudget extends Error {
   }
 }
 
+/**
+ * Rows turned into the structure between turns of the event loop: a PID's number and a value's ordinal are map
+ * lookups (about 1-2 us each), so a chunk of 100,000 rows would keep requests waiting for a few hundred ms.
+ */
+const ROWS_PER_TURN = 10_000;
+
 export interface ChunkedReadOptions {
   /** Bytes the memory may hold (default: no bound). */
   budget?: number;
@@ -42,6 +48,15 @@ export class ChunkedReads {
   check(building: number): void {
     const bytes = this.held() + building;
     if (bytes > this.budget) throw new OverBudget(bytes, this.budget);
+  }
+
+  /** Calls `take(i)` for each row of a chunk of `rows`, the event loop given a turn every `ROWS_PER_TURN` rows. */
+  async each(rows: number, take: (i: number) => void): Promise<void> {
+    for (let from = 0; from < rows; from += ROWS_PER_TURN) {
+      if (from > 0) await nextTurn();
+      const to = Math.min(rows, from + ROWS_PER_TURN);
+      for (let i = from; i < to; i++) take(i);
+    }
   }
 
   /** After a chunk: the budget checked with `building` bytes not yet held, then a turn of the event loop. */

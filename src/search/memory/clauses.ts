@@ -30,7 +30,7 @@ class CachedClause extends Refreshing {
     // Chunk by chunk: the PIDs of one chunk at a time beside the set being built (and the budget checked).
     const set = new Bitset(docs.size);
     for await (const pids of db.search.matchingPidChunks(this.condition, reads.chunk)) {
-      for (const pid of pids) set.add(docs.numberOf(pid));
+      await reads.each(pids.length, (i) => set.add(docs.numberOf(pids[i] as string)));
       await reads.afterChunk(set.words.byteLength);
     }
     this.set = set;

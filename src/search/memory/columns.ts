@@ -191,10 +191,10 @@ export class Column extends Refreshing {
     const numberText = (num: number) => (spec ? indexedText(spec, num) : String(num));
     const chunks = this.db.search.valuesOfField(this.field, numberText, this.reads.chunk);
     for await (const { pids, values, nums } of chunks) {
-      for (let i = 0; i < pids.length; i++) {
+      await this.reads.each(pids.length, (i) => {
         const ord = this.ordinalOf({ value: values[i] as string, num: nums?.[i] ?? null });
         pairs.push(this.docs.numberOf(pids[i] as string), ord);
-      }
+      });
       // Not yet in bytes(): the pairs, and the packed arrays made from them (held with them while packing).
       await this.reads.afterChunk(pairs.bytes + (this.docs.size + 1) * 4 + pairs.length * 4);
     }
