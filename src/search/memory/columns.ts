@@ -230,9 +230,16 @@ export class Column extends Refreshing {
     };
   }
 
-  /** Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log. */
-  restore(state: ColumnState, seq: number): void {
-    for (const [i, value] of state.values.entries()) this.ordinalOf({ value, num: state.nums[i] ?? null });
+  /**
+   * Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log; no
+   * query reads the column before this resolves (it belongs to a memory being read).
+   */
+  async restore(state: ColumnState, seq: number): Promise<void> {
+    const { values, nums } = state;
+    // A value per document in some fields: their ordinals taken with turns of the event loop between.
+    await this.reads.each(values.length, (i) =>
+      this.ordinalOf({ value: values[i] as string, num: nums[i] ?? null }),
+    );
     this.install({ starts: state.starts, ords: state.packed });
     this.patched = new Uint8Array(this.docs.size);
     this.totals = new Int32Array(this.values.length);

@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { ARRAY_SLOT, MAP_ENTRY, stringBytes } from "./heap-sizes.ts";
 
 /** PIDs numbered between turns of the event loop when restoring (a few milliseconds of work). */
-const RESTORED_PER_TURN = 50_000;
+const RESTORED_PER_TURN = 10_000;
 
 export class DocNumbers {
   readonly pids: string[] = [];

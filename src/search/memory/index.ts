@@ -106,7 +106,7 @@ export class SearchMemory {
     await this.docs.restore(state.pids);
     for (const saved of state.columns) {
       const column = new Column(this.db, this.changedValues, this.docs, saved.field, this.tally, this.reads);
-      column.restore(saved, seq);
+      await column.restore(saved, seq);
       this.columns.set(saved.field, column);
       await nextTurn();
     }
