@@ -31,9 +31,9 @@ import { SearchCache } from "./search-cache.ts";
 export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
 /**
  * Bytes a document is expected to cost before anything is read: its number, the search page's ten facet
- * columns and page order, a few clause sets (measured: docs/performance.md, "Search").
+ * columns and page order, a few clause sets (measured: 420 at 250,000 documents, docs/performance.md, "Search").
  */
-const EXPECTED_BYTES_PER_DOC = 400;
+const EXPECTED_BYTES_PER_DOC = 420;
 /** From this many documents the memory is read in the background while SQL answers (well under a second below). */
 const BACKGROUND_FROM = 5000;
 /** After a noted change, how long the memory waits for more before bringing itself up to date (ms). */
