@@ -8,7 +8,7 @@
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
  * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
  * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS, BENCH_SEARCH_SCALE_KEEP=1 to keep
- * the loaded database for the next run), search-rebuild
+ * the loaded database for the next run, BENCH_SEARCH_SCALE_READ_ONLY=1 for the memory's reads alone), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
  * (only when named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the

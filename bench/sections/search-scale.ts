@@ -5,7 +5,10 @@
  * the memory it holds (estimated) and the process RSS; the page with a new filter each time (distinct),
  * unfiltered with the answer cache bypassed, and right after a write, p50 / p99 beside a plain indexed SELECT of
  * the page; then a burst of 10,000 rewrites and the slowest of the queries after it. Targets: p50 <= 50 ms,
- * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst.
+ * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst. Each read of the memory
+ * (from the database, from a snapshot) is watched: the process's RSS peak, the event loop's longest delay and a
+ * one-row query's latency meanwhile (bench/lib/read-watch.ts). BENCH_SEARCH_SCALE_READ_ONLY=1: the reads and the
+ * first query alone.
  */
 import { loadavg } from "node:os";
 import { sql } from "kysely";
@@ -18,14 +21,23 @@ import { runQuery } from "../../src/search/service.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { backend, keptBackend } from "../lib/node.ts";
+import { watchRead } from "../lib/read-watch.ts";
 import { record } from "../lib/report.ts";
 import { scaleEntryOf } from "../lib/scale-search-entry.ts";
 import { copySearchIndex } from "../lib/scale-search-load.ts";
 import { keywordClause, percentiles, recordPage, timeOnce } from "./search.ts";
-import { recordSnapshotRestart, saveSnapshot, snapshotBench } from "./search-scale-snapshot.ts";
+import {
+  pingOf,
+  recordAloneRead,
+  recordSnapshotRestart,
+  saveSnapshot,
+  snapshotBench,
+} from "./search-scale-snapshot.ts";
 import type { SectionOptions } from "./types.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
+/** Set (to anything): only the load and the memory's reads (database, snapshot), not the queries and bursts. */
+const READ_ONLY = Boolean(process.env.BENCH_SEARCH_SCALE_READ_ONLY);
 /** Set (to anything): the loaded database is kept (named by its size) and reused by the next run. */
 const KEEP = Boolean(process.env.BENCH_SEARCH_SCALE_KEEP);
 /** Worker threads making the load's rows (BENCH_SEARCH_SCALE_THREADS, default 2). */
@@ -127,16 +139,21 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     const size = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(
       database.kysely,
     );
+    // Reads alone: the database read first in the process (its RSS peak its own), a snapshot restart, then the
+    // first query answered by SQL beside another read, as below.
+    if (READ_ONLY) await recordAloneRead(database, DOCS);
     const index = openSearchIndex(database);
     const caller = { subjects: new Set(["public"]) };
     const page = searchPageRequest();
     const rssBefore = process.memoryUsage().rss;
+    const ping = pingOf(database);
     // The memory's read starts in the background (as a node's warm-up starts it); the first query, meanwhile,
     // is answered by SQL.
     const cpuBefore = process.cpuUsage();
     const readStarted = performance.now();
     let readCpu = 0;
     let readDone = false;
+    const firstWatch = watchRead(ping);
     const reading = index.prepare().then(() => {
       readDone = true;
       readCpu = cpuSeconds(process.cpuUsage(cpuBefore));
@@ -147,6 +164,28 @@ export async function searchScale(options: SectionOptions): Promise<void> {
     });
     const answeredWhileReading = !readDone;
     const read = await reading;
+    const firstRead = await firstWatch.stop();
+    const firstStatus = index.status();
+    if (READ_ONLY) {
+      record({
+        section: "search-scale",
+        name: `first search-page query of a process, beside the memory's read, ${DOCS} docs (postgres)`,
+        value: first,
+        unit: "ms",
+        notes: `${loadAverages()}; answered by SQL alone, ${answeredWhileReading ? "the memory still being read when it was done" : "the memory read before it was done"}; the read ${read.toFixed(1)} s, this process's CPU ${readCpu.toFixed(1)} s (with the query's); ${firstRead.note}`,
+      });
+      index.close();
+      return;
+    }
+    record({
+      section: "search-scale",
+      name: `the engine's memory read, the first of the process: RSS peak, ${DOCS} docs (postgres)`,
+      value: firstRead.rssPeak / MB,
+      unit: "MB",
+      baseline: { name: "the engine's count of its bytes", value: firstStatus.bytes / MB, unit: "MB" },
+      notes: `${loadAverages()}; ${firstRead.note}; beside the first query (answered by SQL); ${(read).toFixed(1)} s, this process's CPU ${readCpu.toFixed(1)} s`,
+    });
+
     // The read again in a fresh engine, alone (no SQL answer beside it); its memory then saved to a snapshot,
     // and a restart from that snapshot timed against this read.
     const snapshot = await snapshotBench();

@@ -178,7 +178,7 @@ export class NodeMetrics {
     });
     new Gauge({
       name: "d1node_search_memory_bytes",
-      help: "Bytes the search engine's memory holds (estimated), and its budget (searchMemoryBudget).",
+      help: "Bytes the search engine's memory holds (its structures, counted as V8 holds them), and its budget (searchMemoryBudget); the whole process beside it: process_resident_memory_bytes, nodejs_heap_size_used_bytes.",
       labelNames: ["kind"],
       registers,
       collect() {

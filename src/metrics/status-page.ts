@@ -65,6 +65,7 @@ ${card("queue-depth", "Tasks waiting or running", formatCount(depth))}
 ${card("dead-tasks", "Tasks failed for good", formatCount(dead), dead > 0)}
 ${card("index-lag", "Objects not yet indexed", formatCount(counts.unindexed), counts.unindexed > 0)}
 ${card("search-memory", "Search engine memory", searchMemory(input.search), input.search.mode !== "memory")}
+${card("process-memory", "Process memory", processMemory(input.search))}
 </dl>
 <h2>The last hour</h2>${plots(input)}
 <h2>Requests by API method</h2>${methodTable(input.methods)}
@@ -83,6 +84,11 @@ function searchMemory(status: EngineStatus): string {
   if (status.mode === "untrusted") return "SQL alone: change feed not heard";
   if (status.mode === "loading") return "SQL alone: memory being read";
   return `${formatBytes(status.bytes)} of ${budget}`;
+}
+
+/** The whole process beside the engine's count of its own bytes: resident set, V8's heap used and taken. */
+function processMemory(status: EngineStatus): string {
+  return `RSS ${formatBytes(status.rss)} · V8 heap ${formatBytes(status.heapUsed)} of ${formatBytes(status.heapTotal)}`;
 }
 
 function plots(input: StatusPageInput): Html {

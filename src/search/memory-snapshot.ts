@@ -9,7 +9,7 @@
  */
 import { rm } from "node:fs/promises";
 import type { SearchEngineDb } from "../db/search/index.ts";
-import type { SearchMemory } from "./memory/index.ts";
+import type { MemoryState, SearchMemory } from "./memory/index.ts";
 import { decodeMemory, encodeMemory, type MemoryHeader, SNAPSHOT_VERSION } from "./memory/snapshot-codec.ts";
 import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot-file.ts";
 
@@ -122,11 +122,13 @@ export class MemorySnapshots {
     const read = await readSnapshotFile<MemoryHeader>(file, SNAPSHOT_VERSION, this.budget);
     if (read === undefined) return false;
     if ("ignored" in read) return ignore(read.ignored);
-    let state: ReturnType<typeof decodeMemory>;
+    let state: MemoryState;
     try {
-      state = decodeMemory(read);
+      state = await decodeMemory(read);
     } catch (error) {
       return ignore(String(error));
+    } finally {
+      await read.close();
     }
     const here = await this.db.search.changePosition();
     if (here.origin !== state.origin) return ignore("made against another database");
@@ -137,7 +139,7 @@ export class MemorySnapshots {
     const changed = await this.db.search.changedSince(state.position, limit);
     if ("refused" in changed) return ignore(changed.refused);
     try {
-      memory.restore(state, seq);
+      await memory.restore(state, seq);
     } catch (error) {
       // The memory may hold part of it: the read fails, and the next one (from the database) starts afresh.
       await rm(file, { force: true });

@@ -19,6 +19,7 @@
 import type { IndexChangeLog } from "../db/index-changes.ts";
 import { TRUE } from "../db/search/conditions.ts";
 import type { SearchEngineDb } from "../db/search/index.ts";
+import { OverBudget } from "./memory/chunked-reads.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { ReadTally } from "./memory/refreshing.ts";
 import { MemorySnapshots, type SnapshotOptions } from "./memory-snapshot.ts";
@@ -30,9 +31,9 @@ import { SearchCache } from "./search-cache.ts";
 export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
 /**
  * Bytes a document is expected to cost before anything is read: its number, the search page's ten facet
- * columns and page order, a few clause sets (measured: docs/performance.md, "Search").
+ * columns and page order, a few clause sets (measured: 420 at 250,000 documents, docs/performance.md, "Search").
  */
-const EXPECTED_BYTES_PER_DOC = 400;
+const EXPECTED_BYTES_PER_DOC = 420;
 /** From this many documents the memory is read in the background while SQL answers (well under a second below). */
 const BACKGROUND_FROM = 5000;
 /** After a noted change, how long the memory waits for more before bringing itself up to date (ms). */
@@ -55,6 +56,8 @@ export interface SearchIndexOptions {
   now?: () => number;
   /** Where the memory is saved, read at start in place of the database (memory-snapshot.ts); none: not saved. */
   snapshot?: SnapshotOptions;
+  /** Rows per chunk when the memory reads a structure whole (tests; default 100,000: memory/chunked-reads.ts). */
+  readChunk?: number;
 }
 
 /** What the engine answers from, and what it holds (metrics, status page). */
@@ -64,9 +67,14 @@ export interface EngineStatus {
    * untrusted: SQL alone, the change log is not.
    */
   mode: "memory" | "loading" | "sql" | "untrusted";
+  /** Bytes the memory's structures hold (typed arrays' lengths, strings and their slots: memory/index.ts). */
   bytes: number;
   budget: number;
   documents: number;
+  /** The whole process, beside the memory's bytes: its resident set and V8's heap (used, and taken). */
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
   /** Structures read whole, and rechecked for changed documents, since the index was opened. */
   rereads: number;
   rechecks: number;
@@ -92,6 +100,7 @@ export class SearchIndex {
   /** The memory being read in the background, and the read. */
   private loading: { memory: SearchMemory; done: Promise<void> } | undefined;
   private readonly refreshAfter: number;
+  private readonly readChunk: number | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   /** The background refresh under way (search-index.ts top). */
   private refreshing: Promise<void> | undefined;
@@ -108,6 +117,7 @@ export class SearchIndex {
     this.backgroundFrom = options.backgroundFrom ?? BACKGROUND_FROM;
     this.warm = options.warm ?? ((memory) => warmMemory(this, memory));
     this.refreshAfter = options.refreshAfter ?? REFRESH_AFTER;
+    this.readChunk = options.readChunk;
     this.stopListening = this.changes.onNote(() => this.scheduleRefresh());
     this.snapshots = new MemorySnapshots(database, this.memoryBudget, options.snapshot, () => this.kept);
   }
@@ -145,7 +155,7 @@ export class SearchIndex {
   /** The engine's memory as it stands, or undefined while the change log cannot be trusted or over budget. */
   memory(): SearchMemory | undefined {
     if (!this.changes.trusted || this.overBudget) return undefined;
-    this.kept ??= new SearchMemory(this.db);
+    this.kept ??= this.newMemory();
     return this.kept;
   }
 
@@ -179,12 +189,17 @@ export class SearchIndex {
     const meanwhile = this.loading as { done: Promise<void> } | undefined;
     if (documents === undefined || this.kept || meanwhile) return meanwhile;
     if (documents >= this.backgroundFrom) return this.loadInBackground();
-    this.kept = new SearchMemory(this.db);
+    this.kept = this.newMemory();
     return undefined;
   }
 
+  /** A memory whose reads check this budget after each chunk (memory/chunked-reads.ts). */
+  private newMemory(): SearchMemory {
+    return new SearchMemory(this.db, { budget: this.memoryBudget, chunk: this.readChunk });
+  }
+
   private loadInBackground(): { done: Promise<void> } {
-    const memory = new SearchMemory(this.db);
+    const memory = this.newMemory();
     const done = this.snapshots
       .start(memory)
       .then(() => this.warm(memory))
@@ -196,8 +211,11 @@ export class SearchIndex {
           this.keepWithinBudget();
         },
         (error: unknown) => {
-          if (this.loading?.memory === memory) this.loading = undefined;
-          throw error;
+          if (this.loading?.memory !== memory) throw error;
+          this.loading = undefined;
+          // Over budget while reading: SQL answers, as when found over once read (not a failure).
+          if (error instanceof OverBudget) this.overBudgetWhileReading(memory, error);
+          else throw error;
         },
       );
     // A failure reaches prepare()'s callers; a query that only started the read answers by SQL regardless.
@@ -215,8 +233,21 @@ export class SearchIndex {
     this.dropMemory();
   }
 
+  /**
+   * A read of `memory` stopped, the budget about to be passed (memory/chunked-reads.ts): the memory is let
+   * go of, and searches are answered by SQL alone until a count shows it would fit (as `keepWithinBudget`).
+   */
+  overBudgetWhileReading(memory: SearchMemory, over: OverBudget): void {
+    if (this.kept !== undefined && this.kept !== memory) return;
+    // Over the documents numbered so far (maybe not all yet): the cost a document is taken at on the next count.
+    const bytesPerDoc = over.bytes / Math.max(1, memory.docs.size);
+    this.overBudget = { bytesPerDoc, at: this.now() };
+    this.dropMemory();
+  }
+
   status(): EngineStatus {
     const kept = this.kept;
+    const { rss, heapUsed, heapTotal } = process.memoryUsage();
     const tally = kept?.tally ?? { rereads: 0, rechecks: 0, packings: 0 };
     return {
       mode: !this.changes.trusted
@@ -229,6 +260,9 @@ export class SearchIndex {
       bytes: kept?.bytes() ?? 0,
       budget: this.memoryBudget,
       documents: kept?.docs.size ?? 0,
+      rss,
+      heapUsed,
+      heapTotal,
       rereads: this.pastTally.rereads + tally.rereads,
       rechecks: this.pastTally.rechecks + tally.rechecks,
     };

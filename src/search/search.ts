@@ -12,6 +12,7 @@ import { type FacetCounts, type FacetSource, facetCounts } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
 import type { StoredDoc } from "./index-rows.ts";
 import { Bitset } from "./memory/bitset.ts";
+import { OverBudget } from "./memory/chunked-reads.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
 import type { SearchMemory } from "./memory/index.ts";
@@ -72,9 +73,17 @@ export async function searchUncached(
   caller: SearchCaller,
 ): Promise<SearchResponse> {
   const memory = request.group ? undefined : await index.memoryForQuery();
-  const response = await answerFrom(index, memory, request, caller);
-  if (memory) index.keepWithinBudget();
-  return response;
+  if (!memory) return answerFrom(index, undefined, request, caller);
+  try {
+    const response = await answerFrom(index, memory, request, caller);
+    index.keepWithinBudget();
+    return response;
+  } catch (error) {
+    if (!(error instanceof OverBudget)) throw error;
+    // A structure this query needed would not fit: the memory is let go of, and SQL answers.
+    index.overBudgetWhileReading(memory, error);
+    return answerFrom(index, undefined, request, caller);
+  }
 }
 
 /** A search answered from `memory` (also one still being read: memory-warm.ts), or from SQL alone without it. */

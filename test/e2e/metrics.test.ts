@@ -160,6 +160,10 @@ describe("metrics settings", () => {
       assert.match(text, /<td>urn:node:MN1<\/td>/);
       assert.match(text, /<h2>Replicas<\/h2>/);
       assert.match(text, /<dd id="search-memory" class="">[\d.]+ (B|KiB|MiB) of 1\.0 GiB<\/dd>/);
+      assert.match(
+        text,
+        /<dd id="process-memory" class="">RSS [\d.]+ (MiB|GiB) · V8 heap [\d.]+ (KiB|MiB|GiB) of [\d.]+ (MiB|GiB)<\/dd>/,
+      );
     } finally {
       await cn.close();
     }

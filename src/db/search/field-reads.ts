@@ -22,18 +22,19 @@ export interface FieldChunk {
   nums: (number | null)[] | undefined;
 }
 
-/** Every value of `field`, in chunks; `numberText` gives the text a number is indexed as. */
+/** Every value of `field`, in chunks of at most `chunk` values; `numberText` gives the text a number is indexed as. */
 export async function* valuesOfField(
   db: SearchDb,
   field: string,
   numberText: (num: number) => string,
+  chunk = CHUNK,
 ): AsyncGenerator<FieldChunk> {
-  if (db.dialect === "sqlite") return yield* keyOrder(db, field, true);
+  if (db.dialect === "sqlite") return yield* keyOrder(db, field, true, chunk);
   const numeric = await countOf(db, sql`field = ${field} and num is not null`);
-  if (numeric === 0) return yield* keyOrder(db, field, false);
+  if (numeric === 0) return yield* keyOrder(db, field, false, chunk);
   if (numeric === (await countOf(db, sql`field = ${field}`)))
-    return yield* numberOrder(db, field, numberText);
-  return yield* keyOrder(db, field, true);
+    return yield* numberOrder(db, field, numberText, chunk);
+  return yield* keyOrder(db, field, true, chunk);
 }
 
 async function countOf(db: SearchDb, where: RawBuilder<unknown>): Promise<number> {
@@ -62,21 +63,26 @@ async function arraysOf<T extends Record<string, unknown[]>>(
 }
 
 /** By the key (field, value, pid): values and documents, with the numbers when `withNums` (heap reads). */
-async function* keyOrder(db: SearchDb, field: string, withNums: boolean): AsyncGenerator<FieldChunk> {
+async function* keyOrder(
+  db: SearchDb,
+  field: string,
+  withNums: boolean,
+  chunk: number,
+): AsyncGenerator<FieldChunk> {
   const columns: ("value" | "pid" | "num")[] = withNums ? ["value", "pid", "num"] : ["value", "pid"];
   let after: { value: string; pid: string } | undefined;
   for (;;) {
     const from = after ? sql`and (value, pid) > (${after.value}, ${after.pid})` : sql``;
-    const chunk = await arraysOf<{ value: string[]; pid: string[]; num?: (number | null)[] }>(
+    const page = await arraysOf<{ value: string[]; pid: string[]; num?: (number | null)[] }>(
       db,
       columns,
       sql`select ${sql.join(columns.map((c) => sql.ref(c)))} from search_values where field = ${field} ${from}
-        order by value, pid limit ${CHUNK}`,
+        order by value, pid limit ${chunk}`,
     );
-    const count = chunk.pid.length;
-    if (count > 0) yield { pids: chunk.pid, values: chunk.value, nums: chunk.num };
-    if (count < CHUNK) return;
-    after = { value: chunk.value[count - 1] as string, pid: chunk.pid[count - 1] as string };
+    const count = page.pid.length;
+    if (count > 0) yield { pids: page.pid, values: page.value, nums: page.num };
+    if (count < chunk) return;
+    after = { value: page.value[count - 1] as string, pid: page.pid[count - 1] as string };
   }
 }
 
@@ -85,19 +91,20 @@ async function* numberOrder(
   db: SearchDb,
   field: string,
   numberText: (num: number) => string,
+  chunk: number,
 ): AsyncGenerator<FieldChunk> {
   let after: { num: number; pid: string } | undefined;
   for (;;) {
     const from = after ? sql`and (num, pid) > (${after.num}, ${after.pid})` : sql``;
-    const chunk = await arraysOf<{ num: number[]; pid: string[] }>(
+    const page = await arraysOf<{ num: number[]; pid: string[] }>(
       db,
       ["num", "pid"],
       sql`select num, pid from search_values where field = ${field} and num is not null ${from}
-        order by num, pid limit ${CHUNK}`,
+        order by num, pid limit ${chunk}`,
     );
-    const count = chunk.pid.length;
-    if (count > 0) yield { pids: chunk.pid, values: chunk.num.map(numberText), nums: chunk.num };
-    if (count < CHUNK) return;
-    after = { num: chunk.num[count - 1] as number, pid: chunk.pid[count - 1] as string };
+    const count = page.pid.length;
+    if (count > 0) yield { pids: page.pid, values: page.num.map(numberText), nums: page.num };
+    if (count < chunk) return;
+    after = { num: page.num[count - 1] as number, pid: page.pid[count - 1] as string };
   }
 }

@@ -17,7 +17,7 @@ import {
   writeDocuments,
   writeRows,
 } from "./index-store.ts";
-import { conditionKey, matchingAmong, matchingPids, valuesOf } from "./memory-reads.ts";
+import { conditionKey, matchingAmong, matchingPidChunks, valuesOf } from "./memory-reads.ts";
 import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
@@ -47,7 +47,7 @@ export interface SearchRepository {
   numbersOf: Bound<typeof numbersOf>;
   fieldStatsRow: Bound<typeof fieldStatsRow>;
   conditionKey: Bound<typeof conditionKey>;
-  matchingPids: Bound<typeof matchingPids>;
+  matchingPidChunks: Bound<typeof matchingPidChunks>;
   matchingAmong: Bound<typeof matchingAmong>;
   valuesOf: Bound<typeof valuesOf>;
   valuesOfField: Bound<typeof valuesOfField>;
@@ -86,7 +86,7 @@ export function searchRepository(db: SearchDb): SearchRepository {
     numbersOf: (...args) => numbersOf(db, ...args),
     fieldStatsRow: (...args) => fieldStatsRow(db, ...args),
     conditionKey: (...args) => conditionKey(db, ...args),
-    matchingPids: (...args) => matchingPids(db, ...args),
+    matchingPidChunks: (...args) => matchingPidChunks(db, ...args),
     matchingAmong: (...args) => matchingAmong(db, ...args),
     valuesOf: (...args) => valuesOf(db, ...args),
     valuesOfField: (...args) => valuesOfField(db, ...args),

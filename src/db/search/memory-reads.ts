@@ -1,6 +1,7 @@
 /**
- * What the search engine's memory (src/search/memory/) reads: the documents a condition matches (all, or among
- * some rewritten since), and the values of fields (all documents', or some documents').
+ * What the search engine's memory (src/search/memory/) reads: the documents a condition matches (all, in
+ * chunks, or among some rewritten since), and the values of fields (some documents'; all of a field's:
+ * field-reads.ts).
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";
@@ -30,15 +31,35 @@ export function conditionKey(db: SearchDb, condition: Condition): string {
   return `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
 }
 
-/** Every document matching `where`. */
-export async function matchingPids(db: SearchDb, where: Condition): Promise<string[]> {
-  // One row holding a JSON array: much cheaper to receive than a row per document.
-  const list =
-    db.dialect === "postgres"
-      ? sql<{ pids: string[] | null }>`select json_agg(d.pid) as pids from search_docs d where ${where}`
-      : sql<{ pids: string }>`select json_group_array(d.pid) as pids from search_docs d where ${where}`;
-  const row = (await list.execute(db.kysely)).rows[0];
-  return typeof row?.pids === "string" ? JSON.parse(row.pids) : (row?.pids ?? []);
+/** PIDs per chunk when reading every document a condition matches (about 5 MB of JSON a chunk). */
+export const PID_CHUNK = 100_000;
+
+/**
+ * Every document matching `where`, in chunks of at most `chunk` PIDs, chunk after chunk in PID order (keyset
+ * pages): the reader holds one chunk at a time, whatever the number of documents.
+ */
+export async function* matchingPidChunks(
+  db: SearchDb,
+  where: Condition,
+  chunk = PID_CHUNK,
+): AsyncGenerator<string[]> {
+  let after: string | undefined;
+  for (;;) {
+    const from = after === undefined ? sql`` : sql`and d.pid > ${after}`;
+    const page = sql`select d.pid from search_docs d where (${where}) ${from} order by d.pid limit ${chunk}`;
+    // One row holding a JSON array (much cheaper to receive than a row per document), and the chunk's last PID
+    // as the database orders them (the next chunk's start, whatever order the aggregate kept).
+    const aggregate = db.dialect === "postgres" ? sql`json_agg(s.pid)` : sql`json_group_array(s.pid)`;
+    const list = sql<{
+      pids: string[] | string | null;
+      last: string | null;
+    }>`select ${aggregate} as pids, max(s.pid) as last from (${page}) s`;
+    const row = (await list.execute(db.kysely)).rows[0];
+    const pids: string[] = typeof row?.pids === "string" ? JSON.parse(row.pids) : (row?.pids ?? []);
+    if (pids.length > 0) yield pids;
+    if (pids.length < chunk || row?.last == null) return;
+    after = row.last;
+  }
 }
 
 /** Those of `pids` whose documents match `where`. */

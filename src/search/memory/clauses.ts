@@ -9,6 +9,7 @@ import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { SearchEngineDb } from "../../db/search/index.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
+import type { ChunkedReads } from "./chunked-reads.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 
@@ -25,10 +26,13 @@ class CachedClause extends Refreshing {
   }
 
   protected async reread(): Promise<void> {
-    const { db, docs } = this.source;
-    const pids = await db.search.matchingPids(this.condition);
+    const { db, docs, reads } = this.source;
+    // Chunk by chunk: the PIDs of one chunk at a time beside the set being built (and the budget checked).
     const set = new Bitset(docs.size);
-    for (const pid of pids) set.add(docs.numberOf(pid));
+    for await (const pids of db.search.matchingPidChunks(this.condition, reads.chunk)) {
+      await reads.each(pids.length, (i) => set.add(docs.numberOf(pids[i] as string)));
+      await reads.afterChunk(set.words.byteLength);
+    }
     this.set = set;
   }
 
@@ -63,6 +67,7 @@ export class ClauseCache {
     readonly log: IndexChangeLog,
     readonly docs: DocNumbers,
     readonly tally: ReadTally,
+    readonly reads: ChunkedReads,
   ) {}
 
   /** Bytes held by the kept sets. */

@@ -10,6 +10,7 @@ import { fieldSpec } from "../fields.ts";
 import { indexedText } from "../index-rows.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
+import type { ChunkedReads } from "./chunked-reads.ts";
 import { type ColumnState, patchArrays, patchMap } from "./column-state.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder, mergedOrder, orderOfDocs } from "./doc-order.ts";
@@ -46,6 +47,7 @@ export class Column extends Refreshing {
     readonly docs: DocNumbers,
     readonly field: string,
     tally: ReadTally,
+    private readonly reads: ChunkedReads,
   ) {
     super(tally);
   }
@@ -187,11 +189,14 @@ export class Column extends Refreshing {
     const pairs = new OrdinalPairs();
     const spec = fieldSpec(this.field);
     const numberText = (num: number) => (spec ? indexedText(spec, num) : String(num));
-    for await (const { pids, values, nums } of this.db.search.valuesOfField(this.field, numberText)) {
-      for (let i = 0; i < pids.length; i++) {
+    const chunks = this.db.search.valuesOfField(this.field, numberText, this.reads.chunk);
+    for await (const { pids, values, nums } of chunks) {
+      await this.reads.each(pids.length, (i) => {
         const ord = this.ordinalOf({ value: values[i] as string, num: nums?.[i] ?? null });
         pairs.push(this.docs.numberOf(pids[i] as string), ord);
-      }
+      });
+      // Not yet in bytes(): the pairs, and the packed arrays made from them (held with them while packing).
+      await this.reads.afterChunk(pairs.bytes + (this.docs.size + 1) * 4 + pairs.length * 4);
     }
     this.patches.clear();
     this.patched = new Uint8Array(0);
@@ -225,9 +230,16 @@ export class Column extends Refreshing {
     };
   }
 
-  /** Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log. */
-  restore(state: ColumnState, seq: number): void {
-    for (const [i, value] of state.values.entries()) this.ordinalOf({ value, num: state.nums[i] ?? null });
+  /**
+   * Takes a saved state (checked: column-state.ts) as this new column's, reflecting change `seq` of the log; no
+   * query reads the column before this resolves (it belongs to a memory being read).
+   */
+  async restore(state: ColumnState, seq: number): Promise<void> {
+    const { values, nums } = state;
+    // A value per document in some fields: their ordinals taken with turns of the event loop between.
+    await this.reads.each(values.length, (i) =>
+      this.ordinalOf({ value: values[i] as string, num: nums[i] ?? null }),
+    );
     this.install({ starts: state.starts, ords: state.packed });
     this.patched = new Uint8Array(this.docs.size);
     this.totals = new Int32Array(this.values.length);

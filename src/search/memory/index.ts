@@ -4,10 +4,12 @@
  * log is trusted (always on SQLite; on PostgreSQL while the change feed hears the other processes), and while
  * it fits the memory budget (search-index.ts).
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { ChangePosition } from "../../db/search/change-positions.ts";
 import type { SearchEngineDb } from "../../db/search/index.ts";
 import { ChangedValues } from "./changed-values.ts";
+import { type ChunkedReadOptions, ChunkedReads } from "./chunked-reads.ts";
 import { ClauseCache, type ClauseState } from "./clauses.ts";
 import { type ColumnState, checkColumnState } from "./column-state.ts";
 import { Column } from "./columns.ts";
@@ -40,10 +42,16 @@ export class SearchMemory {
   private readonly changedValues: ChangedValues;
 
   private readonly log: IndexChangeLog;
+  /** How structures are read whole: in chunks, the budget checked after each (chunked-reads.ts). */
+  private readonly reads: ChunkedReads;
 
-  constructor(private readonly db: SearchEngineDb) {
+  constructor(
+    private readonly db: SearchEngineDb,
+    reads: ChunkedReadOptions = {},
+  ) {
     this.log = db.indexChanges;
-    this.clauses = new ClauseCache(db, this.log, this.docs, this.tally);
+    this.reads = new ChunkedReads(() => this.bytes(), reads);
+    this.clauses = new ClauseCache(db, this.log, this.docs, this.tally, this.reads);
     this.changedValues = new ChangedValues(db, this.log, () => [...this.columns.keys()]);
   }
 
@@ -56,7 +64,7 @@ export class SearchMemory {
   async column(field: string): Promise<Column> {
     let column = this.columns.get(field);
     if (column) this.columns.delete(field);
-    else column = new Column(this.db, this.changedValues, this.docs, field, this.tally);
+    else column = new Column(this.db, this.changedValues, this.docs, field, this.tally, this.reads);
     this.columns.set(field, column);
     if (this.columns.size > MAX_COLUMNS) {
       const oldest = this.columns.keys().next().value;
@@ -86,14 +94,21 @@ export class SearchMemory {
     return { ...position, pids, columns, clauses: this.clauses.saved(seq) };
   }
 
-  /** Fills this new memory from a saved state, taken as reflecting the log up to change `seq`. */
-  restore(state: MemoryState, seq: number): void {
-    for (const column of state.columns) checkColumnState(column, state.pids.length);
-    this.docs.restore(state.pids);
+  /**
+   * Fills this new memory from a saved state, taken as reflecting the log up to change `seq`; the event loop
+   * gets a turn between its parts (the PIDs by chunks, each column).
+   */
+  async restore(state: MemoryState, seq: number): Promise<void> {
+    for (const column of state.columns) {
+      checkColumnState(column, state.pids.length);
+      await nextTurn();
+    }
+    await this.docs.restore(state.pids);
     for (const saved of state.columns) {
-      const column = new Column(this.db, this.changedValues, this.docs, saved.field, this.tally);
-      column.restore(saved, seq);
+      const column = new Column(this.db, this.changedValues, this.docs, saved.field, this.tally, this.reads);
+      await column.restore(saved, seq);
       this.columns.set(saved.field, column);
+      await nextTurn();
     }
     this.clauses.restore(state.clauses, seq);
     this.position = { origin: state.origin, position: state.position };

@@ -21,6 +21,11 @@ export class OrdinalPairs {
   ords = new Int32Array(1024);
   length = 0;
 
+  /** Bytes held by the pairs' arrays. */
+  get bytes(): number {
+    return this.docs.byteLength + this.ords.byteLength;
+  }
+
   push(doc: number, ord: number): void {
     if (this.length === this.docs.length) {
       const docs = new Int32Array(this.length * 2);

@@ -7,10 +7,11 @@
 import type { ColumnState } from "./column-state.ts";
 import type { MemoryState } from "./index.ts";
 import type { Ordinals } from "./packed-ordinals.ts";
-import { bytesOf, type SnapshotContents } from "./snapshot-file.ts";
+import { bytesOf, type SnapshotReader } from "./snapshot-file.ts";
 
 export const SNAPSHOT_VERSION = 1;
-const PID_CHUNK = 200_000;
+/** PIDs a JSON section: one parse of a few MB at a time on reading. */
+const PID_CHUNK = 50_000;
 
 type Width = "u16" | "u32" | "i32";
 
@@ -63,39 +64,39 @@ export function encodeMemory(state: MemoryState): { header: MemoryHeader; sectio
   return { header: { version: SNAPSHOT_VERSION, origin, position, pids, columns, clauses }, sections };
 }
 
-/** The state a checked file holds; throws when its sections are not what the header says. */
-export function decodeMemory({ header, sections }: SnapshotContents<MemoryHeader>): MemoryState {
-  const section = (i: number) => {
-    const bytes = sections[i];
-    if (!bytes) throw new Error(`section ${i} missing`);
-    return bytes;
-  };
-  const json = (i: number): unknown => JSON.parse(Buffer.from(section(i)).toString("utf8"));
+/**
+ * The state a checked file holds, its sections read one at a time (the event loop served between reads); throws
+ * when its sections are not what the header says.
+ */
+export async function decodeMemory(file: SnapshotReader<MemoryHeader>): Promise<MemoryState> {
+  const { header } = file;
+  const json = async (i: number): Promise<unknown> =>
+    JSON.parse(Buffer.from(await file.section(i)).toString("utf8"));
+  const words = async (i: number) => new Uint32Array(whole(await file.section(i), 4));
+  const signed = async (i: number) => new Int32Array(whole(await file.section(i), 4));
   const pids: string[] = [];
-  for (const i of header.pids) for (const pid of json(i) as string[]) pids.push(pid);
-  const columns = header.columns.map((column): ColumnState => {
-    const [values, nums] = json(column.values) as [string[], (number | null)[]];
-    return {
+  for (const i of header.pids) for (const pid of (await json(i)) as string[]) pids.push(pid);
+  const columns: ColumnState[] = [];
+  for (const column of header.columns) {
+    const [values, nums] = (await json(column.values)) as [string[], (number | null)[]];
+    const orders: ColumnState["orders"] = [];
+    for (const order of column.orders) orders.push({ key: order.key, docs: await signed(order.docs) });
+    columns.push({
       field: column.field,
       values,
       nums,
-      starts: new Uint32Array(aligned(section(column.starts), 4)),
-      packed: ordinals(section(column.packed), column.width),
+      starts: await words(column.starts),
+      packed: ordinals(await file.section(column.packed), column.width),
       patches: {
-        docs: new Int32Array(aligned(section(column.patchDocs), 4)),
-        starts: new Uint32Array(aligned(section(column.patchStarts), 4)),
-        ords: new Int32Array(aligned(section(column.patchOrds), 4)),
+        docs: await signed(column.patchDocs),
+        starts: await words(column.patchStarts),
+        ords: await signed(column.patchOrds),
       },
-      orders: column.orders.map((order) => ({
-        key: order.key,
-        docs: new Int32Array(aligned(section(order.docs), 4)),
-      })),
-    };
-  });
-  const clauses = header.clauses.map((clause) => ({
-    key: clause.key,
-    words: new Uint32Array(aligned(section(clause.words), 4)),
-  }));
+      orders,
+    });
+  }
+  const clauses: MemoryState["clauses"] = [];
+  for (const clause of header.clauses) clauses.push({ key: clause.key, words: await words(clause.words) });
   return { origin: header.origin, position: header.position, pids, columns, clauses };
 }
 
@@ -104,13 +105,15 @@ function widthOf(array: Ordinals): Width {
 }
 
 function ordinals(bytes: Uint8Array, width: Width): Ordinals {
-  if (width === "u16") return new Uint16Array(aligned(bytes, 2));
-  return width === "u32" ? new Uint32Array(aligned(bytes, 4)) : new Int32Array(aligned(bytes, 4));
+  if (width === "u16") return new Uint16Array(whole(bytes, 2));
+  return width === "u32" ? new Uint32Array(whole(bytes, 4)) : new Int32Array(whole(bytes, 4));
 }
 
-/** The bytes copied into a buffer of their own (a view of the file may start at any offset). */
-function aligned(bytes: Uint8Array, size: number): ArrayBuffer {
+/** A section's buffer (read into one of its own: snapshot-file.ts), checked to hold whole items of `size` bytes. */
+function whole(bytes: Uint8Array, size: number): ArrayBuffer {
   if (bytes.byteLength % size !== 0)
     throw new Error("a typed section's length is not a whole number of items");
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength)
+    return bytes.buffer as ArrayBuffer;
   return new Uint8Array(bytes).buffer;
 }

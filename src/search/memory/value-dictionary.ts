@@ -4,6 +4,7 @@
  * values come, so facets page without sorting values.
  */
 import { byteOrder } from "../byte-order.ts";
+import { ARRAY_SLOT, MAP_ENTRY, numberBytes, stringBytes } from "./heap-sizes.ts";
 
 export class ValueDictionary {
   /** Distinct values, by ordinal, and their numbers (numeric fields). */
@@ -11,7 +12,7 @@ export class ValueDictionary {
   readonly nums: (number | null)[] = [];
   private readonly ordinals = new Map<string, number>();
   private byValue: number[] | undefined;
-  /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
+  /** Bytes of the distinct values: strings, their slots in values and nums, boxed numbers, the ordinal map. */
   private valueBytes = 0;
 
   /** The ordinal of a value, undefined when never met. */
@@ -24,11 +25,11 @@ export class ValueDictionary {
     let ord = this.ordinals.get(value);
     if (ord === undefined) {
       ord = this.values.length;
+      const number = num === null ? null : Number(num);
       this.values.push(value);
-      this.nums.push(num === null ? null : Number(num));
+      this.nums.push(number);
       this.ordinals.set(value, ord);
-      // A one-byte string (header and characters), its slots in values and nums, its map entry.
-      this.valueBytes += value.length + 64;
+      this.valueBytes += stringBytes(value) + 2 * ARRAY_SLOT + numberBytes(number) + MAP_ENTRY;
       if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
     }
     return ord;
@@ -43,9 +44,9 @@ export class ValueDictionary {
     return this.byValue;
   }
 
-  /** Estimated bytes held: the values and, once made, their byte order. */
+  /** Bytes held: the values and, once made, their byte order (small integers in an array). */
   bytes(): number {
-    return this.valueBytes + (this.byValue ? this.byValue.length * 8 : 0);
+    return this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0);
   }
 
   /** Where `value` goes in the byte order of values. */
