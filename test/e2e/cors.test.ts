@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
-import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { create, enc } from "../helpers/client.ts";
+import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
+import { uniquePid } from "../helpers/sysmeta.ts";
 
 const METACATUI = "https://search.example.org";
 const HOSTILE = "https://evil.example.com";
@@ -80,6 +82,23 @@ describe("CORS", () => {
     assert.ok(methods(pre).includes("DELETE") && methods(pre).includes("PUT"));
     assert.ok(allowedHeaders(pre).includes("authorization"));
     assert.ok(!allowedHeaders(pre).includes("x-evil"));
+  });
+
+  it("sends an object read from another origin with the CORS headers and the object's own", async () => {
+    const pid = uniquePid("cors-get");
+    const bytes = Buffer.from([0, 1, 127, 128, 200, 255, 10, 13]);
+    const created = await create({ baseUrl: node.baseUrl, token: await node.token(ADMIN) }, pid, bytes);
+    assert.equal(created.status, 200, await created.text());
+    for (const origin of [HOSTILE, METACATUI]) {
+      const response = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`, { headers: { origin } });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("access-control-allow-origin"), origin === HOSTILE ? "*" : origin);
+      assert.match(response.headers.get("access-control-expose-headers") ?? "", /ETag/);
+      assert.match(response.headers.get("etag") ?? "", /^"sha256-[0-9a-f]{64}"$/);
+      assert.equal(response.headers.get("accept-ranges"), "bytes");
+      assert.ok(response.headers.get("last-modified"));
+      assert.deepEqual(Buffer.from(await response.arrayBuffer()), bytes);
+    }
   });
 
   it("by default trusts no origin with credentials", async () => {
