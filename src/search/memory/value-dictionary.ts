@@ -11,6 +11,8 @@ export class ValueDictionary {
   readonly nums: (number | null)[] = [];
   private readonly ordinals = new Map<string, number>();
   private byValue: number[] | undefined;
+  /** Each ordinal's place in `byValue` (made when asked, dropped when a value comes). */
+  private ranks: Int32Array | undefined;
   /** Estimated bytes of the distinct values (strings, their slots, the ordinal map). */
   private valueBytes = 0;
 
@@ -30,6 +32,7 @@ export class ValueDictionary {
       // A one-byte string (header and characters), its slots in values and nums, its map entry.
       this.valueBytes += value.length + 64;
       if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
+      this.ranks = undefined;
     }
     return ord;
   }
@@ -43,9 +46,24 @@ export class ValueDictionary {
     return this.byValue;
   }
 
+  /** These ordinals (each once) in byte order of their values: a sort of their places in that order. */
+  inOrder(ords: Int32Array): Int32Array {
+    const order = this.order();
+    if (!this.ranks) {
+      this.ranks = new Int32Array(order.length);
+      for (let at = 0; at < order.length; at++) this.ranks[order[at] as number] = at;
+    }
+    const ranks = this.ranks;
+    const out = new Int32Array(ords.length);
+    for (let i = 0; i < ords.length; i++) out[i] = ranks[ords[i] as number] as number;
+    out.sort();
+    for (let i = 0; i < out.length; i++) out[i] = order[out[i] as number] as number;
+    return out;
+  }
+
   /** Estimated bytes held: the values and, once made, their byte order. */
   bytes(): number {
-    return this.valueBytes + (this.byValue ? this.byValue.length * 8 : 0);
+    return this.valueBytes + (this.byValue ? this.byValue.length * 8 : 0) + (this.ranks?.byteLength ?? 0);
   }
 
   /** Where `value` goes in the byte order of values. */
