@@ -8,7 +8,9 @@
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
  * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
  * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS, BENCH_SEARCH_SCALE_KEEP=1 to keep
- * the loaded database for the next run, BENCH_SEARCH_SCALE_READ_ONLY=1 for the memory's reads alone), search-rebuild
+ * the loaded database for the next run, BENCH_SEARCH_SCALE_READ_ONLY=1 for the memory's reads alone), search-memory
+ * (only when named: the search page's CPU from the engine's memory alone, no database; BENCH_SEARCH_MEMORY_DOCS,
+ * default 1,000,000), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
  * (only when named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
@@ -39,6 +41,7 @@ import { s3 } from "./sections/s3.ts";
 import { scale } from "./sections/scale.ts";
 import { scaleOut } from "./sections/scale-out.ts";
 import { search } from "./sections/search.ts";
+import { searchMemory } from "./sections/search-memory.ts";
 import { searchRebuild } from "./sections/search-rebuild.ts";
 import { searchScale } from "./sections/search-scale.ts";
 import { smallCreate } from "./sections/small-create.ts";
@@ -54,6 +57,7 @@ const SECTIONS: Record<string, Section> = {
   list,
   search,
   "search-scale": searchScale,
+  "search-memory": searchMemory,
   "search-rebuild": searchRebuild,
   package: packageSection,
   replication,
@@ -80,6 +84,7 @@ const ON_REQUEST = new Set([
   "resumable",
   "scale",
   "search-scale",
+  "search-memory",
   "search-rebuild",
   "harvest-many",
   "log-aggregation",

@@ -14,7 +14,7 @@ export interface ValueCounts {
   values: readonly string[];
   counts: ArrayLike<number>;
   nums: readonly (number | null)[];
-  /** The value numbers in byte order of value. */
+  /** The value numbers in byte order of value: all, or at least every one with a count above zero. */
   order: ArrayLike<number>;
 }
 
@@ -34,7 +34,9 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
   const { spec, limit, offset, mincount, prefix } = facet;
   const byIndex = facet.sort === "index";
   const { values, counts: n, nums, order } = counts;
+  // The values kept and their counts side by side: the sort and the list read them in order, not by value.
   let kept: Int32Array = new Int32Array(order.length);
+  let keptCounts: Int32Array = new Int32Array(order.length);
   let length = 0;
   let most = 0;
   let least = Number.POSITIVE_INFINITY;
@@ -42,40 +44,68 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
     const at = order[i] as number;
     const count = n[at] as number;
     if (count >= mincount && (prefix === "" || (values[at] as string).startsWith(prefix))) {
-      kept[length++] = at;
+      kept[length] = at;
+      keptCounts[length++] = count;
       if (count > most) most = count;
       if (count < least) least = count;
     }
   }
   kept = kept.subarray(0, length);
-  if (!byIndex && most !== least) kept = mostFirst(kept, n);
+  keptCounts = keptCounts.subarray(0, length);
+  if (!byIndex && length > 1 && most !== least) [kept, keptCounts] = mostFirst(kept, keptCounts, most, least);
   else if (byIndex && isNumeric(spec.type)) {
     kept.sort(
       (a, b) => (nums[a] ?? 0) - (nums[b] ?? 0) || byteOrder(values[a] as string, values[b] as string),
     );
+    for (let i = 0; i < length; i++) keptCounts[i] = n[kept[i] as number] as number;
   }
   const end = limit < 0 ? length : Math.min(length, offset + limit);
   const out: (string | number)[] = new Array(Math.max(0, 2 * (end - offset)));
   for (let i = offset, o = 0; i < end; i++) {
-    const at = kept[i] as number;
-    out[o++] = values[at] as string;
-    out[o++] = n[at] as number;
+    out[o++] = values[kept[i] as number] as string;
+    out[o++] = keptCounts[i] as number;
   }
   return out;
 }
 
-/** Positions by count, highest first, keeping their order among equal counts (one bucket per count). */
-function mostFirst(positions: Int32Array, counts: ArrayLike<number>): Int32Array {
-  const buckets = new Map<number, number[]>();
-  for (const at of positions) {
-    const n = counts[at] as number;
-    const bucket = buckets.get(n);
-    if (bucket) bucket.push(at);
-    else buckets.set(n, [at]);
-  }
+/**
+ * Values (with their counts) by count, highest first, keeping their order among equal counts: a counting sort
+ * when the counts span few numbers (as they do: at most the matching documents), else a stable sort.
+ */
+function mostFirst(
+  positions: Int32Array,
+  counts: Int32Array,
+  most: number,
+  least: number,
+): [Int32Array, Int32Array] {
+  const span = most - least + 1;
   const out = new Int32Array(positions.length);
-  let o = 0;
-  for (const n of [...buckets.keys()].sort((a, b) => b - a))
-    for (const at of buckets.get(n) ?? []) out[o++] = at;
-  return out;
+  const outCounts = new Int32Array(positions.length);
+  if (span > positions.length * 4 + 1024) {
+    const byCount = Array.from(positions.keys()).sort(
+      (a, b) => (counts[b] as number) - (counts[a] as number),
+    );
+    byCount.forEach((i, o) => {
+      out[o] = positions[i] as number;
+      outCounts[o] = counts[i] as number;
+    });
+    return [out, outCounts];
+  }
+  // Where each count's values start in the output (highest count first).
+  const starts = new Int32Array(span + 1);
+  for (let i = 0; i < counts.length; i++) {
+    const slot = most - (counts[i] as number) + 1;
+    starts[slot] = (starts[slot] as number) + 1;
+  }
+  for (let slot = 1; slot <= span; slot++)
+    starts[slot] = (starts[slot] as number) + (starts[slot - 1] as number);
+  for (let i = 0; i < positions.length; i++) {
+    const count = counts[i] as number;
+    const slot = most - count;
+    const to = starts[slot] as number;
+    out[to] = positions[i] as number;
+    outCounts[to] = count;
+    starts[slot] = to + 1;
+  }
+  return [out, outCounts];
 }

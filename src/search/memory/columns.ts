@@ -12,8 +12,10 @@ import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { ChunkedReads } from "./chunked-reads.ts";
 import { type ColumnState, patchArrays, patchMap } from "./column-state.ts";
+import type { CountedDocs } from "./doc-list.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
-import { type DocOrder, docOrder, mergedOrder, orderOfDocs } from "./doc-order.ts";
+import { type DocOrder, docOrder, mergedOrder, orderOfDocs, rewrittenInOrder } from "./doc-order.ts";
+import { KeptCounts } from "./kept-counts.ts";
 import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
 import { ValueDictionary } from "./value-dictionary.ts";
@@ -36,10 +38,14 @@ export class Column extends Refreshing {
   private packed: Ordinals = new Uint16Array(0);
   private patched = new Uint8Array(0);
   private readonly patches = new Map<number, Int32Array>();
+  /** Counts over the last large result, kept current (kept-counts.ts); dropped when the field is read anew. */
+  private kept: KeptCounts | undefined;
   /** The packed documents by value (made when first asked, dropped when packing again). */
   private postings: Packed | undefined;
   /** Sort orders of the packed documents, by direction (made when asked, merged when packing again). */
   private orders = new Map<string, DocOrder>();
+  /** The patched documents in sort order, by direction (made when asked, dropped when the patches change). */
+  private rewrittenOrders = new Map<string, DocOrder>();
 
   constructor(
     private readonly db: SearchEngineDb,
@@ -53,52 +59,83 @@ export class Column extends Refreshing {
   }
 
   /**
-   * How many of the documents in `matches` (`matching` of them) have each value (indexed by ordinal). When most match,
-   * the others are counted and taken from the totals.
+   * How many of the documents in `matches` have each value (indexed by ordinal), counted over `counted` (the
+   * matching documents, or the others, their counts taken from the totals), or moved from the kept counts of
+   * an earlier large result when it differs from this one in fewer documents (kept-counts.ts). Counting the
+   * matching ones also lists the values met (in the order met), so a facet of many values pages through those
+   * alone (facet-page.ts).
    */
-  count(matches: Bitset, matching: number): Int32Array {
-    const docCount = this.docs.size;
-    const words = Math.ceil(docCount / 32);
-    if (matching * 2 < docCount) {
-      const counts = new Int32Array(this.values.length);
-      this.countWords(counts, 1, (i) => matches.words[i] ?? 0, Math.min(words, matches.words.length));
-      return counts;
+  count(matches: Bitset, counted: CountedDocs): { counts: Int32Array; met?: Int32Array } {
+    const distinct = this.values.length;
+    const { docs, others } = counted;
+    const kept = this.kept;
+    if (kept && kept.differences(matches, docs.length) < docs.length) {
+      return { counts: kept.follow(matches, distinct, (doc, visit) => this.visitOrdinals(doc, visit)) };
     }
-    const counts = this.totals.slice(0, this.values.length);
-    const lastBits = docCount % 32;
-    this.countWords(
-      counts,
-      -1,
-      (i) => {
-        const others = ~(matches.words[i] ?? 0);
-        return i === words - 1 && lastBits !== 0 ? others & ((1 << lastBits) - 1) : others;
-      },
-      words,
-    );
-    return counts;
+    if (others) {
+      const counts = this.totals.slice(0, distinct);
+      this.countDocs(docs, counts, -1, undefined);
+      this.kept = KeptCounts.of(matches, counts);
+      return { counts };
+    }
+    const counts = new Int32Array(distinct);
+    const met = this.countDocs(docs, counts, 1, new Int32Array(Math.min(distinct, 1024)));
+    return { counts, met };
   }
 
-  /** Adds `step` to the count of each value of each document in the words `wordAt(0 .. words - 1)`. */
-  private countWords(counts: Int32Array, step: number, wordAt: (i: number) => number, words: number): void {
+  /**
+   * Adds `step` to the count of each value of each of `docs`; with `met`, lists there (grown as needed) each
+   * value whose count leaves zero, returning that list.
+   */
+  private countDocs(
+    docs: Int32Array,
+    counts: Int32Array,
+    step: number,
+    met: Int32Array | undefined,
+  ): Int32Array | undefined {
     const { starts, packed, patched } = this;
     const packedDocs = starts.length - 1;
-    for (let i = 0; i < words; i++) {
-      let w = wordAt(i);
-      while (w !== 0) {
-        const low = w & -w;
-        const doc = (i << 5) + 31 - Math.clz32(low);
-        w ^= low;
-        if (patched[doc] === 1) {
-          for (const ord of this.patches.get(doc) ?? NONE) counts[ord] = (counts[ord] as number) + step;
-        } else if (doc < packedDocs) {
-          const end = starts[doc + 1] as number;
-          for (let j = starts[doc] as number; j < end; j++) {
-            const ord = packed[j] as number;
-            counts[ord] = (counts[ord] as number) + step;
+    const anyPatched = this.patches.size > 0;
+    let metList = met;
+    let metCount = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] as number;
+      let ords: Ordinals = packed;
+      let from = 0;
+      let to = 0;
+      if (anyPatched && patched[doc] === 1) {
+        ords = this.patches.get(doc) ?? NONE;
+        to = ords.length;
+      } else if (doc < packedDocs) {
+        from = starts[doc] as number;
+        to = starts[doc + 1] as number;
+      }
+      for (let j = from; j < to; j++) {
+        const ord = ords[j] as number;
+        const was = counts[ord] as number;
+        counts[ord] = was + step;
+        if (was === 0 && metList !== undefined) {
+          if (metCount === metList.length) {
+            const grown = new Int32Array(Math.max(16, metCount * 2));
+            grown.set(metList);
+            metList = grown;
           }
+          metList[metCount++] = ord;
         }
       }
     }
+    return metList?.subarray(0, metCount);
+  }
+
+  /** Calls `visit` with each of a document's ordinals. */
+  private visitOrdinals(doc: number, visit: (ord: number) => void): void {
+    const [from, to, ords] = this.rangeOf(doc);
+    for (let j = from; j < to; j++) visit(ords[j] as number);
+  }
+
+  /** These ordinals in byte order of their values. */
+  inValueOrder(ords: Int32Array): Int32Array {
+    return this.dictionary.inOrder(ords);
   }
 
   /** The documents having `value` (from the postings, made once per packing when first asked). */
@@ -174,6 +211,17 @@ export class Column extends Refreshing {
     return order;
   }
 
+  /** The patched documents having a value, in sort order for this column alone (kept until patches change). */
+  rewrittenOrder(numeric: boolean, descending: boolean): DocOrder {
+    const key = `${numeric}|${descending}`;
+    let order = this.rewrittenOrders.get(key);
+    if (!order) {
+      order = rewrittenInOrder(this, this.patches.keys(), numeric, descending);
+      this.rewrittenOrders.set(key, order);
+    }
+    return order;
+  }
+
   /** Where a document's ordinals are: ords[from] to ords[to - 1]. */
   private rangeOf(doc: number): [from: number, to: number, ords: Ordinals] {
     if (this.patched[doc] === 1) {
@@ -200,6 +248,7 @@ export class Column extends Refreshing {
     }
     this.patches.clear();
     this.patched = new Uint8Array(0);
+    this.kept = undefined;
     this.totals = new Int32Array(this.values.length);
     this.tally(pairs.ords.subarray(0, pairs.length), 1);
     this.install(pairs.pack(this.docs.size, this.values.length));
@@ -210,8 +259,10 @@ export class Column extends Refreshing {
     let bytes =
       this.starts.byteLength + this.packed.byteLength + this.totals.byteLength + this.patched.byteLength;
     for (const patch of this.patches.values()) bytes += patch.byteLength + 64;
-    for (const order of this.orders.values()) bytes += order.docs.byteLength + order.keys.length * 8;
+    for (const order of [...this.orders.values(), ...this.rewrittenOrders.values()])
+      bytes += order.docs.byteLength + order.keys.length * 8;
     if (this.postings) bytes += this.postings.starts.byteLength + this.postings.ords.byteLength;
+    if (this.kept) bytes += this.kept.bytes();
     return bytes + this.dictionary.bytes();
   }
 
@@ -270,10 +321,17 @@ export class Column extends Refreshing {
       grown.set(this.patched);
       this.patched = grown;
     }
+    this.rewrittenOrders.clear();
+    const kept = this.kept;
     for (const doc of changedDocs) {
-      this.tally(this.ordinalsOf(doc), -1);
+      const old = this.ordinalsOf(doc);
+      this.tally(old, -1);
       const ords = Int32Array.from(byDoc.get(doc) ?? []);
       this.tally(ords, 1);
+      if (kept?.has(doc)) {
+        kept.adjust(old, -1, this.values.length);
+        kept.adjust(ords, 1, this.values.length);
+      }
       this.patches.set(doc, ords);
       this.patched[doc] = 1;
     }
@@ -304,8 +362,14 @@ export class Column extends Refreshing {
 
   /** The packed arrays anew, with the patches folded in; the kept orders merged with the patched documents. */
   private repack(): void {
-    const packed = repack(this.docs.size, this.values.length, (doc) => this.ordinalsOf(doc));
-    const rewritten = new Set(this.patches.keys());
+    const packed = repack(
+      this.docs.size,
+      this.values.length,
+      { starts: this.starts, ords: this.packed },
+      this.patched,
+      this.patches,
+    );
+    const rewritten = [...this.patches.keys()];
     const orders = new Map<string, DocOrder>();
     for (const [key, order] of this.orders) {
       const [numeric, descending] = key.split("|").map((flag) => flag === "true") as [boolean, boolean];
@@ -321,6 +385,7 @@ export class Column extends Refreshing {
     this.starts = starts;
     this.packed = ords;
     this.postings = undefined;
+    this.rewrittenOrders.clear();
     this.orders = orders;
   }
 }

@@ -72,13 +72,51 @@ export function orderOfDocs(column: Column, docs: Int32Array, numeric: boolean):
 }
 
 /**
- * `order` after the documents `rewritten` changed (their keys as the column now gives them): the others in
- * their kept order merged with the rewritten ones that have a value, sorted.
+ * `order` after the documents `rewritten` changed (the column's patched ones, their keys as it now gives them):
+ * the others in their kept order merged with the rewritten ones that have a value, sorted.
  */
 export function mergedOrder(
   order: DocOrder,
   column: Column,
-  rewritten: ReadonlySet<number>,
+  rewritten: Iterable<number>,
+  numeric: boolean,
+  descending: boolean,
+): DocOrder {
+  const compare = comparer(column, descending);
+  const added = rewrittenInOrder(column, rewritten, numeric, descending);
+  // Typed from the start (a million documents: no array of numbers grown and copied).
+  const docs = new Int32Array(order.docs.length + added.docs.length);
+  const keys: Float64Array | Key[] = numeric ? new Float64Array(docs.length) : [];
+  let length = 0;
+  const push = (doc: number, key: Key) => {
+    docs[length] = doc;
+    keys[length++] = key as number & string;
+  };
+  let j = 0;
+  const addedDoc = (at: number) => added.docs[at] as number;
+  const addedKey = (at: number) => added.keys[at] as Key;
+  for (let i = 0; i < order.docs.length; i++) {
+    const doc = order.docs[i] as number;
+    if (column.isPatched(doc)) continue;
+    const k = order.keys[i] as Key;
+    for (; j < added.docs.length && compare(addedDoc(j), addedKey(j), doc, k) < 0; j++)
+      push(addedDoc(j), addedKey(j));
+    push(doc, k);
+  }
+  for (; j < added.docs.length; j++) push(addedDoc(j), addedKey(j));
+  return {
+    docs: docs.slice(0, length),
+    keys: keys instanceof Float64Array ? keys.slice(0, length) : (keys as string[]),
+  };
+}
+
+/**
+ * The rewritten (patched) documents having a value, sorted as the order sorts: kept by the column until its
+ * patches change, so a page sorted by the field does not sort them again at every query.
+ */
+export function rewrittenInOrder(
+  column: Column,
+  rewritten: Iterable<number>,
   numeric: boolean,
   descending: boolean,
 ): DocOrder {
@@ -86,23 +124,9 @@ export function mergedOrder(
   const compare = comparer(column, descending);
   const added = [...rewritten].map((doc) => ({ doc, key: key(doc) })).filter((each) => !missing(each.key));
   added.sort((a, b) => compare(a.doc, a.key, b.doc, b.key));
-  const docs: number[] = [];
-  const keys: Key[] = [];
-  let j = 0;
-  for (let i = 0; i < order.docs.length; i++) {
-    const doc = order.docs[i] as number;
-    if (rewritten.has(doc)) continue;
-    const k = order.keys[i] as Key;
-    for (let next = added[j]; next && compare(next.doc, next.key, doc, k) < 0; next = added[++j]) {
-      docs.push(next.doc);
-      keys.push(next.key);
-    }
-    docs.push(doc);
-    keys.push(k);
-  }
-  for (; j < added.length; j++) {
-    docs.push((added[j] as { doc: number }).doc);
-    keys.push((added[j] as { key: Key }).key);
-  }
-  return orderOf(docs, keys, numeric);
+  return orderOf(
+    added.map((each) => each.doc),
+    added.map((each) => each.key),
+    numeric,
+  );
 }

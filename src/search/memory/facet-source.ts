@@ -3,8 +3,17 @@ import type { ValueCounts } from "../facet-page.ts";
 import type { FacetSource } from "../facets.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
+import type { Column } from "./columns.ts";
+import { countedDocs } from "./doc-list.ts";
 import { matching } from "./evaluate.ts";
 import type { SearchMemory } from "./index.ts";
+
+/**
+ * When the matching documents have fewer than 1 in FEW_VALUES of a field's values, the page reads just those
+ * (sorted into byte order) instead of walking every value: facet.mincount is at least 1, so values no matching
+ * document has are never listed.
+ */
+const FEW_VALUES = 8;
 
 export function memoryFacetSource(
   memory: SearchMemory,
@@ -16,15 +25,20 @@ export function memoryFacetSource(
   return {
     async valueCounts(fields) {
       const out = new Map<string, ValueCounts>();
-      for (const { field } of fields) {
-        const column = await memory.column(field);
-        const list: ValueCounts = {
+      const columns: Column[] = [];
+      for (const { field } of fields) columns.push(await memory.column(field));
+      // Listed once for every field, after the columns are up to date (a document numbered meanwhile is among
+      // the others): the matching documents, or the others when most match.
+      const counted = countedDocs(matches, matchCount, memory.docs.size);
+      for (const column of columns) {
+        const { counts, met } = column.count(matches, counted);
+        const few = met !== undefined && met.length * FEW_VALUES < column.values.length;
+        out.set(column.field, {
           values: column.values,
-          counts: column.count(matches, matchCount),
+          counts,
           nums: column.nums,
-          order: column.valueOrder(),
-        };
-        out.set(field, list);
+          order: few ? column.inValueOrder(met) : column.valueOrder(),
+        });
       }
       return out;
     },

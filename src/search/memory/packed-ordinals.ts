@@ -61,19 +61,36 @@ export class OrdinalPairs {
   }
 }
 
-/** The packed arrays anew: each document's ordinals as `ordinalsOf` gives them (packed or patched). */
+/**
+ * The packed arrays anew for documents 0 .. docCount - 1: each patched document's (`patched[doc]` 1) ordinals
+ * from `patches`, the others' copied from `packed` (no object per document: a pass over the arrays).
+ */
 export function repack(
   docCount: number,
   distinct: number,
-  ordinalsOf: (doc: number) => ArrayLike<number>,
+  packed: Packed,
+  patched: Uint8Array,
+  patches: ReadonlyMap<number, ArrayLike<number>>,
 ): Packed {
+  const packedDocs = packed.starts.length - 1;
+  const none: ArrayLike<number> = [];
   const starts = new Uint32Array(docCount + 1);
-  for (let doc = 0; doc < docCount; doc++) starts[doc + 1] = (starts[doc] as number) + ordinalsOf(doc).length;
+  for (let doc = 0; doc < docCount; doc++) {
+    let length = 0;
+    if (patched[doc] === 1) length = (patches.get(doc) ?? none).length;
+    else if (doc < packedDocs) length = (packed.starts[doc + 1] as number) - (packed.starts[doc] as number);
+    starts[doc + 1] = (starts[doc] as number) + length;
+  }
   const ords = ordinalArray(distinct, starts[docCount] as number);
   for (let doc = 0; doc < docCount; doc++) {
-    const list = ordinalsOf(doc);
-    const from = starts[doc] as number;
-    for (let j = 0; j < list.length; j++) ords[from + j] = list[j] as number;
+    let to = starts[doc] as number;
+    if (patched[doc] === 1) {
+      const patch = patches.get(doc) ?? none;
+      for (let j = 0; j < patch.length; j++) ords[to++] = patch[j] as number;
+    } else if (doc < packedDocs) {
+      const end = packed.starts[doc + 1] as number;
+      for (let j = packed.starts[doc] as number; j < end; j++) ords[to++] = packed.ords[j] as number;
+    }
   }
   return { starts, ords };
 }

@@ -66,31 +66,32 @@ function walkOrder(
   count: number,
 ): string[] | undefined {
   const { docs, keys } = column.order(key.numeric, key.descending);
-  const keyOf = (doc: number) => (key.numeric ? column.leastNumber(doc) : column.leastValue(doc));
+  // The rewritten documents, kept sorted by the column until its patches change.
+  const rewritten = column.rewrittenOrder(key.numeric, key.descending);
   const pids = memory.docs.pids;
   const sign = key.descending ? -1 : 1;
   const compare = (a: number, x: number | string, b: number, y: number | string) =>
     sign * (typeof x === "number" ? x - (y as number) : byteOrder(x, y as string)) ||
     byteOrder(pids[a] as string, pids[b] as string);
-  const rewritten: { doc: number; key: number | string }[] = [];
-  for (const doc of column.patchedDocs()) {
-    const value = keyOf(doc);
-    if (matches.has(doc) && value !== undefined && !Number.isNaN(value)) rewritten.push({ doc, key: value });
-  }
-  rewritten.sort((a, b) => compare(a.doc, a.key, b.doc, b.key));
   const out: string[] = [];
   let i = 0;
   let j = 0;
   while (out.length < count) {
     while (i < docs.length && (column.isPatched(docs[i] as number) || !matches.has(docs[i] as number))) i++;
-    const next = rewritten[j];
-    if (i >= docs.length && !next) break;
+    while (j < rewritten.docs.length && !matches.has(rewritten.docs[j] as number)) j++;
+    const hasNext = j < rewritten.docs.length;
+    if (i >= docs.length && !hasNext) break;
     const doc = docs[i] as number;
-    if (!next || (i < docs.length && compare(doc, keys[i] as number | string, next.doc, next.key) <= 0)) {
+    const next = rewritten.docs[j] as number;
+    if (
+      !hasNext ||
+      (i < docs.length &&
+        compare(doc, keys[i] as number | string, next, rewritten.keys[j] as number | string) <= 0)
+    ) {
       out.push(pids[doc] as string);
       i++;
     } else {
-      out.push(pids[next.doc] as string);
+      out.push(pids[next] as string);
       j++;
     }
   }

@@ -12,6 +12,8 @@ export class ValueDictionary {
   readonly nums: (number | null)[] = [];
   private readonly ordinals = new Map<string, number>();
   private byValue: number[] | undefined;
+  /** Each ordinal's place in `byValue` (made when asked, dropped when a value comes). */
+  private ranks: Int32Array | undefined;
   /** Bytes of the distinct values: strings, their slots in values and nums, boxed numbers, the ordinal map. */
   private valueBytes = 0;
 
@@ -31,6 +33,7 @@ export class ValueDictionary {
       this.ordinals.set(value, ord);
       this.valueBytes += stringBytes(value) + 2 * ARRAY_SLOT + numberBytes(number) + MAP_ENTRY;
       if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
+      this.ranks = undefined;
     }
     return ord;
   }
@@ -44,9 +47,24 @@ export class ValueDictionary {
     return this.byValue;
   }
 
-  /** Bytes held: the values and, once made, their byte order (small integers in an array). */
+  /** These ordinals (each once) in byte order of their values: a sort of their places in that order. */
+  inOrder(ords: Int32Array): Int32Array {
+    const order = this.order();
+    if (!this.ranks) {
+      this.ranks = new Int32Array(order.length);
+      for (let at = 0; at < order.length; at++) this.ranks[order[at] as number] = at;
+    }
+    const ranks = this.ranks;
+    const out = new Int32Array(ords.length);
+    for (let i = 0; i < ords.length; i++) out[i] = ranks[ords[i] as number] as number;
+    out.sort();
+    for (let i = 0; i < out.length; i++) out[i] = order[out[i] as number] as number;
+    return out;
+  }
+
+  /** Bytes held: the values and, once made, their byte order (small integers in an array) and ranks. */
   bytes(): number {
-    return this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0);
+    return this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0) + (this.ranks?.byteLength ?? 0);
   }
 
   /** Where `value` goes in the byte order of values. */
