@@ -64,7 +64,9 @@ export class ValueDictionary {
 
   /** Bytes held: the values and, once made, their byte order (small integers in an array) and ranks. */
   bytes(): number {
-    return this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0) + (this.ranks?.byteLength ?? 0);
+    return (
+      this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0) + (this.ranks?.byteLength ?? 0)
+    );
   }
 
   /** Where `value` goes in the byte order of values. */

@@ -9,6 +9,7 @@ import { IndexChangeLog } from "../../../src/db/index-changes.ts";
 import type { SearchEngineDb } from "../../../src/db/search/index.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
 import { ChangedValues } from "../../../src/search/memory/changed-values.ts";
+import { ChunkedReads } from "../../../src/search/memory/chunked-reads.ts";
 import { Column } from "../../../src/search/memory/columns.ts";
 import { countedDocs } from "../../../src/search/memory/doc-list.ts";
 import { DocNumbers } from "../../../src/search/memory/doc-numbers.ts";
@@ -57,7 +58,8 @@ describe("Column counts", () => {
     const docs = new DocNumbers();
     const db = index.db();
     const tally = { rereads: 0, rechecks: 0, packings: 0 };
-    const column = new Column(db, new ChangedValues(db, index.log, () => [FIELD]), docs, FIELD, tally);
+    const reads = new ChunkedReads(() => 0);
+    const column = new Column(db, new ChangedValues(db, index.log, () => [FIELD]), docs, FIELD, tally, reads);
     await column.upTo(index.log);
     const member = new Map<string, boolean>();
     for (const pid of index.values.keys()) member.set(pid, rand() < 0.8);
