@@ -4,7 +4,8 @@
  * `d1node load`, default 1,000), aggregated into an empty Coordinating Node in one run (MNCore.getLogRecords pages
  * of 1000, each page stored in the CN's event log). Target: 10 M entries in <= 10 minutes (>= 16,700 entries/s).
  * Baseline, in the same run: the CN's client paging through the same log alone. The notes give the CPU-seconds
- * of the CN, the MN and the PostgreSQL backends of each node's database.
+ * of the CN, the MN and the PostgreSQL backends of each node's database. The CN runs in the bench's process:
+ * BENCH_PROFILE_DIR=DIR writes its CPU profile of the aggregation there (BENCH_NODE_FLAGS profiles the MN).
  */
 import path from "node:path";
 import { progressLine } from "../../src/cli/progress.ts";
@@ -19,6 +20,7 @@ import {
   serveMemberNode,
   startCoordinatingNode,
 } from "../lib/federation.ts";
+import { profiled } from "../lib/in-process-profile.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { cpuSecondsOf, type Served } from "../lib/processes.ts";
 import { record } from "../lib/report.ts";
@@ -49,7 +51,8 @@ export async function logAggregation(options: SectionOptions): Promise<void> {
     const config = await memberNodeConfig(tmp.dir, setup, cn);
     await runLoad(config, setup);
     mn = await serveMemberNode(config, setup, cn);
-    const source = clientFor(cn.ctx, mn.url.replace(/\/$/, ""));
+    const { ctx } = cn;
+    const source = clientFor(ctx, mn.url.replace(/\/$/, ""));
     const listSeconds = await pageAlone(source);
     const cpu = cpuSplit({
       CN: ownCpuSeconds,
@@ -58,7 +61,9 @@ export async function logAggregation(options: SectionOptions): Promise<void> {
       "for the MN": () => postgresCpuSeconds(setup.db.url),
     });
     const started = performance.now();
-    const outcome = await harvestNodeLog(cn.ctx, MN_ID, source, { pageSize: PAGE, maxPages: Infinity });
+    const outcome = await profiled("log-aggregation-cn", () =>
+      harvestNodeLog(ctx, MN_ID, source, { pageSize: PAGE, maxPages: Infinity }),
+    );
     const seconds = (performance.now() - started) / 1000;
     if (outcome.added !== RECORDS) throw new Error(`aggregated ${outcome.added} of ${RECORDS} entries`);
     const rate = RECORDS / seconds;

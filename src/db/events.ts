@@ -10,6 +10,7 @@ import { type Kysely, type SqlBool, sql } from "kysely";
 import { EVENT_COLUMNS, harvestedRow, type NewRow, newRow, type Row, rowsOf, toEntry } from "./event-rows.ts";
 import { eventConditions, eventIncludes, listsAllEvents } from "./filters.ts";
 import { insertRows } from "./fixed-sql.ts";
+import { insertHarvested } from "./harvested-events.ts";
 import { everyStep, hopRows, rowNumber } from "./keyset-sql.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager, type KeysetSource } from "./pager.ts";
@@ -207,29 +208,22 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
       schedule(FLUSH_MS);
     },
     flush,
-    async addHarvested(entries) {
+    async addHarvested(entries, alsoInTransaction) {
       if (entries.length === 0) return 0;
       pager.begin();
-      const added: NewRow[] = [];
+      let added: NewRow[] = [];
       try {
         await db.transaction().execute(async (tx) => {
-          for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
-            const rows = await tx
-              .insertInto("events")
-              .values(entries.slice(i, i + ROWS_PER_INSERT).map(harvestedRow))
-              .onConflict((oc) => oc.columns(["source_node", "source_entry"]).doNothing())
-              .returning(["pid", "ip", "user_agent", "subject", "event", "date_logged", "node_id"])
-              .execute();
-            added.push(...rows);
-          }
+          added = await insertHarvested(tx, entries.map(harvestedRow));
           await options.countAdded?.(tx, added.length);
           if (added.length > 0) await options.announce?.(tx, earliest(added));
+          await alsoInTransaction?.(tx, added.length);
         });
       } catch (error) {
         pager.end("unknown");
         throw error;
       }
-      pager.end(added.map((row) => ({ key: [Number(row.date_logged), 0], after: row })));
+      pager.end(added.map((row) => ({ key: [row.date_logged, 0], after: row })));
       return added.length;
     },
     objectsChanged() {

@@ -11,8 +11,11 @@ export interface LogProgress {
 
 export interface LogProgressStore {
   read(nodeId: string): Promise<LogProgress | undefined>;
-  /** Records a page: the newest date only moves forward, the count adds up. */
-  save(nodeId: string, newest: Date, added: number): Promise<void>;
+  /**
+   * Records a page: the newest date only moves forward, the count adds up. `within`: the transaction that stored
+   * the page (its own statement otherwise).
+   */
+  save(nodeId: string, newest: Date, added: number, within?: Kysely<Tables>): Promise<void>;
   /** Entries stored from that node dated in [from, to). */
   countStored(nodeId: string, from: Date, to: Date): Promise<number>;
 }
@@ -28,9 +31,9 @@ export function logProgressRepository(db: Kysely<Tables>): LogProgressStore {
       return row && { harvestedTo: new Date(Number(row.harvested_to)), entries: Number(row.entries) };
     },
 
-    async save(nodeId, newest, added) {
+    async save(nodeId, newest, added, within = db) {
       const now = Date.now();
-      await db
+      await within
         .insertInto("log_aggregation")
         .values({ node_id: nodeId, harvested_to: newest.getTime(), entries: added, updated_at: now })
         .onConflict((oc) =>

@@ -126,8 +126,14 @@ export interface EventLog {
   append(entry: NewLogEntry): void;
   /** Write everything queued now. */
   flush(): Promise<void>;
-  /** Store entries harvested from other nodes, at once; one already stored is skipped. Returns how many were new. */
-  addHarvested(entries: readonly HarvestedLogEntry[]): Promise<number>;
+  /**
+   * Store entries harvested from other nodes, at once; one already stored is skipped. Returns how many were new.
+   * `alsoInTransaction` runs in the same transaction, with that number (a harvest's progress commits with it).
+   */
+  addHarvested(
+    entries: readonly HarvestedLogEntry[],
+    alsoInTransaction?: (tx: Kysely<Tables>, added: number) => Promise<void>,
+  ): Promise<number>;
   /** Ordered by dateLogged then entry id. */
   list(filter: LogFilter, start: number, count: number): Promise<Page<LogEntry>>;
 }

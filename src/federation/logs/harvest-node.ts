@@ -102,10 +102,11 @@ async function readForward(
     if (items.length === 0) return { added, pages, complete: true };
     const last = page.start + items.length >= page.total;
     if (!last && pages < maxPages) reading = read(start + items.length);
-    const stored = await storeHarvested(ctx, nodeId, items);
-    added += stored;
+    // The page and the progress it makes commit together.
     const newest = new Date(Math.max(...items.map((e) => e.dateLogged.getTime())));
-    await ctx.db.logProgress.save(nodeId, newest, stored);
+    added += await storeHarvested(ctx, nodeId, items, (tx, stored) =>
+      ctx.db.logProgress.save(nodeId, newest, stored, tx),
+    );
     start += items.length;
     if (last) return { added, pages, complete: true };
   }

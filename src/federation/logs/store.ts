@@ -1,4 +1,5 @@
 /** Stores a Member Node's log entries in the CN's event log, once per (node, entry id); returns how many were new. */
+import type { EventLog } from "../../db/types.ts";
 import type { NodeContext } from "../../services/context.ts";
 import type { LogEntry } from "../../types/lists-xml.ts";
 
@@ -6,6 +7,7 @@ export function storeHarvested(
   ctx: NodeContext,
   nodeId: string,
   entries: readonly LogEntry[],
+  alsoInTransaction?: Parameters<EventLog["addHarvested"]>[1],
 ): Promise<number> {
   return ctx.db.events.addHarvested(
     entries.map((entry) => ({
@@ -14,5 +16,6 @@ export function storeHarvested(
       sourceNode: nodeId,
       sourceEntryId: entry.entryId,
     })),
+    alsoInTransaction,
   );
 }
