@@ -95,7 +95,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
         folders.push(path.dirname(d));
       }
     }
-    await Promise.all(folders.map(fsyncDir));
+    await Promise.all(folders.map(fsyncPath));
   };
 
   return {
@@ -146,10 +146,13 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
         digests,
         key,
         commit() {
-          committing ??= place(file, key).catch((error: unknown) => {
-            committing = undefined;
-            throw error;
-          });
+          // Its writes reached the disk directly or through the page cache: made durable before it is named.
+          committing ??= fsyncPath(file)
+            .then(() => place(file, key))
+            .catch((error: unknown) => {
+              committing = undefined;
+              throw error;
+            });
           return committing;
         },
         read: () => createReadStream(file, { highWaterMark: READ_CHUNK }),
@@ -246,9 +249,9 @@ async function shardNames(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory() && SHARD.test(e.name)).map((e) => e.name);
 }
 
-/** Opening and closing a folder are quick in place; the fsync goes to the thread pool. */
-async function fsyncDir(dir: string): Promise<void> {
-  const fd = openSync(dir, "r");
+/** Opening and closing a folder or file are quick in place; the fsync goes to the thread pool. */
+async function fsyncPath(target: string): Promise<void> {
+  const fd = openSync(target, "r");
   try {
     await fsyncAsync(fd);
   } finally {

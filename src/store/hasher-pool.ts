@@ -49,6 +49,11 @@ export interface HasherPoolOptions {
    * undefined when direct writes are not possible: then the slots start at 0 and `direct` is false.
    */
   slotOffset?: (buffer: SharedArrayBuffer) => number | undefined;
+  /**
+   * Whether open jobs keep the process alive (default true). False for jobs that outlive a request (a resumable
+   * upload's, open from its first byte to its create): the server's sockets keep the process alive meanwhile.
+   */
+  holdProcess?: boolean;
 }
 
 // Message tags, as in hash-worker.mjs.
@@ -141,11 +146,12 @@ export function createHasherPool(options: HasherPoolOptions = {}): HasherPool {
   });
 
   // Threads keep the process alive only while some upload waits on them.
+  const holdProcess = options.holdProcess ?? true;
   const jobOpened = () => {
-    if (openJobs++ === 0) for (const w of workers) w.ref();
+    if (openJobs++ === 0 && holdProcess) for (const w of workers) w.ref();
   };
   const jobClosed = () => {
-    if (--openJobs === 0 && !failure) for (const w of workers) w.unref();
+    if (--openJobs === 0 && !failure && holdProcess) for (const w of workers) w.unref();
   };
 
   return {

@@ -1,15 +1,22 @@
 /**
- * The tus file store with the upload's digests computed as its bytes arrive: each PATCH body is written to the
- * upload's file and hashed chunk by chunk, into the running digests the previous PATCHes left (running-digests.ts).
- * Each chunk is hashed while it is written; a body that fails part-way leaves whole chunks only, and a write that
- * fails cuts the file back and drops the running state (rebuilt from the file next time), so the offset tus reports
- * (the file's size) and the digests always cover the same bytes.
+ * The tus file store with the upload's digests computed as its bytes arrive: each PATCH body goes through the
+ * hasher ring as an inline upload does (store/ring-writer.ts: 1 MiB slots hashed by the hasher threads while they
+ * are written, aligned ones with O_DIRECT), into the running digests the previous PATCHes left
+ * (running-digests.ts). The file grows by whole slots written in order, and a body that ends or breaks part-way
+ * has what arrived written and hashed; a write or hash that fails cuts the file back to the last whole write and
+ * drops the running state (rebuilt from the file next time), so the offset tus reports (the file's size) and the
+ * digests always cover the same bytes.
  */
-import { type FileHandle, open, rm } from "node:fs/promises";
+import { close, ftruncate, open } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { FileStore } from "@tus/file-store";
 import { algorithmKey } from "../store/algorithms.ts";
+import { pumpChunks } from "../store/chunk-pump.ts";
+import { directOffset } from "../store/direct-io.ts";
+import { createHasherPool, type HasherPool } from "../store/hasher-pool.ts";
 import type { Digests } from "../types/stored-object.ts";
 import { RunningDigests } from "./running-digests.ts";
 
@@ -19,8 +26,13 @@ import { RunningDigests } from "./running-digests.ts";
  */
 export const ALGORITHM_METADATA = "checksumAlgorithm";
 
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+const ftruncateAsync = promisify(ftruncate);
+
 export class DigestingFileStore extends FileStore {
   private readonly running = new Map<string, RunningDigests>();
+  private hashers: HasherPool | undefined;
 
   constructor(folder: string, expiryMs: number) {
     super({ directory: folder, expirationPeriodInMilliseconds: expiryMs });
@@ -33,66 +45,100 @@ export class DigestingFileStore extends FileStore {
 
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
     const digests = await this.digestsAt(id, offset);
-    const handle = await open(this.fileOf(id), "r+");
+    if (digests.finished) return refuseBytes(readable, offset);
+    const file = this.fileOf(id);
+    const fd = await openAsync(file, "r+");
     try {
-      for await (const chunk of readable) {
-        const bytes = chunk as Buffer;
-        const at = digests.offset;
-        // The chunk is hashed here while the thread pool writes it.
-        const written = writeAll(handle, bytes, at);
-        digests.update(bytes);
-        try {
-          await written;
-        } catch (error) {
-          // The digests took bytes the file did not: rebuilt from the file by the next write.
-          this.running.delete(id);
-          await handle.truncate(at).catch(() => undefined);
-          throw error;
-        }
+      const writer = digests.writer(fd, file);
+      // A body that breaks part-way still has what arrived written and hashed before the error goes to tus.
+      const broken = await pumpChunks(readable, (chunk) => writer.add(chunk)).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("The request body failed."),
+      );
+      try {
+        await writer.end();
+      } catch (error) {
+        // The threads may have hashed bytes the file did not take: the digests are rebuilt from the file.
+        this.drop(id);
+        await ftruncateAsync(fd, writer.written).catch(() => undefined);
+        throw error;
       }
-    } catch (error) {
-      await handle.truncate(digests.offset).catch(() => undefined);
-      throw error;
+      digests.offset = writer.position;
+      if (broken !== undefined) throw broken;
+      return digests.offset;
     } finally {
-      await handle.close();
+      await closeAsync(fd);
     }
-    return digests.offset;
   }
 
   /** The digests of the whole upload once all its bytes arrived; undefined while some are missing. */
   async finishedDigests(id: string): Promise<Digests | undefined> {
     const upload = await this.getUpload(id);
     if (upload.size === undefined || upload.offset !== upload.size) return undefined;
-    return (await this.digestsAt(id, upload.offset)).current();
+    try {
+      return await (await this.digestsAt(id, upload.offset)).digests();
+    } catch (error) {
+      this.drop(id);
+      throw error;
+    }
   }
 
   /** Forget an upload whose bytes are now in the object store (its file renamed away, or copied and removed here). */
   async forget(id: string): Promise<void> {
-    this.running.delete(id);
+    this.drop(id);
     await this.configstore.delete(id);
     await rm(this.fileOf(id), { force: true });
   }
 
   override async remove(id: string): Promise<void> {
-    this.running.delete(id);
+    this.drop(id);
     await super.remove(id);
+  }
+
+  /** Stop the hasher threads. */
+  async close(): Promise<void> {
+    for (const id of [...this.running.keys()]) this.drop(id);
+    await this.hashers?.close();
+    this.hashers = undefined;
   }
 
   /** The running digests over the first `offset` bytes: those in memory, else (after a restart) from the file. */
   private async digestsAt(id: string, offset: number): Promise<RunningDigests> {
     const known = this.running.get(id);
     if (known?.offset === offset) return known;
+    this.drop(id);
     const info = await this.configstore.get(id);
     const algorithm = info?.metadata?.[ALGORITHM_METADATA];
     const declared = algorithm ? algorithmKey(algorithm) : undefined;
-    const rebuilt = await RunningDigests.ofFile(this.fileOf(id), offset, declared);
+    const rebuilt = await RunningDigests.ofFile(this.pool(), this.fileOf(id), offset, declared);
     this.running.set(id, rebuilt);
     return rebuilt;
   }
+
+  private drop(id: string): void {
+    this.running.get(id)?.drop();
+    this.running.delete(id);
+  }
+
+  /** The hasher threads of uploads (made on first use; anew after one failed). */
+  private pool(): HasherPool {
+    if (!this.hashers || this.hashers.broken) {
+      // An upload's job lasts from its first byte to its create: open jobs must not keep the process alive.
+      const folder = this.directory;
+      this.hashers = createHasherPool({
+        holdProcess: false,
+        slotOffset: (buffer) => directOffset(folder, buffer),
+      });
+    }
+    return this.hashers;
+  }
 }
 
-async function writeAll(handle: FileHandle, bytes: Buffer, at: number): Promise<void> {
-  for (let done = 0; done < bytes.length; ) {
-    done += (await handle.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
-  }
+/** A finished upload takes no byte more (tus limits a PATCH to the declared length): `offset` if none came. */
+async function refuseBytes(readable: Readable, offset: number): Promise<number> {
+  await pumpChunks(readable, (chunk) => {
+    if (chunk.length > 0) throw new Error("The upload is finished: it takes no more bytes.");
+    return undefined;
+  });
+  return offset;
 }

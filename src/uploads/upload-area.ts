@@ -42,7 +42,8 @@ export interface UploadArea {
   take(reference: string, subject: string, store: ObjectStore): Promise<StagedObject>;
   /** Remove expired uploads now; returns how many. */
   removeExpired(): Promise<number>;
-  close(): void;
+  /** Stop removing expired uploads and stop the hasher threads. */
+  close(): Promise<void>;
 }
 
 export async function openUploadArea(options: UploadAreaOptions): Promise<UploadArea> {
@@ -133,8 +134,9 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
 
     removeExpired,
 
-    close() {
+    async close() {
       clearInterval(timer);
+      await store.close();
     },
   };
 }
