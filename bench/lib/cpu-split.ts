@@ -7,20 +7,49 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpuSecondsOf } from "./processes.ts";
 
 export function postgresCpuSeconds(databaseUrl: string | undefined): number {
-  if (!databaseUrl) return 0;
-  const database = new URL(databaseUrl).pathname.slice(1);
   let seconds = 0;
+  for (const used of postgresBackendsCpu(databaseUrl).values()) seconds += used;
+  return seconds;
+}
+
+/** The CPU-seconds used so far by each backend (by pid) serving one database. */
+export function postgresBackendsCpu(databaseUrl: string | undefined): Map<number, number> {
+  const backends = new Map<number, number>();
+  if (!databaseUrl) return backends;
+  const database = new URL(databaseUrl).pathname.slice(1);
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
       if (!title.startsWith("postgres:") || !title.split(" ").includes(database)) continue;
-      seconds += cpuSecondsOf(Number(entry));
+      backends.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // the process ended while it was read
     }
   }
-  return seconds;
+  return backends;
+}
+
+/**
+ * The CPU-seconds a database's backends use from now until `stop()`, those connected meanwhile included (the
+ * backends are read every `everyMs`: a backend that ends loses at most its last interval).
+ */
+export function sampleBackendsCpu(databaseUrl: string | undefined, everyMs = 200): { stop(): number } {
+  const first = postgresBackendsCpu(databaseUrl);
+  const last = new Map(first);
+  const read = () => {
+    for (const [pid, seconds] of postgresBackendsCpu(databaseUrl)) last.set(pid, seconds);
+  };
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      let seconds = 0;
+      for (const [pid, used] of last) seconds += used - (first.get(pid) ?? 0);
+      return seconds;
+    },
+  };
 }
 
 /** This process's CPU-seconds so far (user + system). */

@@ -1,6 +1,7 @@
 /** The COPY text of documents [from, to) of the search-scale load: search_docs lines and search_values lines. */
+
+import { copyField, textArray } from "../../src/db/copy-text.ts";
 import { indexRows } from "../../src/search/index-rows.ts";
-import { copyField, textArray } from "./copy-text.ts";
 import { scaleEntryOf } from "./scale-search-entry.ts";
 
 export const DOCS_COPY_COLUMNS = [

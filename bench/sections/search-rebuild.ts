@@ -5,24 +5,24 @@
  *   loaded in bulk; their bytes come from memory (1,000 distinct documents, each object one of them), so the
  *   figure is the index's (extraction and SQL), not the disk's. Baseline: the XML parse alone of the same
  *   documents, in the same run. Target >= 1,000 docs/s; CPU-milliseconds per document are reported beside it
- *   (this process, all threads; the PostgreSQL backend's from /proc).
+ *   (this process, all threads; the PostgreSQL backends' from /proc, the writing threads' connections included),
+ *   and the cores kept busy (both together over the wall time).
  *   During the rebuild another process requests an HTTP server of the rebuilding process without pause
  *   (bench/lib/row-requests.ts), each request reading an object's row from the database: its p99 against the same
  *   with no rebuild shows how long a request waits behind the rebuild's pages. The requests' share of the CPU is
  *   estimated from their CPU with no rebuild; BENCH_SEARCH_REBUILD_REQUESTS=0 rebuilds without them.
  */
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { sql } from "kysely";
 import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
 import { openDatabase } from "../../src/db/index.ts";
-import type { Database, StoredObject } from "../../src/db/types.ts";
+import type { StoredObject } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { reindexObjects } from "../../src/search/reindex.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
+import { sampleBackendsCpu } from "../lib/cpu-split.ts";
 import { emlDocument } from "../lib/eml-corpus.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
@@ -38,7 +38,10 @@ const REQUESTS = process.env.BENCH_SEARCH_REBUILD_REQUESTS !== "0";
 
 export async function searchRebuild(options: SectionOptions): Promise<void> {
   const documents = Array.from({ length: DISTINCT }, (_, i) => Buffer.from(emlDocument(i)));
-  for (const url of databases(options)) await onBackend(url, documents);
+  // BENCH_SEARCH_ONLY=sqlite|postgres: one dialect, as in the search section.
+  const only = process.env.BENCH_SEARCH_ONLY;
+  for (const url of databases(options))
+    if (only === undefined || only === (url ? "postgres" : "sqlite")) await onBackend(url, documents);
 }
 
 async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promise<void> {
@@ -52,10 +55,9 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
     await bulkLoadObjects(db, objects(documents), () => undefined);
     const parsed = parseRate(documents);
     const quiet = REQUESTS ? await quietRequests(server, PING_SECONDS) : undefined;
-    const backends = await backendPids(db);
     const load = loadavg()[0] ?? 0;
     const cpu0 = process.cpuUsage();
-    const pg0 = cpuOf(backends);
+    const backends = sampleBackendsCpu(store.url);
     const began = performance.now();
     let done = 0;
     const rebuild = async () => {
@@ -74,7 +76,10 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
     const seconds = (performance.now() - began) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const own = (cpu.user + cpu.system) / 1000 / DOCS;
-    const backendMs = ((cpuOf(backends) - pg0) * 1000) / DOCS;
+    const backendSeconds = backends.stop();
+    const backendMs = (backendSeconds * 1000) / DOCS;
+    // Cores kept busy: CPU-seconds of this process and the backends over the wall time.
+    const cores = ((cpu.user + cpu.system) / 1e6 + backendSeconds) / seconds;
     // The requests' share of this process's CPU, at what they cost with no rebuild.
     const requestsMs = during && quiet ? (during.count * quiet.cpuMsPerRequest) / DOCS : 0;
     const rate = DOCS / seconds;
@@ -91,6 +96,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
         `${seconds.toFixed(0)} s; CPU per document ${own.toFixed(2)} ms here (all threads)`,
         db.dialect === "postgres" ? ` + ${backendMs.toFixed(2)} ms PostgreSQL backend` : "",
         during ? `, of which ~${requestsMs.toFixed(2)} ms the ${during.count} requests answered` : "",
+        `; ${cores.toFixed(2)} cores busy`,
         `; XML parse alone ${parsed.cpuMs.toFixed(3)} ms CPU per document`,
         `; load average ${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
       ].join(""),
@@ -142,23 +148,4 @@ function parseRate(documents: Buffer[]): { rate: number; cpuMs: number } {
   for (let i = 0; i < 5000; i++) parseXml(documents[i % DISTINCT] as Buffer, InvalidRequest);
   const cpu = process.cpuUsage(cpu0);
   return { rate: 5000 / ((performance.now() - began) / 1000), cpuMs: (cpu.user + cpu.system) / 1000 / 5000 };
-}
-
-async function backendPids(db: Database): Promise<number[]> {
-  if (db.dialect !== "postgres") return [];
-  const rows = await sql<{
-    pid: number;
-  }>`select pid from pg_stat_activity where datname = current_database()`.execute(db.kysely);
-  return rows.rows.map((row) => row.pid);
-}
-
-/** CPU-seconds of these processes (Linux /proc). */
-function cpuOf(pids: number[]): number {
-  let seconds = 0;
-  for (const pid of pids) {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    seconds += (Number(fields[11]) + Number(fields[12])) / 100;
-  }
-  return seconds;
 }

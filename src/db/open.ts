@@ -171,6 +171,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await sqliteSnapshot(handle, file);
     },
     ...(sharing ? { sqliteSharing: sharing } : {}),
+    ...(handle ? {} : { postgresUrl: options.url as string }),
     warmLists: (signal, minimumRows) => warmLists(db, pager, events, signal, minimumRows),
     async transaction(work) {
       let logged: TransactionEvents | undefined;

@@ -210,6 +210,8 @@ export interface Database extends Repositories {
   snapshotTo(file: string): Promise<void>;
   /** SQLite: the file opened to this process's worker threads for a while (a rebuild's writers). */
   sqliteSharing?: SqliteSharing;
+  /** PostgreSQL: the URL the database was opened with (a rebuild's writing threads connect with it). */
+  readonly postgresUrl?: string;
   /**
    * Walks the unfiltered event log and object list once, remembering a position every 1000 rows, so that first
    * jumps to start=N need not scan to N (warm-lists.ts); resolves when done or `signal` aborts. Lists shorter

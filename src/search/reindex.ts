@@ -36,9 +36,9 @@ export interface ReindexOptions {
 }
 
 /**
- * Extraction threads of a bulk run. SQLite, its file shared with them: two, each making and writing its page
- * while the other does the same (the node's thread only reads pages). Else one, beside the writing thread (two
- * cores between them and the database).
+ * Extraction threads of a bulk run. Writing the rows themselves (the SQLite file shared with them, or
+ * PostgreSQL): two, each making and writing its page while the other does the same (the node's thread only
+ * reads pages). Else one, beside the writing thread (two cores between them and the database).
  */
 export function extractThreads(writing: boolean): number {
   return writing ? 2 : 1;
@@ -74,18 +74,23 @@ export async function reindexObjects(
     ? undefined
     : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
   const threads = options.threads ?? extractThreads(true);
-  // Started at the first page (a start-up with nothing to index changes nothing). SQLite: the threads write the
-  // rows on connections of their own; the node's thread keeps answering.
+  // Started at the first page (a start-up with nothing to index changes nothing). The threads write the rows on
+  // connections of their own (SQLite: the file shared with them); the node's thread keeps answering.
   let shared: SharedSqlite | undefined;
   let started: ExtractPool | undefined;
   const pool = () => {
     if (started) return started;
     shared = threads > 0 ? ctx.db.sqliteSharing?.share() : undefined;
-    started = createExtractPool(options.threads ?? extractThreads(shared !== undefined), shared);
+    const postgresUrl = threads > 0 ? ctx.db.postgresUrl : undefined;
+    const writes = shared ? { sqlite: shared } : postgresUrl ? { postgresUrl } : undefined;
+    started = createExtractPool(options.threads ?? extractThreads(writes !== undefined), writes);
     return started;
   };
   let after = state?.after;
-  let previous: PreparedPage | undefined;
+  // Pages handed to the threads and not yet written: as many as there are threads, so that a thread has its
+  // next page queued when it finishes one (the pages go round the threads in turn).
+  const ahead = Math.max(threads, 1);
+  const pages: PreparedPage[] = [];
   const write = async (page: PreparedPage) => {
     const failed = (await writePage(ctx, page)) + (await rewriteChanged(ctx, page.objects));
     const last = page.pids.at(-1);
@@ -98,14 +103,14 @@ export async function reindexObjects(
   try {
     while (!options.signal?.aborted) {
       const pids = await search.objectPids(after, size, missingOnly);
+      if (pids.length === 0) break;
       after = pids.at(-1) ?? after;
-      const current = pids.length > 0 ? await preparePage(ctx, pool(), pids) : undefined;
-      if (previous) await write(previous);
-      previous = current;
-      if (!previous) break;
+      pages.push(await preparePage(ctx, pool(), pids));
+      const oldest = pages.length > ahead ? pages.shift() : undefined;
+      if (oldest) await write(oldest);
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (previous) await write(previous);
+    for (let page = pages.shift(); page; page = pages.shift()) await write(page);
     if (state && !options.signal?.aborted) {
       await removeStale(ctx, size, progress);
       // SQLite: a writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.

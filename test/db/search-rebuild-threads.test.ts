@@ -3,7 +3,8 @@
  * the while): the node's thread answers a search while a thread holds the write lock for a page and its own
  * writes go through between the threads' transactions, the rebuild
  * leaves the same index as one written on the node's own connection, and the node holds its file alone again
- * once the rebuild ends.
+ * once the rebuild ends. On PostgreSQL the threads COPY the new documents' values: the rows are those the node's
+ * INSERT writes.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,13 +15,17 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { openDatabase } from "../../src/db/index.ts";
+import { openPostgresThreadWriter } from "../../src/db/search/postgres-thread-writer.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
+import type { IndexRows } from "../../src/search/index-rows.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { reindexObjects } from "../../src/search/reindex.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
+import { testDialects } from "../helpers/node.ts";
+import { createTestPostgresDatabase } from "../helpers/postgres.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 import { storedObject } from "../helpers/sysmeta.ts";
 
@@ -133,5 +138,47 @@ describe("SQLite rebuild written by its threads", () => {
     // The node holds its file alone again.
     assert.equal(writeLocked(file), undefined);
     await db.close();
+  });
+});
+
+describe("PostgreSQL rebuild written by its threads", { skip: !testDialects().includes("postgres") }, () => {
+  it("COPYs a page's values as the node's INSERT writes them, escapes included", async () => {
+    const database = await createTestPostgresDatabase();
+    const db = await openDatabase({ url: database.url });
+    const rows = (pid: string): IndexRows => ({
+      row: {
+        pid,
+        doc: "{}",
+        science: "[]",
+        format_type: "METADATA",
+        obsoleted: 0,
+        archived: 0,
+        is_public: 1,
+        date_uploaded: 1,
+        format_id: EML,
+      },
+      values: [
+        { pid, field: "keywords", value: "tab\there, back\\slash, line\nbreak, return\rcarriage", num: null },
+        { pid, field: "keywords", value: "\\N", num: null },
+        { pid, field: "size", value: "12.5", num: 12.5 },
+      ],
+      terms: ["title__ice"],
+    });
+    const values = async (pid: string) =>
+      (
+        await sql<{ field: string; value: string; num: number | null }>`select field, value, num
+          from search_values where pid = ${pid} order by field, value`.execute(db.kysely)
+      ).rows;
+    try {
+      await db.search.writeRows([rows("by-node")]);
+      const writer = openPostgresThreadWriter(database.url);
+      await writer.write([rows("by-thread")]);
+      await writer.close();
+      assert.equal((await values("by-thread")).length, 3);
+      assert.deepEqual(await values("by-thread"), await values("by-node"));
+    } finally {
+      await db.close();
+      await database.drop();
+    }
   });
 });

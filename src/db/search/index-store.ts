@@ -12,7 +12,7 @@ import type { Database } from "../types.ts";
 
 export type { IndexEntry } from "../../search/index-rows.ts";
 
-import { writeEntriesPostgres } from "./postgres-write.ts";
+import { type InsertFreshValues, writeEntriesPostgres } from "./postgres-write.ts";
 
 /** What an index write needs: the database and its index change log. */
 export type IndexDb = Pick<Database, "kysely" | "indexChanges">;
@@ -73,14 +73,19 @@ async function rewrite(
 
 type Prepared = IndexRows;
 
-/** PostgreSQL: see postgres-write.ts. */
-async function writePostgres(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
+/** PostgreSQL: see postgres-write.ts (`insertFresh`: how new documents' values go in, an INSERT by default). */
+export async function writePostgres(
+  tx: Kysely<Tables>,
+  prepared: Prepared[],
+  insertFresh?: InsertFreshValues,
+): Promise<void> {
   for (let i = 0; i < prepared.length; i += BATCH) {
     const batch = prepared.slice(i, i + BATCH);
     await writeEntriesPostgres(
       tx,
       batch.map((p) => ({ ...p.row, terms: p.terms })),
       batch.flatMap((p) => p.values),
+      insertFresh,
     );
   }
 }

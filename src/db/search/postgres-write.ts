@@ -24,11 +24,15 @@ export type ValueRow = SearchValuesTable;
 /** A pid goes round at most once (its row is locked by then); more means something else is wrong. */
 const ATTEMPTS = 3;
 
+/** How the values of documents that had no row go in (default: an INSERT of one JSON parameter). */
+export type InsertFreshValues = (tx: Kysely<Tables>, values: ValueRow[]) => Promise<void>;
+
 /** Replace the index entries of `docs` (distinct pids) with these rows and values. */
 export async function writeEntriesPostgres(
   tx: Kysely<Tables>,
   docs: DocRow[],
   values: ValueRow[],
+  insertFresh: InsertFreshValues = insertValues,
 ): Promise<void> {
   if (new Set(docs.map((d) => d.pid)).size !== docs.length)
     throw new Error("A pid occurs twice in one index write.");
@@ -42,7 +46,7 @@ export async function writeEntriesPostgres(
     left = left.filter((d) => !fresh.has(d.pid) && !updated.has(d.pid));
   }
   const freshValues = values.filter((v) => fresh.has(v.pid));
-  if (freshValues.length > 0) await insertValues(tx, freshValues);
+  if (freshValues.length > 0) await insertFresh(tx, freshValues);
   if (updated.size > 0)
     await replaceValues(
       tx,

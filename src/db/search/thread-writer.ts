@@ -13,6 +13,7 @@ import { preparedOnce } from "../sqlite-handle.ts";
 import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild } from "./rebuild-state.ts";
+import { inTurn } from "./writer-turns.ts";
 
 export interface ThreadWriter {
   /** Write the rows in one transaction; resolves once it has committed. */
@@ -25,7 +26,8 @@ export interface ThreadWriter {
 /** How long a batch waits for the write lock (the node's own transactions are short). */
 const BUSY_MS = 60_000;
 
-export function openThreadWriter(file: string, nodeWaiting?: Int32Array): ThreadWriter {
+/** `turns`: shared by the writing threads (writer-turns.ts), so the lock passes from one to the other at once. */
+export function openThreadWriter(file: string, nodeWaiting?: Int32Array, turns?: Int32Array): ThreadWriter {
   const handle = new SQLite(file, { fileMustExist: true });
   handle.pragma(`busy_timeout = ${BUSY_MS}`);
   handle.pragma("synchronous = NORMAL");
@@ -42,7 +44,7 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
   const database = preparedOnce(handle, turn);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   return {
-    write: (rows) => db.transaction().execute((tx) => writeSqlite(tx, rows)),
+    write: (rows) => inTurn(turns, () => db.transaction().execute((tx) => writeSqlite(tx, rows))),
     finishRebuild: () => finishRebuild({ kysely: db, dialect: "sqlite" }),
     close: () => db.destroy(),
   };

@@ -20,10 +20,15 @@ export type ExtractReply =
   | { id: number; error: string };
 
 /**
- * A thread's start: with `sqliteFile` it writes the rows itself, on a connection of its own, letting the node's
- * connection take the write lock first while `nodeWaiting` says it waits (src/db/sqlite-sharing.ts).
+ * A thread's start: with `sqliteFile` (or `postgresUrl`) it writes the rows itself, on a connection of its own;
+ * on SQLite letting the node's connection take the write lock first while `nodeWaiting` says it waits
+ * (src/db/sqlite-sharing.ts).
  */
 export interface ExtractWorkerData {
   sqliteFile?: string;
   nodeWaiting?: Int32Array;
+  /** Shared by the SQLite writing threads: whose turn at the write lock (src/db/search/writer-turns.ts). */
+  writerTurns?: Int32Array;
+  /** PostgreSQL: the thread writes the rows itself, on a connection of its own. */
+  postgresUrl?: string;
 }

@@ -1,12 +1,13 @@
 /**
  * Threads that turn objects into index rows while the caller writes the previous batch (a rebuild uses both
- * cores: one parses XML, the other runs SQL). Given a SQLite file shared with them, the threads also write the
- * rows (each on its own connection), and the caller's thread only reads pages. With `threads: 0` the rows are
- * made in the calling thread. A thread that dies fails its pending batches; the pool then makes rows in the
- * calling thread (for the caller to write).
+ * cores: one parses XML, the other runs SQL). Given a SQLite file shared with them or PostgreSQL's URL, the
+ * threads also write the rows (each on its own connection), and the caller's thread only reads pages. With
+ * `threads: 0` the rows are made in the calling thread. A thread that dies fails its pending batches; the pool
+ * then makes rows in the calling thread (for the caller to write).
  */
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
+import { writerTurns } from "../../db/search/writer-turns.ts";
 import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../index-rows.ts";
 import type { ExtractItem, ExtractReply, ExtractRequest, ExtractWorkerData } from "./extract-messages.ts";
@@ -15,7 +16,7 @@ import { itemRows } from "./item-rows.ts";
 export interface ExtractPool {
   /** The items' rows, in order; or "written" when a thread wrote and committed them. */
   rows(items: ExtractItem[]): Promise<IndexRows[] | "written">;
-  /** A writing thread builds the rebuild's dropped indexes; false: the threads do not write (the caller does). */
+  /** A SQLite writing thread builds the rebuild's dropped indexes; false: the caller's connection does. */
   finishRebuild(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -28,8 +29,16 @@ interface Pending {
 /** How long a closing thread may take to finish its batch and close its connection. */
 const CLOSE_MS = 120_000;
 
-export function createExtractPool(threads: number, shared?: SharedSqlite): ExtractPool {
-  const data: ExtractWorkerData = shared ? { sqliteFile: shared.file, nodeWaiting: shared.nodeWaiting } : {};
+/** Where the threads write the rows themselves: the SQLite file shared with them, or PostgreSQL by its URL. */
+export type ThreadWrites = { sqlite: SharedSqlite } | { postgresUrl: string };
+
+export function createExtractPool(threads: number, writes?: ThreadWrites): ExtractPool {
+  const shared = writes && "sqlite" in writes ? writes.sqlite : undefined;
+  const data: ExtractWorkerData = shared
+    ? { sqliteFile: shared.file, nodeWaiting: shared.nodeWaiting, writerTurns: writerTurns() }
+    : writes && "postgresUrl" in writes
+      ? { postgresUrl: writes.postgresUrl }
+      : {};
   const workers = Array.from({ length: threads }, () => startWorker(data));
   const exited = new Set<Worker>();
   const pending = new Map<number, Pending>();
