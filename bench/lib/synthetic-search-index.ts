@@ -101,9 +101,14 @@ export class SyntheticSearchIndex {
   handle(): SearchIndexHandle {
     const keyDb = { kysely: this.compiler, dialect: "postgres" as const, indexChanges: this.changes };
     const key = (condition: Condition) => conditionKey(keyDb, condition);
+    const matching = (sqlKey: string, ns: number[]) => this.matching(sqlKey, ns);
+    const all = () => this.all();
     const search = {
       conditionKey: key,
-      matchingPids: async (condition: Condition) => this.matching(key(condition), this.all()),
+      matchingPidChunks: async function* (condition: Condition, chunk = CHUNK) {
+        const pids = matching(key(condition), all());
+        for (let at = 0; at < pids.length; at += chunk) yield pids.slice(at, at + chunk);
+      },
       matchingAmong: async (pids: string[], condition: Condition) =>
         this.matching(key(condition), pids.map(numberOf)),
       valuesOfField: (field: string) => this.chunks(field),

@@ -4,41 +4,23 @@
  * (bench/lib/synthetic-search-index.ts). The same three queries as search-scale (a new keyword filter each time;
  * unfiltered; unfiltered right after a rewrite), answered by `answerFrom` (not serialized), beside a baseline:
  * the same queries without facets (the filters' sets and the page alone). Figures: p50 / p99 and this process's
- * CPU per query. The memory is filled once (its time printed, not a figure). BENCH_SEARCH_MEMORY_PROFILE=FILE
- * writes a CPU profile of the queries alone (not the filling) to FILE (.cpuprofile, for Chrome's DevTools).
+ * CPU per query. The memory is filled once (its time printed, not a figure). BENCH_PROFILE_DIR=DIR writes a CPU
+ * profile of the queries alone (not the filling) there (lib/in-process-profile.ts).
  */
-import { writeFile } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { SearchMemory } from "../../src/search/memory/index.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import type { SearchRequest } from "../../src/search/request.ts";
 import { answerFrom } from "../../src/search/search.ts";
 import { searchPageParams } from "../../src/search/warm.ts";
+import { profiled } from "../lib/in-process-profile.ts";
 import { record } from "../lib/report.ts";
 import { SyntheticSearchIndex } from "../lib/synthetic-search-index.ts";
 import { keywordClause } from "./search.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_MEMORY_DOCS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_MEMORY_QUERIES ?? 50);
-const PROFILE = process.env.BENCH_SEARCH_MEMORY_PROFILE;
 const CALLER = { subjects: new Set(["public"]) };
-
-/** Runs `work` under the CPU profiler when a profile is asked for, written to that file. */
-async function profiled(work: () => Promise<void>): Promise<void> {
-  if (!PROFILE) return work();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    await work();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    await writeFile(PROFILE, JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 
 interface Timed {
   p50: number;
@@ -118,7 +100,7 @@ export async function searchMemory(): Promise<void> {
       rewrite,
     ],
   ];
-  await profiled(async () => {
+  await profiled("search-memory", async () => {
     for (const [what, query, before] of kinds) {
       const base = await timed(query(false), before);
       const t = await timed(query(true), before);
