@@ -43,11 +43,20 @@ describe("request bodies: a node in its own process", () => {
     const result = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         i % 2 === 0
-          ? streamMultipart(`${baseUrl}/v2/generate`, "POST", [
-              { name: "scheme", file: false, bytes: 4 },
-              ...HUGE,
-            ])
-          : streamMultipart(`${baseUrl}/v2/meta`, "PUT", [{ name: "pid", file: false, bytes: 10 }, ...HUGE]),
+          ? streamMultipart(
+              `${baseUrl}/v2/generate`,
+              "POST",
+              [{ name: "scheme", file: false, bytes: 4 }, ...HUGE],
+              {},
+              true,
+            )
+          : streamMultipart(
+              `${baseUrl}/v2/meta`,
+              "PUT",
+              [{ name: "pid", file: false, bytes: 10 }, ...HUGE],
+              {},
+              true,
+            ),
       ),
     );
     for (const [i, answer] of result.entries()) {
@@ -63,10 +72,16 @@ describe("request bodies: a node in its own process", () => {
   it("caps the fields of 8 concurrent anonymous query forms", async () => {
     const result = await Promise.all(
       Array.from({ length: 8 }, () =>
-        streamMultipart(`${baseUrl}/v2/query/solr/`, "POST", [
-          { name: "q", file: false, bytes: 16 * MiB },
-          { name: "fq", file: true, bytes: 16 * MiB },
-        ]),
+        streamMultipart(
+          `${baseUrl}/v2/query/solr/`,
+          "POST",
+          [
+            { name: "q", file: false, bytes: 16 * MiB },
+            { name: "fq", file: true, bytes: 16 * MiB },
+          ],
+          {},
+          true,
+        ),
       ),
     );
     for (const answer of result) {
