@@ -1,6 +1,7 @@
 /** The COPY text of documents [from, to) of the search-scale load: search_docs lines and search_values lines. */
 
 import { copyField, textArray } from "../../src/db/copy-text.ts";
+import { valueCopyLine } from "../../src/db/search/copy-values.ts";
 import { indexRows } from "../../src/search/index-rows.ts";
 import { scaleEntryOf } from "./scale-search-entry.ts";
 
@@ -41,8 +42,7 @@ export function chunkText(from: number, to: number): ChunkText {
     docs.push(
       `${[...columns, row.date_uploaded, row.format_id, textArray(terms)].map(copyField).join("\t")}\n`,
     );
-    for (const v of rows)
-      values.push(`${copyField(v.pid)}\t${copyField(v.field)}\t${copyField(v.value)}\t${copyField(v.num)}\n`);
+    for (const v of rows) values.push(valueCopyLine(v));
   }
   return { docs: Buffer.from(docs.join("")), values: Buffer.from(values.join("")) };
 }

@@ -12,11 +12,15 @@ import type { ValueRow } from "./postgres-write.ts";
 
 const COPY_VALUES = "copy search_values (pid, field, value, num) from stdin";
 
+/** One row as a line of COPY's text input. */
+export function valueCopyLine(v: ValueRow): string {
+  return `${copyField(v.pid)}\t${copyField(v.field)}\t${copyField(v.value)}\t${copyField(v.num)}\n`;
+}
+
 /** The rows as COPY's text input: one line a row. */
 export function valuesCopyText(values: readonly ValueRow[]): string {
   let text = "";
-  for (const v of values)
-    text += `${copyField(v.pid)}\t${copyField(v.field)}\t${copyField(v.value)}\t${copyField(v.num)}\n`;
+  for (const v of values) text += valueCopyLine(v);
   return text;
 }
 
