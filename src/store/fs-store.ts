@@ -14,6 +14,7 @@ import { countedReads } from "./counted-reads.ts";
 import { directOffset } from "./direct-io.ts";
 import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { createRemovalHold } from "./removal-hold.ts";
+import { SLOTS_IN_FLIGHT } from "./ring-writer.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { Digests, ObjectStore, StagedObject } from "./types.ts";
@@ -51,7 +52,7 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
     tmpDir,
     active,
     smallLimit: options.smallLimit ?? 128 * 1024,
-    maxInFlight: options.maxInFlight ?? 4,
+    maxInFlight: options.maxInFlight ?? SLOTS_IN_FLIGHT,
     pool(): HasherPool {
       if (closed) throw new Error("The object store is closed.");
       if (!pool || pool.broken) {

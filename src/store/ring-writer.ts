@@ -14,6 +14,9 @@ import { noteTransientBytes } from "./young-collection.ts";
 
 const writeAsync = promisify(write);
 
+/** Slots one upload may have in flight at once by default, so that concurrent uploads share the ring. */
+export const SLOTS_IN_FLIGHT = 4;
+
 export interface RingWriterOptions {
   pool: HasherPool;
   /** The hashes every byte goes to; the caller finishes or drops it. */

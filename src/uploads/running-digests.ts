@@ -9,11 +9,8 @@
 import { digestsOf, type HashKey, ingestHashes } from "../store/algorithms.ts";
 import type { HasherPool, HashJob } from "../store/hasher-pool.ts";
 import { hashFileThroughRing } from "../store/ring-hash-file.ts";
-import { RingWriter } from "../store/ring-writer.ts";
+import { RingWriter, SLOTS_IN_FLIGHT } from "../store/ring-writer.ts";
 import type { Digests } from "../types/stored-object.ts";
-
-/** Ring slots one upload may have in flight at once, as an inline upload (store/fs-store.ts). */
-const MAX_IN_FLIGHT = 4;
 
 export class RunningDigests {
   private finishing: Promise<Digests> | undefined;
@@ -38,7 +35,7 @@ export class RunningDigests {
   ): Promise<RunningDigests> {
     const job = pool.open(ingestHashes(declared ?? "sha256"));
     try {
-      await hashFileThroughRing(pool, job, file, length, MAX_IN_FLIGHT);
+      await hashFileThroughRing(pool, job, file, length, SLOTS_IN_FLIGHT);
     } catch (error) {
       job.drop();
       throw error;
@@ -60,7 +57,7 @@ export class RunningDigests {
       fd,
       file,
       position: this.offset,
-      maxInFlight: MAX_IN_FLIGHT,
+      maxInFlight: SLOTS_IN_FLIGHT,
     });
   }
 
