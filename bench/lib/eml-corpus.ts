@@ -57,6 +57,20 @@ export function random(seed: number): () => number {
 
 export const pick = <T>(rand: () => number, list: readonly T[]): T =>
   list[Math.floor(rand() * list.length)] as T;
+
+/**
+ * Site descriptions (`site`, from geographicDescription) come from a pool, as real holdings repeat them across
+ * the datasets of one study area: BENCH_SEARCH_SITE_POOL names (default 100,000), drawn with a skew (the square
+ * of a uniform draw: the first tenth of the pool takes about a third of the documents). 0 gives every document a
+ * site of its own (five random words: the spread of the earlier figures).
+ */
+const SITE_POOL = Number(process.env.BENCH_SEARCH_SITE_POOL ?? 100_000);
+
+export function siteOf(rand: () => number): string {
+  if (SITE_POOL <= 0) return Array.from({ length: 5 }, () => pick(rand, WORDS)).join(" ");
+  const i = Math.floor(SITE_POOL * rand() ** 2);
+  return `${WORDS[i % WORDS.length]} ${WORDS[Math.floor(i / WORDS.length) % WORDS.length]} site ${i}`;
+}
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
 export function emlDocument(n: number): string {
@@ -88,7 +102,7 @@ export function emlDocument(n: number): string {
 <pubDate>${year + 1}</pubDate>
 <abstract><para>${words(60)}</para><para>${words(40)}</para></abstract>
 <keywordSet>${keywords}</keywordSet>
-<coverage><geographicCoverage><geographicDescription>${words(5)}</geographicDescription><boundingCoordinates>
+<coverage><geographicCoverage><geographicDescription>${esc(siteOf(rand))}</geographicDescription><boundingCoordinates>
 <westBoundingCoordinate>${west.toFixed(4)}</westBoundingCoordinate><eastBoundingCoordinate>${(west + rand() * 10).toFixed(4)}</eastBoundingCoordinate>
 <northBoundingCoordinate>${(south + rand() * 10).toFixed(4)}</northBoundingCoordinate><southBoundingCoordinate>${south.toFixed(4)}</southBoundingCoordinate>
 </boundingCoordinates></geographicCoverage>

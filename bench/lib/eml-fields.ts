@@ -15,6 +15,7 @@ import {
   random,
   SPECIES,
   SURNAMES,
+  siteOf,
 } from "./eml-corpus.ts";
 
 export function emlFields(n: number): SearchDocument {
@@ -52,7 +53,7 @@ export function emlFields(n: number): SearchDocument {
     .add("contactOrganization", org)
     .add("origin", ...people.map((p) => `${p.given} ${p.sur}`), org)
     .add("project", words(4))
-    .add("site", words(5))
+    .add("site", siteOf(rand))
     .add("beginDate", Date.UTC(year, 0, 1))
     .add("endDate", Date.UTC(year + 1 + Math.floor(rand() * 5), 11, 31));
   const east = west + rand() * 10;

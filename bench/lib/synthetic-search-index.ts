@@ -16,17 +16,7 @@ import { fieldSpec } from "../../src/search/fields.ts";
 import { indexedText } from "../../src/search/index-rows.ts";
 import type { Condition } from "../../src/search/query-sql.ts";
 import type { SearchIndexHandle } from "../../src/search/search.ts";
-import {
-  GENERA,
-  GIVEN,
-  KEYWORD_WORDS,
-  KEYWORDS,
-  ORGS,
-  pick,
-  random,
-  SPECIES,
-  SURNAMES,
-} from "./eml-corpus.ts";
+import { GENERA, GIVEN, KEYWORDS, ORGS, pick, random, SPECIES, SURNAMES, siteOf } from "./eml-corpus.ts";
 
 const CHUNK = 100_000;
 const MINUTE = 60_000;
@@ -59,7 +49,7 @@ function valuesOf(field: string, n: number, variant: number): Value[] {
     case "species":
       return [text(pick(rand, SPECIES))];
     case "site":
-      return [text(Array.from({ length: 5 }, () => pick(rand, KEYWORD_WORDS)).join(" "))];
+      return [text(siteOf(rand))];
     case "dateUploaded": {
       const num = UPLOADED_FROM + (n + variant) * MINUTE;
       return [

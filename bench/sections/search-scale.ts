@@ -8,12 +8,14 @@
  * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst. Each read of the memory
  * (from the database, from a snapshot) is watched: the process's RSS peak, the event loop's longest delay and a
  * one-row query's latency meanwhile (bench/lib/read-watch.ts). BENCH_SEARCH_SCALE_READ_ONLY=1: the reads and the
- * first query alone.
+ * first query alone. BENCH_SEARCH_SCALE_PAGES_ONLY=1: the first read, the timed pages and the burst (no second read,
+ * snapshot restarts or SQL page).
  */
 import { loadavg } from "node:os";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/index.ts";
 import { writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
+import type { Database } from "../../src/db/types.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { searchUncached } from "../../src/search/search.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
@@ -30,6 +32,7 @@ import {
   pingOf,
   recordAloneRead,
   recordSnapshotRestart,
+  type SnapshotBench,
   saveSnapshot,
   snapshotBench,
 } from "./search-scale-snapshot.ts";
@@ -38,6 +41,8 @@ import type { SectionOptions } from "./types.ts";
 const DOCS = Number(process.env.BENCH_SEARCH_SCALE_DOCS ?? 2_500_000);
 /** Set (to anything): only the load and the memory's reads (database, snapshot), not the queries and bursts. */
 const READ_ONLY = Boolean(process.env.BENCH_SEARCH_SCALE_READ_ONLY);
+/** Set (to anything): the first read, the pages and the burst alone (to compare query code on a kept database). */
+const PAGES_ONLY = Boolean(process.env.BENCH_SEARCH_SCALE_PAGES_ONLY);
 /** Set (to anything): the loaded database is kept (named by its size) and reused by the next run. */
 const KEEP = Boolean(process.env.BENCH_SEARCH_SCALE_KEEP);
 /** Worker threads making the load's rows (BENCH_SEARCH_SCALE_THREADS, default 2). */
@@ -119,6 +124,20 @@ async function load(url: string): Promise<void> {
   });
 }
 
+/** The memory read again in a fresh engine, alone, saved to `snapshot`, and a restart from it timed. */
+async function readAloneAndRestart(database: Database, snapshot: SnapshotBench) {
+  const aloneIndex = openSearchIndex(database, { snapshot: snapshot.options });
+  const aloneCpu = process.cpuUsage();
+  const alone = await timeOnce(() => aloneIndex.prepare());
+  const databaseRead = { seconds: alone / 1000, cpu: cpuSeconds(process.cpuUsage(aloneCpu)) };
+  const aloneNote = `alone: ${(alone / 1000).toFixed(1)} s, ${databaseRead.cpu.toFixed(1)} s of this process's CPU`;
+  const saved = await saveSnapshot(aloneIndex, snapshot);
+  aloneIndex.close();
+  const savedNote = `snapshot written in ${saved.seconds.toFixed(1)} s (CPU ${saved.cpu.toFixed(1)} s), ${(saved.bytes / MB).toFixed(0)} MB`;
+  await recordSnapshotRestart(database, snapshot, DOCS, "", databaseRead, savedNote);
+  return { databaseRead, aloneNote, savedNote };
+}
+
 export async function searchScale(options: SectionOptions): Promise<void> {
   if (!options.postgres) throw new Error("search-scale loads PostgreSQL: give --postgres URL");
   const store = KEEP
@@ -188,16 +207,8 @@ export async function searchScale(options: SectionOptions): Promise<void> {
 
     // The read again in a fresh engine, alone (no SQL answer beside it); its memory then saved to a snapshot,
     // and a restart from that snapshot timed against this read.
-    const snapshot = await snapshotBench();
-    const aloneIndex = openSearchIndex(database, { snapshot: snapshot.options });
-    const aloneCpu = process.cpuUsage();
-    const alone = await timeOnce(() => aloneIndex.prepare());
-    const databaseRead = { seconds: alone / 1000, cpu: cpuSeconds(process.cpuUsage(aloneCpu)) };
-    const aloneNote = `alone: ${(alone / 1000).toFixed(1)} s, ${databaseRead.cpu.toFixed(1)} s of this process's CPU`;
-    const saved = await saveSnapshot(aloneIndex, snapshot);
-    aloneIndex.close();
-    const savedNote = `snapshot written in ${saved.seconds.toFixed(1)} s (CPU ${saved.cpu.toFixed(1)} s), ${(saved.bytes / MB).toFixed(0)} MB`;
-    await recordSnapshotRestart(database, snapshot, DOCS, "", databaseRead, savedNote);
+    const snapshot = PAGES_ONLY ? undefined : await snapshotBench();
+    const restarts = snapshot ? await readAloneAndRestart(database, snapshot) : undefined;
     const status = index.status();
     const rss = process.memoryUsage().rss;
     record({
@@ -214,7 +225,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       unit: "s",
       target: "memory <= 1 GiB budget",
       pass: status.mode === "memory" && status.bytes <= status.budget,
-      notes: `${loadAverages()}; beside the first query: this process's CPU ${readCpu.toFixed(1)} s (with the query's); ${aloneNote}; mode ${status.mode}; memory held ${(status.bytes / MB).toFixed(0)} MB (${(status.bytes / DOCS).toFixed(0)} B/doc); RSS ${(rssBefore / MB).toFixed(0)} -> ${(rss / MB).toFixed(0)} MB; database ${(Number(size.rows[0]?.bytes) / 2 ** 30).toFixed(1)} GiB`,
+      notes: `${loadAverages()}; beside the first query: this process's CPU ${readCpu.toFixed(1)} s (with the query's); ${restarts?.aloneNote ?? "not read alone"}; mode ${status.mode}; memory held ${(status.bytes / MB).toFixed(0)} MB (${(status.bytes / DOCS).toFixed(0)} B/doc); RSS ${(rssBefore / MB).toFixed(0)} -> ${(rss / MB).toFixed(0)} MB; database ${(Number(size.rows[0]?.bytes) / 2 ** 30).toFixed(1)} GiB`,
     });
     const plain = async () => {
       await sql`select pid, doc from search_docs where format_type = 'METADATA' and obsoleted = 0 and archived = 0
@@ -239,7 +250,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       await writeDocument(database, entry.pid, entry.sysmeta, entry.science);
     };
     const base = await percentiles(plain, QUERIES);
-    await recordSqlPage(openSearchIndex(database, { memoryBudget: 1 }), base.p50);
+    if (!PAGES_ONLY) await recordSqlPage(openSearchIndex(database, { memoryBudget: 1 }), base.p50);
     const timed: [string, { p50: number; p99: number; cpuMs: number }][] = [
       ["search page + a new filter, distinct", await withCpu(() => percentiles(distinct, QUERIES))],
       [
@@ -256,14 +267,15 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       recordPage("search-scale", `${what}, ${DOCS} docs`, "postgres", t, base, [50, 250], notes);
     }
     // A restart from the snapshot made before these queries' writes: it replays them.
-    await recordSnapshotRestart(
-      database,
-      snapshot,
-      DOCS,
-      `, ${written} writes after it`,
-      databaseRead,
-      savedNote,
-    );
+    if (snapshot && restarts)
+      await recordSnapshotRestart(
+        database,
+        snapshot,
+        DOCS,
+        `, ${written} writes after it`,
+        restarts.databaseRead,
+        restarts.savedNote,
+      );
     // A burst of rewrites (500 per transaction), then queries: the first rechecks all 10,000.
     const rereads = index.status().rereads;
     for (let start = 0; start < BURST; start += 500) {
@@ -283,15 +295,17 @@ export async function searchScale(options: SectionOptions): Promise<void> {
       notes: `${loadAverages()}; queries after: ${after.map((t) => t.toFixed(0)).join(", ")} ms; structures read whole during them: ${index.status().rereads - rereads}; memory ${(index.status().bytes / MB).toFixed(0)} MB, RSS ${(process.memoryUsage().rss / MB).toFixed(0)} MB`,
     });
     // The snapshot was made before the writes: a restart replays the documents they changed.
-    await recordSnapshotRestart(
-      database,
-      snapshot,
-      DOCS,
-      `, ${written + BURST} writes after it`,
-      databaseRead,
-      savedNote,
-    );
-    await snapshot.dispose();
+    if (snapshot && restarts) {
+      await recordSnapshotRestart(
+        database,
+        snapshot,
+        DOCS,
+        `, ${written + BURST} writes after it`,
+        restarts.databaseRead,
+        restarts.savedNote,
+      );
+      await snapshot.dispose();
+    }
   } finally {
     await database.close();
     await store.dispose();

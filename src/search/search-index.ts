@@ -110,8 +110,9 @@ export class SearchIndex {
     this.db = database;
     this.dialect = database.dialect;
     this.changes = database.indexChanges;
-    this.cache = new SearchCache(this.changes);
     this.memoryBudget = options.memoryBudget ?? DEFAULT_MEMORY_BUDGET;
+    // The caches' bytes beside the memory: 1/16 of its budget each (64 MiB of the default), at least 1 MiB.
+    this.cache = new SearchCache(this.changes, Math.max(2 ** 20, Math.floor(this.memoryBudget / 16)));
     this.now = options.now ?? Date.now;
     this.expectedBytesPerDoc = options.expectedBytesPerDoc ?? EXPECTED_BYTES_PER_DOC;
     this.backgroundFrom = options.backgroundFrom ?? BACKGROUND_FROM;

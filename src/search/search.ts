@@ -15,6 +15,7 @@ import { Bitset } from "./memory/bitset.ts";
 import { OverBudget } from "./memory/chunked-reads.ts";
 import { matching } from "./memory/evaluate.ts";
 import { memoryFacetSource } from "./memory/facet-source.ts";
+import { ARRAY_SLOT } from "./memory/heap-sizes.ts";
 import type { SearchMemory } from "./memory/index.ts";
 import { topDocs } from "./memory/top-docs.ts";
 import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
@@ -59,8 +60,18 @@ export async function search(
   const cached = cache.get<SearchResponse>("result", key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
   const result = await searchUncached(index, request, caller);
-  cache.set("result", key, result, generation);
+  cache.set("result", key, result, generation, resultBytes(result));
   return result;
+}
+
+/**
+ * About the heap bytes of a kept result: its documents as their JSON (strings as the heap holds them, near
+ * enough), a pointer slot for each facet value and count (the values are the memory's own strings), 1 KiB more.
+ */
+function resultBytes(result: SearchResponse): number {
+  let bytes = 1024 + JSON.stringify(result.docs).length;
+  for (const flat of Object.values(result.facets?.facet_fields ?? {})) bytes += flat.length * ARRAY_SLOT;
+  return bytes;
 }
 
 /**

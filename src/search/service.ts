@@ -28,7 +28,8 @@ export function searchCaller(session: Session): SearchCaller {
 
 export interface QueryAnswer {
   contentType: string;
-  body: string;
+  /** UTF-8 bytes. */
+  body: Buffer;
 }
 
 /** Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. */
