@@ -2,18 +2,17 @@
  * Serialized answers (Solr JSON or XML), kept like the results they are made of (search-cache.ts): the same
  * request from a caller with the same subjects gets the same bytes until the index changes, so a popular page
  * (MetacatUI's search page: megabytes over millions of documents) is not serialized again for every visitor.
- * Only QTime differs, so an answer is kept as the bytes around it. Answers are bytes (UTF-8), not strings:
- * they are sent as they are, and kept outside V8's heap, where the collector neither marks nor moves them.
+ * Only QTime differs, so an answer is kept in two pieces around it.
  */
 import type { SearchCache } from "./search-cache.ts";
 
 /** A QTime no answer has: where an answer is cut in two. */
-const MARK = String(-987_654_321);
+const MARK = -987_654_321;
 
 interface Kept {
   docs: unknown[];
-  before: Buffer;
-  after: Buffer;
+  before: string;
+  after: string;
 }
 
 /**
@@ -25,20 +24,21 @@ export async function cachedAnswer(
   key: string,
   began: number,
   answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => string }>,
-): Promise<Buffer> {
+): Promise<string> {
   const generation = cache.generation();
   const hit = cache.get<Kept>("answer", key);
-  const qtime = () => Buffer.from(String(Math.round(performance.now() - began)));
-  if (hit) return Buffer.concat([hit.before, qtime(), hit.after]);
+  const qtime = () => String(Math.round(performance.now() - began));
+  if (hit) return `${hit.before}${qtime()}${hit.after}`;
   const made = await answer();
-  const marked = made.write(Number(MARK));
-  const at = marked.indexOf(MARK);
-  if (at < 0) return Buffer.from(made.write(Math.round(performance.now() - began)));
-  const kept: Kept = {
-    docs: made.docs,
-    before: Buffer.from(marked.slice(0, at)),
-    after: Buffer.from(marked.slice(at + MARK.length)),
-  };
-  cache.set("answer", key, kept, generation, kept.before.length + kept.after.length);
-  return Buffer.concat([kept.before, qtime(), kept.after]);
+  const marked = made.write(MARK);
+  const at = marked.indexOf(String(MARK));
+  if (at >= 0) {
+    const before = marked.slice(0, at);
+    const after = marked.slice(at + String(MARK).length);
+    const kept: Kept = { docs: made.docs, before, after };
+    // Counted in characters: UTF-8 bytes for the ASCII that Solr's JSON and XML are nearly all made of.
+    cache.set("answer", key, kept, generation, before.length + after.length);
+    return `${before}${qtime()}${after}`;
+  }
+  return made.write(Math.round(performance.now() - began));
 }

@@ -28,8 +28,7 @@ export function searchCaller(session: Session): SearchCaller {
 
 export interface QueryAnswer {
   contentType: string;
-  /** UTF-8 bytes. */
-  body: Buffer;
+  body: string;
 }
 
 /** Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. */

@@ -187,7 +187,7 @@ forEachDialect((dialect, open) => {
       const params = SolrParams.from({ q: "keywords:ice", rows: "5", sort: "id asc", wt: "json" });
       const body = async () => {
         const answer = await runQuery(index, parseSearchRequest(params), "all");
-        return JSON.parse(answer.body.toString()) as {
+        return JSON.parse(answer.body) as {
           responseHeader: { QTime: number };
           response: { numFound: number };
         };
@@ -215,7 +215,7 @@ forEachDialect((dialect, open) => {
         parseSearchRequest(SolrParams.from({ q: "keywords:ice", rows: "1" })),
         "all",
       );
-      assert.match(xml.body.toString(), /<int name="QTime">\d+<\/int>/);
+      assert.match(xml.body, /<int name="QTime">\d+<\/int>/);
     });
 
     it("warms up on the search-page query only when the index is large enough", async () => {
