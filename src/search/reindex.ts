@@ -36,9 +36,10 @@ export interface ReindexOptions {
 }
 
 /**
- * Extraction threads of a bulk run. Writing the rows themselves (the SQLite file shared with them, or
- * PostgreSQL): two, each making and writing its page while the other does the same (the node's thread only
- * reads pages). Else one, beside the writing thread (two cores between them and the database).
+ * Extraction threads of a bulk run. When threads write the rows (SQLite's one writing thread, or PostgreSQL's
+ * extraction threads each on its own connection): two, so that a page is made while another is written (the
+ * node's thread only reads pages). Else one, beside the node's thread writing (two cores between them and the
+ * database).
  */
 export function extractThreads(writing: boolean): number {
   return writing ? 2 : 1;
@@ -94,7 +95,8 @@ export async function reindexObjects(
   const write = async (page: PreparedPage) => {
     const failed = (await writePage(ctx, page)) + (await rewriteChanged(ctx, page.objects));
     const last = page.pids.at(-1);
-    if (state && last !== undefined) await search.rebuildProgressed(last);
+    // SQLite: noted by the writing thread, whose page cache another connection's commit would drop.
+    if (state && last !== undefined && !started?.progressed(last)) await search.rebuildProgressed(last);
     progress.seen += page.pids.length;
     progress.written += page.objects.length - failed;
     progress.failed += failed;
@@ -113,7 +115,7 @@ export async function reindexObjects(
     for (let page = pages.shift(); page; page = pages.shift()) await write(page);
     if (state && !options.signal?.aborted) {
       await removeStale(ctx, size, progress);
-      // SQLite: a writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
+      // SQLite: the writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
       if (!(await started?.finishRebuild())) await search.finishRebuild();
       options.onProgress?.(progress);
     }

@@ -1,9 +1,10 @@
 /**
- * SQLite's full rebuild writes from its extraction threads, each on a connection of its own (the file shared for
- * the while): the node's thread answers a search while a thread holds the write lock for a page and its own
- * writes go through between the threads' transactions, the rebuild
- * leaves the same index as one written on the node's own connection, and the node holds its file alone again
- * once the rebuild ends. On PostgreSQL the threads COPY the new documents' values: the rows are those the node's
+ * SQLite's full rebuild is written by one writing thread, on a connection of its own (the file shared for the
+ * while), from the rows its extraction threads make: the node's thread answers a search while the writing thread
+ * holds the write lock for a page and its own writes go through between the thread's transactions, the node's
+ * connection writes nothing of the rebuild after its start (progress included: another connection's commit
+ * would drop the writing connection's page cache), the rebuild leaves the same index as one written on the
+ * node's own connection, and the node holds its file alone again once the rebuild ends. On PostgreSQL the threads COPY the new documents' values: the rows are those the node's
  * INSERT writes.
  */
 import assert from "node:assert/strict";
@@ -137,6 +138,32 @@ describe("SQLite rebuild written by its threads", () => {
     assert.deepEqual(await answers(db), expected);
     // The node holds its file alone again.
     assert.equal(writeLocked(file), undefined);
+    await db.close();
+  });
+
+  it("writes the pages, the progress and the dropped indexes on the writing thread's connection alone", async () => {
+    const { db } = await open();
+    await db.objects.insertMany(objects);
+    const nodeChanges = async () =>
+      (await sql<{ n: number }>`select total_changes() as n`.execute(db.kysely)).rows[0]?.n ?? 0;
+    const before = await nodeChanges();
+    let progressNoted = 0;
+    const progress = await reindexObjects(
+      { db, store, formats },
+      {
+        batchSize: 100,
+        onProgress: () => {
+          progressNoted++;
+        },
+      },
+    );
+    assert.deepEqual(progress, { seen: COUNT, written: COUNT, failed: 0, removed: 0 });
+    assert.ok(progressNoted >= COUNT / 100);
+    // The node's connection changed one row: the rebuild's start (search_rebuild), which the writing thread
+    // then updated page by page and removed at its end.
+    assert.equal((await nodeChanges()) - before, 1);
+    assert.equal(await db.search.rebuildState(), undefined);
+    assert.equal((await answers(db)).numFound > 0, true);
     await db.close();
   });
 });

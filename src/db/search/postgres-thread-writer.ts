@@ -26,6 +26,7 @@ export function openPostgresThreadWriter(url: string): ThreadWriter {
         .transaction()
         .execute((tx) => writePostgres(tx, rows, (_tx, values) => copyValues(client, values)));
     },
+    progressed: () => Promise.reject(new Error("the node's connection notes PostgreSQL's progress")),
     finishRebuild: () => Promise.reject(new Error("the node's connection builds PostgreSQL's indexes")),
     async close() {
       await db.destroy();

@@ -1,4 +1,5 @@
-/** What the writing thread and the extraction threads of a rebuild send each other (plain, cloneable data). */
+/** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
+import type { MessagePort } from "node:worker_threads";
 import type { SearchDocument } from "../document.ts";
 import type { IndexRows } from "../index-rows.ts";
 
@@ -10,25 +11,42 @@ export interface ExtractItem {
   bytes?: Uint8Array;
 }
 
-/** Rows to make (and write), or (a writing thread) the rebuild's dropped indexes to build. */
-export type ExtractRequest = { id: number; items: ExtractItem[] } | { id: number; finishRebuild: true };
+/** To an extraction thread: rows to make (and have written). */
+export type ExtractRequest = { id: number; items: ExtractItem[] };
 
-/** The rows made, or (a thread given the SQLite file) that they are written and committed; or why not. */
+/**
+ * To SQLite's writing thread, from the node's thread: the rebuild's dropped indexes to build, or its progress to
+ * note (rebuild-state.ts), on the writing thread's connection.
+ */
+export type WriterRequest = { id: number; finishRebuild: true } | { id: number; progressed: string };
+
+/** From an extraction thread to SQLite's writing thread: a page's rows to write. */
+export interface RowsToWrite {
+  id: number;
+  rows: IndexRows[];
+}
+
+/** The rows made, or that they are written and committed (or the request done); or why not. */
 export type ExtractReply =
   | { id: number; rows: IndexRows[] }
   | { id: number; written: true }
   | { id: number; error: string };
 
 /**
- * A thread's start: with `sqliteFile` (or `postgresUrl`) it writes the rows itself, on a connection of its own;
- * on SQLite letting the node's connection take the write lock first while `nodeWaiting` says it waits
- * (src/db/sqlite-sharing.ts).
+ * An extraction thread's start: with `rowsTo` it sends the rows to SQLite's writing thread, with `postgresUrl`
+ * it writes them itself on a connection of its own; else it answers with them.
  */
 export interface ExtractWorkerData {
-  sqliteFile?: string;
-  nodeWaiting?: Int32Array;
-  /** Shared by the SQLite writing threads: whose turn at the write lock (src/db/search/writer-turns.ts). */
-  writerTurns?: Int32Array;
-  /** PostgreSQL: the thread writes the rows itself, on a connection of its own. */
+  rowsTo?: MessagePort;
   postgresUrl?: string;
+}
+
+/**
+ * SQLite's writing thread's start: the file shared for the rebuild, the word that says the node's connection
+ * waits for the write lock (src/db/sqlite-sharing.ts), and a port from each extraction thread.
+ */
+export interface WriteWorkerData {
+  sqliteFile: string;
+  nodeWaiting: Int32Array;
+  rowsFrom: MessagePort[];
 }

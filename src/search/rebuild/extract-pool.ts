@@ -1,22 +1,34 @@
 /**
- * Threads that turn objects into index rows while the caller writes the previous batch (a rebuild uses both
- * cores: one parses XML, the other runs SQL). Given a SQLite file shared with them or PostgreSQL's URL, the
- * threads also write the rows (each on its own connection), and the caller's thread only reads pages. With
- * `threads: 0` the rows are made in the calling thread. A thread that dies fails its pending batches; the pool
- * then makes rows in the calling thread (for the caller to write).
+ * Threads that turn objects into index rows while the caller reads the next page (a rebuild uses both cores).
+ * Given a SQLite file shared with them, the extraction threads send their rows to one writing thread
+ * (write-worker.ts); given PostgreSQL's URL, each extraction thread writes its own rows on its own connection.
+ * Either way the caller's thread only reads pages. With `threads: 0` the rows are made in the calling thread. A
+ * thread that dies fails the pending batches; the pool then makes rows in the calling thread (for the caller to
+ * write).
  */
 import { once } from "node:events";
-import { Worker } from "node:worker_threads";
-import { writerTurns } from "../../db/search/writer-turns.ts";
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../index-rows.ts";
-import type { ExtractItem, ExtractReply, ExtractRequest, ExtractWorkerData } from "./extract-messages.ts";
+import type {
+  ExtractItem,
+  ExtractReply,
+  ExtractRequest,
+  ExtractWorkerData,
+  WriterRequest,
+  WriteWorkerData,
+} from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
 
 export interface ExtractPool {
   /** The items' rows, in order; or "written" when a thread wrote and committed them. */
   rows(items: ExtractItem[]): Promise<IndexRows[] | "written">;
-  /** A SQLite writing thread builds the rebuild's dropped indexes; false: the caller's connection does. */
+  /**
+   * SQLite's writing thread notes the rebuild's progress after the rows it has (its queue: nothing waits for
+   * it); false: the caller's connection must. A failure fails `finishRebuild`.
+   */
+  progressed(after: string): boolean;
+  /** SQLite's writing thread builds the rebuild's dropped indexes; false: the caller's connection does. */
   finishRebuild(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -34,16 +46,31 @@ export type ThreadWrites = { sqlite: SharedSqlite } | { postgresUrl: string };
 
 export function createExtractPool(threads: number, writes?: ThreadWrites): ExtractPool {
   const shared = writes && "sqlite" in writes ? writes.sqlite : undefined;
-  const data: ExtractWorkerData = shared
-    ? { sqliteFile: shared.file, nodeWaiting: shared.nodeWaiting, writerTurns: writerTurns() }
-    : writes && "postgresUrl" in writes
-      ? { postgresUrl: writes.postgresUrl }
-      : {};
-  const workers = Array.from({ length: threads }, () => startWorker(data));
+  const postgresUrl = writes && "postgresUrl" in writes ? writes.postgresUrl : undefined;
+  // SQLite: a port from each extraction thread to the writing thread.
+  const channels = shared && threads > 0 ? Array.from({ length: threads }, () => new MessageChannel()) : [];
+  const extractors = Array.from({ length: threads }, (_, i) => {
+    const rowsTo = channels[i]?.port1;
+    const data: ExtractWorkerData = rowsTo ? { rowsTo } : postgresUrl ? { postgresUrl } : {};
+    return startWorker("extract-worker", data, rowsTo ? [rowsTo] : []);
+  });
+  const rowsFrom = channels.map((channel) => channel.port2);
+  const writer =
+    shared && channels.length > 0
+      ? startWorker(
+          "write-worker",
+          { sqliteFile: shared.file, nodeWaiting: shared.nodeWaiting, rowsFrom } satisfies WriteWorkerData,
+          rowsFrom,
+        )
+      : undefined;
+  const workers = writer ? [...extractors, writer] : extractors;
   const exited = new Set<Worker>();
   const pending = new Map<number, Pending>();
   let nextId = 0;
+  /** Pages sent so far: they go round the extraction threads in turn. */
+  let pages = 0;
   let broken = false;
+  let progressFailed: Error | undefined;
   for (const worker of workers) {
     worker.on("message", (reply: ExtractReply) => {
       const waiting = pending.get(reply.id);
@@ -58,7 +85,7 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
       pending.clear();
     });
   }
-  const send = (worker: Worker, request: ExtractRequest) => {
+  const send = (worker: Worker, request: ExtractRequest | WriterRequest) => {
     const promise = new Promise<IndexRows[] | "written">((resolve, reject) =>
       pending.set(request.id, { resolve, reject }),
     );
@@ -67,18 +94,27 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
   };
   return {
     rows(items) {
-      const worker = workers[nextId % Math.max(workers.length, 1)];
+      const worker = extractors[pages++ % Math.max(extractors.length, 1)];
       if (!worker || broken) return Promise.resolve(items.map(itemRows));
       return send(worker, { id: nextId++, items });
     },
+    progressed(after) {
+      if (!writer || broken) return false;
+      send(writer, { id: nextId++, progressed: after }).catch((error: Error) => {
+        progressFailed ??= error;
+      });
+      return true;
+    },
     async finishRebuild() {
-      const worker = workers[0];
-      if (!shared || !worker || broken) return false;
-      await send(worker, { id: nextId++, finishRebuild: true });
+      if (!writer || broken) return false;
+      await send(writer, { id: nextId++, finishRebuild: true });
+      if (progressFailed) throw progressFailed;
       return true;
     },
     async close() {
-      await Promise.all(workers.map((worker) => (exited.has(worker) ? undefined : closeWorker(worker))));
+      // The extraction threads first: the writing thread then has every page they sent.
+      await Promise.all(extractors.map((worker) => (exited.has(worker) ? undefined : closeWorker(worker))));
+      if (writer && !exited.has(writer)) await closeWorker(writer);
     },
   };
 }
@@ -93,14 +129,18 @@ async function closeWorker(worker: Worker): Promise<void> {
 }
 
 /**
- * The worker runs the module beside this one: compiled JavaScript, or TypeScript when the sources run directly
+ * The worker runs a module beside this one: compiled JavaScript, or TypeScript when the sources run directly
  * (through tsx, registered in the thread first: loader hooks of the main thread do not reach a worker here).
  */
-function startWorker(workerData: ExtractWorkerData): Worker {
+function startWorker(
+  name: "extract-worker" | "write-worker",
+  workerData: ExtractWorkerData | WriteWorkerData,
+  transferList: MessagePort[],
+): Worker {
   if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./extract-worker.js", import.meta.url), { workerData });
-  const file = new URL("./extract-worker.ts", import.meta.url).href;
+    return new Worker(new URL(`./${name}.js`, import.meta.url), { workerData, transferList });
+  const file = new URL(`./${name}.ts`, import.meta.url).href;
   const api = import.meta.resolve("tsx/esm/api");
   const boot = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(file)}); })`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, transferList });
 }
