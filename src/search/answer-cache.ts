@@ -4,7 +4,6 @@
  * (MetacatUI's search page: megabytes over millions of documents) is not serialized again for every visitor.
  * Only QTime differs, so an answer is kept in two pieces around it.
  */
-import type { AroundQtime } from "./response.ts";
 import type { SearchCache } from "./search-cache.ts";
 
 /** A QTime no answer has: where an answer is cut in two. */
@@ -17,31 +16,29 @@ interface Kept {
 }
 
 /**
- * The answer under `key`, from the cache or made by `answer()` (its text around QTime, and how many documents it
- * lists); `began` is when the request started (QTime counts from it).
+ * The answer under `key`, from the cache or made by `answer(qtime)` (which must write `qtime` as QTime once, and
+ * say how many documents it lists); `began` is when the request started (QTime counts from it).
  */
 export async function cachedAnswer(
   cache: SearchCache,
   key: string,
   began: number,
-  answer: () => Promise<{ docs: unknown[]; text: AroundQtime }>,
+  answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => string }>,
 ): Promise<string> {
   const generation = cache.generation();
   const hit = cache.get<Kept>("answer", key);
   const qtime = () => String(Math.round(performance.now() - began));
   if (hit) return `${hit.before}${qtime()}${hit.after}`;
   const made = await answer();
-  const { before, after } = made.text;
-  const kept: Kept = { docs: made.docs, before, after };
-  // Counted in characters: UTF-8 bytes for the ASCII that Solr's JSON and XML are nearly all made of.
-  cache.set("answer", key, kept, generation, before.length + after.length);
-  return `${before}${qtime()}${after}`;
-}
-
-/** A writer's text around QTime, found where it wrote a QTime no answer has (`write` must write it once). */
-export function splitAtQtime(write: (qtime: number) => string): AroundQtime {
-  const marked = write(MARK);
+  const marked = made.write(MARK);
   const at = marked.indexOf(String(MARK));
-  if (at < 0) throw new Error("the answer has no QTime");
-  return { before: marked.slice(0, at), after: marked.slice(at + String(MARK).length) };
+  if (at >= 0) {
+    const before = marked.slice(0, at);
+    const after = marked.slice(at + String(MARK).length);
+    const kept: Kept = { docs: made.docs, before, after };
+    // Counted in characters: UTF-8 bytes for the ASCII that Solr's JSON and XML are nearly all made of.
+    cache.set("answer", key, kept, generation, before.length + after.length);
+    return `${before}${qtime()}${after}`;
+  }
+  return made.write(Math.round(performance.now() - began));
 }

@@ -19,25 +19,6 @@ export function solrJson(result: SearchResponse): Record<string, unknown> {
   return out;
 }
 
-/** An answer's text as the part before its QTime and the part after it. */
-export interface AroundQtime {
-  before: string;
-  after: string;
-}
-
-/**
- * Solr JSON around its QTime: `before + qtime + after` is JSON.stringify(solrJson(...)) with that QTime. Each
- * member is stringified apart and the pieces joined, so the answer's megabytes (facet.limit=-1) are never
- * searched or cut, which would copy them once more.
- */
-export function solrJsonAroundQtime(result: SearchResponse): AroundQtime {
-  const { responseHeader: _, ...members } = solrJson(result);
-  let after = `,"params":${JSON.stringify(result.params)}}`;
-  for (const [name, value] of Object.entries(members))
-    after += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
-  return { before: '{"responseHeader":{"status":0,"QTime":', after: `${after}}` };
-}
-
 export function solrXml(result: SearchResponse): string {
   const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<response>'];
   parts.push(

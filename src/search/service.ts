@@ -5,10 +5,10 @@
 import { readersOf } from "../auth/readers.ts";
 import type { Session } from "../auth/session.ts";
 import { NotFound } from "../errors/exceptions.ts";
-import { cachedAnswer, splitAtQtime } from "./answer-cache.ts";
+import { cachedAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import type { SearchRequest } from "./request.ts";
-import { solrJsonAroundQtime, solrXml } from "./response.ts";
+import { solrJson, solrXml } from "./response.ts";
 import { requestKey, type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
 
 export function listQueryEngines(): readonly string[] {
@@ -42,9 +42,11 @@ export async function runQuery(
   const key = requestKey(request, caller, wt);
   const body = await cachedAnswer(index.cache, key, began, async () => {
     const result = await searchUncached(index, request, caller);
-    const text =
-      wt === "json" ? solrJsonAroundQtime(result) : splitAtQtime((qtime) => solrXml({ ...result, qtime }));
-    return { docs: result.docs, text };
+    const write = (qtime: number) => {
+      const timed = { ...result, qtime };
+      return wt === "json" ? JSON.stringify(solrJson(timed)) : solrXml(timed);
+    };
+    return { docs: result.docs, write };
   });
   return {
     contentType: wt === "json" ? "application/json; charset=utf-8" : "text/xml; charset=utf-8",
