@@ -3,15 +3,20 @@
  * database, at BENCH_SEARCH_MEMORY_DOCS documents (default 1,000,000) of the search-scale load's fields
  * (bench/lib/synthetic-search-index.ts). The same three queries as search-scale (a new keyword filter each time;
  * unfiltered; unfiltered right after a rewrite), answered by `answerFrom` (not serialized), beside a baseline:
- * the same queries without facets (the filters' sets and the page alone). Figures: p50 / p99 and this process's
+ * the same queries without facets (the filters' sets and the page alone); then the distinct query as a request
+ * takes it: `runQuery` (the Solr JSON written, the answer cache missed by the new filter) and the answer encoded
+ * as UTF-8, as the reply sends it. Figures: p50 / p99 and this process's
  * CPU per query. The memory is filled once (its time printed, not a figure). BENCH_PROFILE_DIR=DIR writes a CPU
- * profile of the queries alone (not the filling) there (lib/in-process-profile.ts).
+ * profile of the queries alone (not the filling) there (lib/in-process-profile.ts). BENCH_SEARCH_MEMORY_ONLY=TEXT
+ * runs only the queries whose name contains TEXT (e.g. "request").
  */
 import { loadavg } from "node:os";
 import { SearchMemory } from "../../src/search/memory/index.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import type { SearchRequest } from "../../src/search/request.ts";
-import { answerFrom } from "../../src/search/search.ts";
+import { answerFrom, type SearchIndexHandle } from "../../src/search/search.ts";
+import { SearchCache } from "../../src/search/search-cache.ts";
+import { runQuery } from "../../src/search/service.ts";
 import { searchPageParams } from "../../src/search/warm.ts";
 import { profiled } from "../lib/in-process-profile.ts";
 import { record } from "../lib/report.ts";
@@ -20,6 +25,7 @@ import { keywordClause } from "./search.ts";
 
 const DOCS = Number(process.env.BENCH_SEARCH_MEMORY_DOCS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_MEMORY_QUERIES ?? 50);
+const ONLY = process.env.BENCH_SEARCH_MEMORY_ONLY ?? "";
 const CALLER = { subjects: new Set(["public"]) };
 
 interface Timed {
@@ -72,8 +78,15 @@ export async function searchMemory(): Promise<void> {
   await answerFrom(handle, memory, pageRequest(undefined, true), CALLER);
   const fill = process.cpuUsage(fillCpu);
   process.stderr.write(
-    `  memory filled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s (CPU ${((fill.user + fill.system) / 1e6).toFixed(1)} s), ${(memory.bytes() / 2 ** 20).toFixed(0)} MB\n`,
+    `  memory filled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s (CPU ${((fill.user + fill.system) / 1e6).toFixed(1)} s), ${(memory.bytes() / 2 ** 20).toFixed(0)} MB (V8 heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB used)\n`,
   );
+  // The engine's handle as the routes hold it: the answer cache, the memory always ready.
+  const served = {
+    ...handle,
+    cache: new SearchCache(index.changes),
+    memoryForQuery: async () => memory,
+    keepWithinBudget: () => {},
+  } as unknown as SearchIndexHandle;
   const nothing = () => {};
   let rewritten = 0;
   const rewrite = () => index.rewrite((rewritten++ * 97) % DOCS);
@@ -99,9 +112,18 @@ export async function searchMemory(): Promise<void> {
       },
       rewrite,
     ],
+    [
+      "search page + a new filter, distinct, as a request (JSON written)",
+      (facets) => async (i) => {
+        const { body } = await runQuery(served, pageRequest(distinctFilter(i), facets), CALLER);
+        Buffer.from(body, "utf8");
+      },
+      nothing,
+    ],
   ];
   await profiled("search-memory", async () => {
     for (const [what, query, before] of kinds) {
+      if (!what.includes(ONLY)) continue;
       const base = await timed(query(false), before);
       const t = await timed(query(true), before);
       record({

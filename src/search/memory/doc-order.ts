@@ -27,10 +27,10 @@ const missing = (key: Key) => key === undefined || (typeof key === "number" && N
 /** Compares (document, key) pairs as the order does. */
 function comparer(column: Column, descending: boolean) {
   const sign = descending ? -1 : 1;
-  const pids = column.docs.pids;
+  const numbers = column.docs;
   return (a: number, x: Key, b: number, y: Key): number =>
     sign * (typeof x === "number" ? x - (y as number) : byteOrder(x as string, y as string)) ||
-    byteOrder(pids[a] as string, pids[b] as string);
+    numbers.comparePids(a, b);
 }
 
 /** The `docs` (with their keys) as an order. */

@@ -13,7 +13,7 @@ import { type ChunkedReadOptions, ChunkedReads } from "./chunked-reads.ts";
 import { ClauseCache, type ClauseState } from "./clauses.ts";
 import { type ColumnState, checkColumnState } from "./column-state.ts";
 import { Column } from "./columns.ts";
-import { DocNumbers } from "./doc-numbers.ts";
+import { DocNumbers, type PidList } from "./doc-numbers.ts";
 import type { ReadTally } from "./refreshing.ts";
 
 /** Fields whose values are kept at most (the least recently used are let go). */
@@ -23,7 +23,7 @@ const REFRESHED_CLAUSES = 16;
 
 /** The memory as saved in a snapshot (memory-snapshot.ts): what it reflects, and its structures. */
 export interface MemoryState extends ChangePosition {
-  pids: readonly string[];
+  pids: PidList;
   columns: ColumnState[];
   clauses: ClauseState[];
 }
@@ -90,7 +90,7 @@ export class SearchMemory {
   saved(seq: number, position: ChangePosition): MemoryState {
     const columns: ColumnState[] = [];
     for (const column of this.columns.values()) if (column.reflects(seq)) columns.push(column.saved());
-    const pids = this.docs.pids.slice();
+    const pids = this.docs.saved();
     return { ...position, pids, columns, clauses: this.clauses.saved(seq) };
   }
 

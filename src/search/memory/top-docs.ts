@@ -31,11 +31,17 @@ export async function topDocs(
   matches.forEach((doc) => {
     docs.push(doc);
   });
-  const pids = docs.map((doc) => memory.docs.pidOf(doc));
-  const values = keys.map((key, k) => keyValues(key, columns[k], docs, pids));
+  const numbers = memory.docs;
+  // The id key compares the PIDs where the numbers hold them (no string made for every match).
+  const values = keys.map((key, k) => keyValues(key, columns[k], docs));
   const compare = (a: number, b: number): number => {
     for (let k = 0; k < keys.length; k++) {
-      const list = values[k] as KeyValues;
+      const list = values[k];
+      if (!list) {
+        const order = numbers.comparePids(docs[a] as number, docs[b] as number);
+        if (order !== 0) return (keys[k] as SortKey).descending ? -order : order;
+        continue;
+      }
       const x = list[a];
       const y = list[b];
       const xMissing = x === undefined || (typeof x === "number" && Number.isNaN(x));
@@ -47,10 +53,10 @@ export async function topDocs(
       const order = typeof x === "number" ? x - (y as number) : byteOrder(x as string, y as string);
       if (order !== 0) return (keys[k] as SortKey).descending ? -order : order;
     }
-    return byteOrder(pids[a] as string, pids[b] as string);
+    return numbers.comparePids(docs[a] as number, docs[b] as number);
   };
   const best = boundedBest(docs.length, count, compare);
-  return best.map((i) => pids[i] as string);
+  return best.map((i) => numbers.pidOf(docs[i] as number));
 }
 
 /**
@@ -68,11 +74,11 @@ function walkOrder(
   const { docs, keys } = column.order(key.numeric, key.descending);
   // The rewritten documents, kept sorted by the column until its patches change.
   const rewritten = column.rewrittenOrder(key.numeric, key.descending);
-  const pids = memory.docs.pids;
+  const numbers = memory.docs;
   const sign = key.descending ? -1 : 1;
   const compare = (a: number, x: number | string, b: number, y: number | string) =>
     sign * (typeof x === "number" ? x - (y as number) : byteOrder(x, y as string)) ||
-    byteOrder(pids[a] as string, pids[b] as string);
+    numbers.comparePids(a, b);
   const out: string[] = [];
   let i = 0;
   let j = 0;
@@ -88,10 +94,10 @@ function walkOrder(
       (i < docs.length &&
         compare(doc, keys[i] as number | string, next, rewritten.keys[j] as number | string) <= 0)
     ) {
-      out.push(pids[doc] as string);
+      out.push(numbers.pidOf(doc));
       i++;
     } else {
-      out.push(pids[next] as string);
+      out.push(numbers.pidOf(next));
       j++;
     }
   }
@@ -99,8 +105,8 @@ function walkOrder(
 }
 
 /** Each matching document's value for one key (NaN / undefined: it has none). */
-function keyValues(key: SortKey, column: Column | undefined, docs: number[], pids: string[]): KeyValues {
-  if (!column) return pids;
+function keyValues(key: SortKey, column: Column | undefined, docs: number[]): KeyValues | undefined {
+  if (!column) return undefined;
   if (key.numeric) return Float64Array.from(docs, (doc) => column.leastNumber(doc));
   return docs.map((doc) => column.leastValue(doc));
 }
