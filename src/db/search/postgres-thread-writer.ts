@@ -10,9 +10,9 @@ import type pg from "pg";
 import type { Tables } from "../schema.ts";
 import { copyValues } from "./copy-values.ts";
 import { writePostgres } from "./index-store.ts";
-import type { ThreadWriter } from "./thread-writer.ts";
+import type { RowWriter } from "./thread-writer.ts";
 
-export function openPostgresThreadWriter(url: string): ThreadWriter {
+export function openPostgresThreadWriter(url: string): RowWriter {
   const opened = connect(url);
   // A failed connection fails the batches (each page is then indexed on the node's connection), nothing more.
   opened.catch(() => undefined);
@@ -26,8 +26,6 @@ export function openPostgresThreadWriter(url: string): ThreadWriter {
         .transaction()
         .execute((tx) => writePostgres(tx, rows, (_tx, values) => copyValues(client, values)));
     },
-    progressed: () => Promise.reject(new Error("the node's connection notes PostgreSQL's progress")),
-    finishRebuild: () => Promise.reject(new Error("the node's connection builds PostgreSQL's indexes")),
     async close() {
       await db.destroy();
       await opened.then(({ client }) => client.end()).catch(() => undefined);

@@ -14,14 +14,19 @@ import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild, rebuildProgressed } from "./rebuild-state.ts";
 
-export interface ThreadWriter {
+/** A thread's connection writing index rows (SQLite's writing thread, or a PostgreSQL extraction thread). */
+export interface RowWriter {
   /** Write the rows in one transaction; resolves once it has committed. */
   write(rows: IndexRows[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** SQLite's one writing thread: also the rebuild's progress and its dropped indexes, on the same connection. */
+export interface ThreadWriter extends RowWriter {
   /** Note the rebuild's progress (rebuild-state.ts), on this connection. */
   progressed(after: string): Promise<void>;
   /** Build the indexes the rebuild dropped and forget it (rebuild-state.ts), on this connection. */
   finishRebuild(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** How long a batch waits for the write lock (the node's own transactions are short). */
