@@ -62,11 +62,14 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
     const threads = sampleThreadsCpu();
     const began = performance.now();
     let done = 0;
+    // When the last page was written: the rest is the end (SQLite's staged values moved, the indexes built).
+    let pagesDone: number | undefined;
     const rebuild = async () => {
       const ctx = { db, store: storeOf(documents), formats: loadFormatRegistry() };
       await reindexObjects(ctx, {
         batchSize: 500,
         onProgress: ({ seen }) => {
+          if (seen >= DOCS) pagesDone ??= performance.now();
           if (seen - done < 10_000) return;
           process.stderr.write(`\r  rebuilt ${seen} / ${DOCS}`);
           done = seen;
@@ -75,7 +78,9 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
     };
     const during = REQUESTS ? await requestsDuring(server, rebuild) : await rebuild().then(() => undefined);
     process.stderr.write("\n");
-    const seconds = (performance.now() - began) / 1000;
+    const ended = performance.now();
+    const seconds = (ended - began) / 1000;
+    const endSeconds = (ended - (pagesDone ?? ended)) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const own = (cpu.user + cpu.system) / 1000 / DOCS;
     const backendSeconds = backends.stop();
@@ -100,7 +105,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
       target: ">= 1000 docs/s",
       pass: rate >= 1000,
       notes: [
-        `${seconds.toFixed(0)} s; CPU per document ${own.toFixed(2)} ms here (all threads; ${(cpu.system / 1000 / DOCS).toFixed(2)} ms of it in the kernel)`,
+        `${seconds.toFixed(0)} s (the end, after the last page: ${endSeconds.toFixed(0)} s); CPU per document ${own.toFixed(2)} ms here (all threads; ${(cpu.system / 1000 / DOCS).toFixed(2)} ms of it in the kernel)`,
         db.dialect === "postgres" ? ` + ${backendMs.toFixed(2)} ms PostgreSQL backend` : "",
         during ? `, of which ~${requestsMs.toFixed(2)} ms the ${during.count} requests answered` : "",
         `; ${cores.toFixed(2)} cores busy; the busiest threads ${busiest.join(" / ")} ms per document`,

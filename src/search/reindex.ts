@@ -117,6 +117,8 @@ export async function reindexObjects(
       await removeStale(ctx, size, progress);
       // SQLite: the writing thread builds the dropped indexes (seconds), the node's thread answering meanwhile.
       if (!(await started?.finishRebuild())) await search.finishRebuild();
+      // SQLite: the staged values moved over without a note each (rebuild-state.ts): any document may have changed.
+      if (state.stagedValues) ctx.db.indexChanges.note(undefined);
       options.onProgress?.(progress);
     }
   } finally {

@@ -17,8 +17,10 @@ import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import { openPostgresThreadWriter } from "../../src/db/search/postgres-thread-writer.ts";
+import { STAGED_VALUES } from "../../src/db/search/rebuild-state.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { IndexRows } from "../../src/search/index-rows.ts";
+import { indexStoredObject, unindex } from "../../src/search/indexer.ts";
 import { SolrParams } from "../../src/search/params.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { reindexObjects } from "../../src/search/reindex.ts";
@@ -164,6 +166,57 @@ describe("SQLite rebuild written by its threads", () => {
     assert.equal((await nodeChanges()) - before, 1);
     assert.equal(await db.search.rebuildState(), undefined);
     assert.equal((await answers(db)).numFound > 0, true);
+    await db.close();
+  });
+  it("stages a rebuild's values until its end, a document's rows in one of the two tables, and notes every document changed", async () => {
+    const valueRows = async (db: Database, table: string) =>
+      (
+        await sql<{
+          row: string;
+        }>`select pid || '|' || field || '|' || value || '|' || coalesce(num, '') as row
+          from ${sql.table(table)} order by 1`.execute(db.kysely)
+      ).rows.map((r) => r.row);
+    const reference = await open();
+    await reference.db.objects.insertMany(objects);
+    await reindexObjects({ db: reference.db, store, formats }, { batchSize: 200, threads: 0 });
+    const expected = await valueRows(reference.db, "search_values");
+    await reference.db.close();
+
+    const { db } = await open();
+    await db.objects.insertMany(objects);
+    const ctx = { db, store, formats };
+    const stop = new AbortController();
+    await reindexObjects(ctx, {
+      batchSize: 100,
+      signal: stop.signal,
+      onProgress: (progress) => {
+        if (progress.seen >= 200) stop.abort();
+      },
+    });
+    assert.equal((await db.search.rebuildState())?.stagedValues, true);
+    assert.equal((await valueRows(db, "search_values")).length, 0, "the values wait in the staging table");
+    const staged = await valueRows(db, STAGED_VALUES);
+    assert.ok(staged.length > 0);
+    // The node's own writes meanwhile: a staged document rewritten, another removed; each one's rows leave
+    // the staging table (the rewritten one's now in search_values).
+    const [rewritten, removed] = objects as [StoredObject, StoredObject];
+    await indexStoredObject(ctx, rewritten);
+    await unindex(ctx, removed.sysmeta.identifier);
+    const pidsIn = async (table: string) =>
+      new Set((await valueRows(db, table)).map((row) => row.split("|")[0]));
+    assert.ok(!(await pidsIn(STAGED_VALUES)).has(rewritten.sysmeta.identifier));
+    assert.ok(!(await pidsIn(STAGED_VALUES)).has(removed.sysmeta.identifier));
+    assert.deepEqual([...(await pidsIn("search_values"))], [rewritten.sysmeta.identifier]);
+    await indexStoredObject(ctx, removed);
+
+    const seen = db.indexChanges.seq;
+    await reindexObjects(ctx, { batchSize: 100 });
+    assert.equal(db.indexChanges.changedSince(seen), "everything");
+    assert.deepEqual(await valueRows(db, "search_values"), expected);
+    const tables = await sql<{
+      name: string;
+    }>`select name from sqlite_master where name like ${`${STAGED_VALUES}%`}`.execute(db.kysely);
+    assert.deepEqual(tables.rows, [], "the staging table and its index are gone");
     await db.close();
   });
 });

@@ -12,7 +12,7 @@ import type { Tables } from "../schema.ts";
 import { preparedOnce } from "../sqlite-handle.ts";
 import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
-import { finishRebuild, rebuildProgressed } from "./rebuild-state.ts";
+import { finishRebuild, rebuildProgressed, STAGED_VALUES, valuesStaged } from "./rebuild-state.ts";
 
 /** A thread's connection writing index rows (SQLite's writing thread, or a PostgreSQL extraction thread). */
 export interface RowWriter {
@@ -45,6 +45,9 @@ const CACHE_KIB = 65_536;
  */
 const CHECKPOINT_PAGES = 50_000;
 
+/** The page cache at the end of the rebuild, which also sizes the sorter's runs in memory (fewer to merge). */
+const SORT_CACHE_KIB = 262_144;
+
 export function openThreadWriter(file: string, nodeWaiting?: Int32Array): ThreadWriter {
   const handle = new SQLite(file, { fileMustExist: true });
   handle.pragma(`busy_timeout = ${BUSY_MS}`);
@@ -63,10 +66,23 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
   const database = preparedOnce(handle, turn);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   const state = { kysely: db, dialect: "sqlite" as const };
+  // A rebuild from empty stages the values (rebuild-state.ts); the table is there from its start to its end.
+  let into: Promise<typeof STAGED_VALUES | "search_values"> | undefined;
   return {
-    write: (rows) => db.transaction().execute((tx) => writeSqlite(tx, rows)),
+    write: async (rows) => {
+      into ??= valuesStaged(state).then((staged) => (staged ? STAGED_VALUES : "search_values"));
+      const table = await into;
+      await db.transaction().execute((tx) => writeSqlite(tx, rows, table));
+    },
     progressed: (after) => rebuildProgressed(state, after),
-    finishRebuild: () => finishRebuild(state),
+    finishRebuild: () => {
+      // The end sorts tens of millions of rows (the staged values' move, each index): in temporary files, not
+      // in memory as temp_store=MEMORY would hold them whole, with a helper thread sorting beside this one.
+      handle.pragma("temp_store = FILE");
+      handle.pragma(`cache_size = -${SORT_CACHE_KIB}`);
+      handle.pragma("threads = 1");
+      return finishRebuild(state);
+    },
     close: () => db.destroy(),
   };
 }
