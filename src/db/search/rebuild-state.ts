@@ -114,34 +114,49 @@ export async function rebuildProgressed(db: Db, after: string): Promise<void> {
 
 /**
  * Run the statements the rebuild deferred (SQLite: the staged values' move; the dropped indexes), each in a
- * transaction of its own that also strikes it off the list (the write lock is held for one at a time), and
- * forget the rebuild.
+ * transaction of its own that also strikes it off the list, and forget the rebuild. PostgreSQL: each table's
+ * statements in a lane of their own, the two lanes at once on two connections (an index build of one table does
+ * not block the other's, and a GIN build runs on one core). SQLite: one after the other (one writer).
  */
 export async function finishRebuild(db: Db): Promise<void> {
-  for (let done = false; !done; ) {
-    done = await db.kysely.transaction().execute(async (tx) => {
-      const row = await tx
-        .selectFrom("search_rebuild")
-        .selectAll()
-        .where("name", "=", ROW)
-        .executeTakeFirst();
-      if (!row) return true;
-      const [next, ...rest] = JSON.parse(row.deferred_indexes) as string[];
-      if (next === undefined) {
-        await tx.deleteFrom("search_rebuild").where("name", "=", ROW).execute();
-        return true;
-      }
-      if (db.dialect === "postgres")
-        await sql.raw(`set local maintenance_work_mem = '${BUILD_MEMORY}'`).execute(tx);
-      await sql.raw(next).execute(tx);
+  const row = await db.kysely
+    .selectFrom("search_rebuild")
+    .select("deferred_indexes")
+    .where("name", "=", ROW)
+    .executeTakeFirst();
+  if (!row) return;
+  const statements = JSON.parse(row.deferred_indexes) as string[];
+  const lanes = new Map<string, string[]>();
+  for (const statement of statements) {
+    const lane = db.dialect === "postgres" ? (tableOf(statement) ?? "") : "";
+    lanes.set(lane, [...(lanes.get(lane) ?? []), statement]);
+  }
+  await Promise.all([...lanes.values()].map((lane) => runInTurn(db, lane)));
+  await db.kysely.deleteFrom("search_rebuild").where("name", "=", ROW).execute();
+}
+
+/** Each statement in a transaction that strikes it off the list (under the row's lock: lanes run at once). */
+async function runInTurn(db: Db, statements: string[]): Promise<void> {
+  for (const statement of statements)
+    await db.kysely.transaction().execute(async (tx) => {
+      const postgres = db.dialect === "postgres";
+      if (postgres) await sql.raw(`set local maintenance_work_mem = '${BUILD_MEMORY}'`).execute(tx);
+      await sql.raw(statement).execute(tx);
+      const read = tx.selectFrom("search_rebuild").select("deferred_indexes").where("name", "=", ROW);
+      const row = await (postgres ? read.forUpdate() : read).executeTakeFirst();
+      if (!row) return;
+      const rest = (JSON.parse(row.deferred_indexes) as string[]).filter((other) => other !== statement);
       await tx
         .updateTable("search_rebuild")
         .set({ deferred_indexes: JSON.stringify(rest) })
         .where("name", "=", ROW)
         .execute();
-      return false;
     });
-  }
+}
+
+/** The search table a deferred statement works on (`... on [schema.]table ...`, `alter table table ...`). */
+function tableOf(statement: string): string | undefined {
+  return /\b(?:on|table)\s+(?:\w+\.)?"?(search_\w+)"?/i.exec(statement)?.[1];
 }
 
 /** SQLite: whether a rebuild's values wait in STAGED_VALUES (its writes and removals delete from both). */
