@@ -144,5 +144,27 @@ forEachDialect((dialect, open) => {
       assert.deepEqual(await indexNames(db), indexes);
       assert.equal(await db.search.rebuildState(), undefined);
     });
+
+    if (dialect === "sqlite")
+      it("the end sorts in temporary files on the node's own connection, then gives back its settings", async () => {
+        const db = await open();
+        const settings = async () =>
+          (
+            await sql<Record<string, number>>`select temp_store, cache_size, threads
+              from pragma_temp_store, pragma_cache_size, pragma_threads`.execute(db.kysely)
+          ).rows[0];
+        const before = await settings();
+        assert.equal(before?.temp_store, 2, "the node keeps statement journals in memory");
+        await db.search.beginRebuild(true);
+        // A statement of the end's own list records the settings it runs under.
+        await sql`update search_rebuild set deferred_indexes = json_insert(deferred_indexes, '$[#]',
+          'create table end_settings as select temp_store, cache_size, threads
+            from pragma_temp_store, pragma_cache_size, pragma_threads')`.execute(db.kysely);
+        await db.search.finishRebuild();
+        const during = await sql<Record<string, number>>`select * from end_settings`.execute(db.kysely);
+        assert.deepEqual(during.rows[0], { temp_store: 1, cache_size: -262_144, threads: 1 });
+        assert.deepEqual(await settings(), before);
+        assert.equal(await db.search.rebuildState(), undefined);
+      });
   });
 });

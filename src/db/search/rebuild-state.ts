@@ -131,8 +131,40 @@ export async function finishRebuild(db: Db): Promise<void> {
     const lane = db.dialect === "postgres" ? (tableOf(statement) ?? "") : "";
     lanes.set(lane, [...(lanes.get(lane) ?? []), statement]);
   }
-  await Promise.all([...lanes.values()].map((lane) => runInTurn(db, lane)));
+  const restore = db.dialect === "sqlite" ? await sortInFiles(db) : async () => {};
+  try {
+    await Promise.all([...lanes.values()].map((lane) => runInTurn(db, lane)));
+  } finally {
+    await restore();
+  }
   await db.kysely.deleteFrom("search_rebuild").where("name", "=", ROW).execute();
+}
+
+/**
+ * SQLite: the end sorts tens of millions of rows (the staged values' move, each index build). Under
+ * temp_store=MEMORY (the node's setting for statement journals) the sorter would hold each sort whole in memory;
+ * in temporary files instead, with a larger page cache (which also sizes the sorter's runs: fewer to merge) and
+ * a helper thread sorting beside this one. The connection's own settings come back afterwards (the end may run
+ * on the node's connection when the file cannot be shared with the rebuild's threads).
+ */
+async function sortInFiles(db: Db): Promise<() => Promise<void>> {
+  const before = await Promise.all(SORT_SETTINGS.map(([name]) => pragma(db, name)));
+  for (const [name, value] of SORT_SETTINGS) await sql.raw(`pragma ${name} = ${value}`).execute(db.kysely);
+  return async () => {
+    for (const [i, [name]] of SORT_SETTINGS.entries())
+      await sql.raw(`pragma ${name} = ${before[i]}`).execute(db.kysely);
+  };
+}
+const SORT_SETTINGS = [
+  ["temp_store", "FILE"],
+  ["cache_size", "-262144"],
+  ["threads", "1"],
+] as const;
+
+/** A pragma's value (a number: temp_store reads back as 0-2, cache_size negative when set in KiB). */
+async function pragma(db: Db, name: string): Promise<number> {
+  const result = await sql.raw<Record<string, number>>(`pragma ${name}`).execute(db.kysely);
+  return Number(Object.values(result.rows[0] ?? {})[0] ?? 0);
 }
 
 /** Each statement in a transaction that strikes it off the list (under the row's lock: lanes run at once). */

@@ -45,9 +45,6 @@ const CACHE_KIB = 65_536;
  */
 const CHECKPOINT_PAGES = 50_000;
 
-/** The page cache at the end of the rebuild, which also sizes the sorter's runs in memory (fewer to merge). */
-const SORT_CACHE_KIB = 262_144;
-
 export function openThreadWriter(file: string, nodeWaiting?: Int32Array): ThreadWriter {
   const handle = new SQLite(file, { fileMustExist: true });
   handle.pragma(`busy_timeout = ${BUSY_MS}`);
@@ -75,14 +72,8 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
       await db.transaction().execute((tx) => writeSqlite(tx, rows, table));
     },
     progressed: (after) => rebuildProgressed(state, after),
-    finishRebuild: () => {
-      // The end sorts tens of millions of rows (the staged values' move, each index): in temporary files, not
-      // in memory as temp_store=MEMORY would hold them whole, with a helper thread sorting beside this one.
-      handle.pragma("temp_store = FILE");
-      handle.pragma(`cache_size = -${SORT_CACHE_KIB}`);
-      handle.pragma("threads = 1");
-      return finishRebuild(state);
-    },
+    // The end's sorts in temporary files with more cache (rebuild-state.ts, sortInFiles).
+    finishRebuild: () => finishRebuild(state),
     close: () => db.destroy(),
   };
 }
