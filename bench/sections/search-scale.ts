@@ -2,7 +2,8 @@
  * search-scale (only when named; PostgreSQL, `--postgres URL`): the MetacatUI search page on an index of
  * BENCH_SEARCH_SCALE_DOCS documents (default 2,500,000), loaded with COPY (bench/lib/scale-search-load.ts) from
  * the corpus's field distributions. Figures: the load; the first query of a process (the engine's memory read),
- * the memory it holds (estimated) and the process RSS; the page with a new filter each time (distinct),
+ * the memory it holds (estimated) and the process RSS; the page with a new filter each time (distinct, through
+ * `runQuery`: the answer written and encoded as UTF-8, as the reply sends it),
  * unfiltered with the answer cache bypassed, and right after a write, p50 / p99 beside a plain indexed SELECT of
  * the page; then a burst of 10,000 rewrites and the slowest of the queries after it. Targets: p50 <= 50 ms,
  * p99 <= 250 ms; memory under the 1 GiB budget; no multi-second stall after the burst. Each read of the memory

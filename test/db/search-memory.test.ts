@@ -187,7 +187,7 @@ forEachDialect((dialect, open) => {
       const params = SolrParams.from({ q: "keywords:ice", rows: "5", sort: "id asc", wt: "json" });
       const body = async () => {
         const answer = await runQuery(index, parseSearchRequest(params), "all");
-        return JSON.parse(answer.body) as {
+        return JSON.parse(answer.body.toString("utf8")) as {
           responseHeader: { QTime: number };
           response: { numFound: number };
         };
@@ -215,7 +215,21 @@ forEachDialect((dialect, open) => {
         parseSearchRequest(SolrParams.from({ q: "keywords:ice", rows: "1" })),
         "all",
       );
-      assert.match(xml.body, /<int name="QTime">\d+<\/int>/);
+      assert.match(xml.body.toString("utf8"), /<int name="QTime">\d+<\/int>/);
+      // The answer is its UTF-8 bytes, characters beyond Latin-1 and ASCII included.
+      const named = doc(901);
+      named.science.set("keywords", ["ice", "Ærø 氷河"]);
+      await writeDocument(db, named.pid, named.sysmeta, named.science);
+      const faceted = await runQuery(
+        index,
+        parseSearchRequest(
+          SolrParams.from({ q: `id:${named.pid}`, facet: "true", "facet.field": "keywords", wt: "json" }),
+        ),
+        "all",
+      );
+      const text = faceted.body.toString("utf8");
+      assert.equal(faceted.body.length, Buffer.byteLength(text));
+      assert.deepEqual(JSON.parse(text).facet_counts.facet_fields.keywords, ["ice", 1, "Ærø 氷河", 1]);
     });
 
     it("warms up on the search-page query only when the index is large enough", async () => {
