@@ -32,18 +32,6 @@ export interface QueryAnswer {
   body: Buffer;
 }
 
-const utf8 = new TextEncoder();
-
-/**
- * `text` as UTF-8 bytes. The search page's answer is megabytes; TextEncoder writes them several times faster
- * than Buffer.from or a socket's own write of a string, and a reply of bytes is not measured again for its
- * Content-Length (docs/performance.md).
- */
-function utf8Bytes(text: string): Buffer {
-  const bytes = utf8.encode(text);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
 /** Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. */
 export async function runQuery(
   index: SearchIndexHandle,
@@ -63,7 +51,7 @@ export async function runQuery(
   });
   return {
     contentType: wt === "json" ? "application/json; charset=utf-8" : "text/xml; charset=utf-8",
-    body: utf8Bytes(body),
+    body,
   };
 }
 

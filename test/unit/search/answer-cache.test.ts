@@ -43,7 +43,7 @@ describe("search cache", () => {
 });
 
 describe("answer cache", () => {
-  it("serializes once and answers again with the same text around a new QTime, counted by its characters", async () => {
+  it("serializes once and answers again with the same bytes around a new QTime, counted by its bytes", async () => {
     const cache = new SearchCache(new IndexChangeLog(), 2 ** 20);
     let writes = 0;
     const answer = async () => ({
@@ -57,8 +57,9 @@ describe("answer cache", () => {
     const second = await cachedAnswer(cache, "k", performance.now(), answer);
     assert.equal(writes, 1);
     for (const body of [first, second])
-      assert.match(body, /^\{"responseHeader":\{"QTime":\d+\},"site":"Ærø"\}$/);
-    const qtime = String(JSON.parse(first).responseHeader.QTime);
+      assert.match(body.toString("utf8"), /^\{"responseHeader":\{"QTime":\d+\},"site":"Ærø"\}$/);
+    const qtime = String(JSON.parse(first.toString("utf8")).responseHeader.QTime);
     assert.deepEqual(cache.held("answer"), { entries: 1, bytes: first.length - qtime.length });
+    assert.equal(first.length, Buffer.byteLength(first.toString("utf8")), "UTF-8 bytes, counted as such");
   });
 });
