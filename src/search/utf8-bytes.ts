@@ -3,8 +3,9 @@
 const encoder = new TextEncoder();
 
 /**
- * `text` as UTF-8. TextEncoder writes megabytes several times faster than Buffer.from or a socket's own write
- * of a string (Node 20), and a reply of bytes is not measured again for its Content-Length (docs/performance.md).
+ * `text` as UTF-8, once: a reply of bytes is not measured again for its Content-Length nor encoded by the socket's
+ * write. On a fresh JSON.stringify answer most of the cost is joining its pieces, the same with TextEncoder as
+ * with Buffer.from; on flat strings TextEncoder was 2.4-4.5 times faster (Node 20; docs/performance.md).
  */
 export function utf8Bytes(text: string): Buffer {
   const bytes = encoder.encode(text);
