@@ -6,7 +6,6 @@
  * collection copies or marks them), and put together again by one copy.
  */
 import type { SearchCache } from "./search-cache.ts";
-import { utf8Bytes } from "./utf8-bytes.ts";
 
 /** A QTime no answer has: where an answer is cut in two. */
 const MARK = -987_654_321;
@@ -20,13 +19,13 @@ interface Kept {
 
 /**
  * The answer under `key` as UTF-8, from the cache or made by `answer(qtime)` (which must write `qtime` as QTime
- * once, and say how many documents it lists); `began` is when the request started (QTime counts from it).
+ * once, as UTF-8, and say how many documents it lists); `began` is when the request started (QTime counts from it).
  */
 export async function cachedAnswer(
   cache: SearchCache,
   key: string,
   began: number,
-  answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => string }>,
+  answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => Buffer }>,
 ): Promise<Buffer> {
   const generation = cache.generation();
   const hit = cache.get<Kept>("answer", key);
@@ -34,7 +33,7 @@ export async function cachedAnswer(
     Buffer.concat([before, Buffer.from(String(Math.round(performance.now() - began))), after]);
   if (hit) return around(hit);
   const made = await answer();
-  const marked = utf8Bytes(made.write(MARK));
+  const marked = made.write(MARK);
   const at = marked.indexOf(MARK_BYTES);
   if (at >= 0) {
     const kept: Kept = {
@@ -45,5 +44,5 @@ export async function cachedAnswer(
     cache.set("answer", key, kept, generation, kept.before.length + kept.after.length);
     return around(kept);
   }
-  return utf8Bytes(made.write(Math.round(performance.now() - began)));
+  return made.write(Math.round(performance.now() - began));
 }

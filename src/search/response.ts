@@ -5,6 +5,7 @@
  */
 import { fieldSpec } from "./fields.ts";
 import type { StoredDoc } from "./index-rows.ts";
+import { type JsonBytes, jsonBytes } from "./json-bytes.ts";
 import type { SearchResponse } from "./search.ts";
 
 export function solrJson(result: SearchResponse): Record<string, unknown> {
@@ -17,6 +18,45 @@ export function solrJson(result: SearchResponse): Record<string, unknown> {
   if (result.facets) out.facet_counts = result.facets;
   if (result.stats) out.stats = result.stats;
   return out;
+}
+
+/**
+ * `solrJson(result)` as the UTF-8 bytes of its JSON text, the facet fields' lists written straight into bytes
+ * (json-bytes.ts) and the rest by JSON.stringify: the same bytes, without a string of the lists' megabytes.
+ */
+export function solrJsonBytes(result: SearchResponse): Buffer {
+  return jsonBytes((out) =>
+    objectOf(out, solrJson(result), (key, value) => {
+      if (key !== "facet_counts") return false;
+      objectOf(out, value as Record<string, unknown>, (name, lists) => {
+        if (name !== "facet_fields") return false;
+        objectOf(out, lists as Record<string, unknown>, (_field, flat) => {
+          out.flatList(flat as (string | number)[]);
+          return true;
+        });
+        return true;
+      });
+      return true;
+    }),
+  );
+}
+
+/** An object's members in order; `special` writes a member's value itself (true) or leaves it to stringify. */
+function objectOf(
+  out: JsonBytes,
+  object: Record<string, unknown>,
+  special: (key: string, value: unknown) => boolean,
+): void {
+  let first = true;
+  out.raw("{");
+  for (const [key, value] of Object.entries(object)) {
+    // Members JSON.stringify leaves out.
+    if (value === undefined || typeof value === "function" || typeof value === "symbol") continue;
+    out.raw(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+    first = false;
+    if (!special(key, value)) out.raw(JSON.stringify(value));
+  }
+  out.raw("}");
 }
 
 export function solrXml(result: SearchResponse): string {

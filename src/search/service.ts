@@ -8,8 +8,9 @@ import { NotFound } from "../errors/exceptions.ts";
 import { cachedAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import type { SearchRequest } from "./request.ts";
-import { solrJson, solrXml } from "./response.ts";
+import { solrJsonBytes, solrXml } from "./response.ts";
 import { requestKey, type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
+import { utf8Bytes } from "./utf8-bytes.ts";
 
 export function listQueryEngines(): readonly string[] {
   return QUERY_ENGINES;
@@ -45,7 +46,7 @@ export async function runQuery(
     const result = await searchUncached(index, request, caller);
     const write = (qtime: number) => {
       const timed = { ...result, qtime };
-      return wt === "json" ? JSON.stringify(solrJson(timed)) : solrXml(timed);
+      return wt === "json" ? solrJsonBytes(timed) : utf8Bytes(solrXml(timed));
     };
     return { docs: result.docs, write };
   });

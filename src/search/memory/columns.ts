@@ -67,6 +67,8 @@ export class Column extends Refreshing {
    */
   count(matches: Bitset, counted: CountedDocs): { counts: Int32Array; met?: Int32Array } {
     const distinct = this.values.length;
+    // A field no document has a value of (the taxonomic ranks of a node without them): nothing to visit.
+    if (distinct === 0) return { counts: new Int32Array(0), met: NONE };
     const { docs, others } = counted;
     const kept = this.kept;
     if (kept && kept.differences(matches, docs.length) < docs.length) {

@@ -50,7 +50,7 @@ describe("answer cache", () => {
       docs: [],
       write: (qtime: number) => {
         writes++;
-        return `{"responseHeader":{"QTime":${qtime}},"site":"Ærø"}`;
+        return Buffer.from(`{"responseHeader":{"QTime":${qtime}},"site":"Ærø"}`);
       },
     });
     const first = await cachedAnswer(cache, "k", performance.now(), answer);
