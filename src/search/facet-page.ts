@@ -10,12 +10,14 @@ import { isNumeric } from "./fields.ts";
 import type { FacetFieldRequest } from "./request.ts";
 
 export interface ValueCounts {
-  /** Each value, how many matching documents have it, and its number (numeric fields). */
+  /** Each value and its number (numeric fields), by value number. */
   values: readonly string[];
-  counts: ArrayLike<number>;
   nums: readonly (number | null)[];
   /** The value numbers in byte order of value: all, or at least every one with a count above zero. */
   order: ArrayLike<number>;
+  /** How many matching documents have each value: by value number, or (`aligned`) beside `order`. */
+  counts: ArrayLike<number>;
+  aligned?: boolean;
 }
 
 /** Counts in any order. */
@@ -33,7 +35,7 @@ export function valueCountsOf(list: { value: string; n: number; num: number | nu
 export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string | number)[] {
   const { spec, limit, offset, mincount, prefix } = facet;
   const byIndex = facet.sort === "index";
-  const { values, counts: n, nums, order } = counts;
+  const { values, counts: n, nums, order, aligned } = counts;
   // The values kept and their counts side by side: the sort and the list read them in order, not by value.
   let kept: Int32Array = new Int32Array(order.length);
   let keptCounts: Int32Array = new Int32Array(order.length);
@@ -42,7 +44,7 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
   let least = Number.POSITIVE_INFINITY;
   for (let i = 0; i < order.length; i++) {
     const at = order[i] as number;
-    const count = n[at] as number;
+    const count = n[aligned ? i : at] as number;
     if (count >= mincount && (prefix === "" || (values[at] as string).startsWith(prefix))) {
       kept[length] = at;
       keptCounts[length++] = count;
@@ -53,12 +55,7 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
   kept = kept.subarray(0, length);
   keptCounts = keptCounts.subarray(0, length);
   if (!byIndex && length > 1 && most !== least) [kept, keptCounts] = mostFirst(kept, keptCounts, most, least);
-  else if (byIndex && isNumeric(spec.type)) {
-    kept.sort(
-      (a, b) => (nums[a] ?? 0) - (nums[b] ?? 0) || byteOrder(values[a] as string, values[b] as string),
-    );
-    for (let i = 0; i < length; i++) keptCounts[i] = n[kept[i] as number] as number;
-  }
+  else if (byIndex && isNumeric(spec.type)) [kept, keptCounts] = byNumber(kept, keptCounts, values, nums);
   const end = limit < 0 ? length : Math.min(length, offset + limit);
   const out: (string | number)[] = new Array(Math.max(0, 2 * (end - offset)));
   for (let i = offset, o = 0; i < end; i++) {
@@ -66,6 +63,25 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
     out[o++] = keptCounts[i] as number;
   }
   return out;
+}
+
+/** Values (with their counts) in number order, ties in byte order. */
+function byNumber(
+  kept: Int32Array,
+  counts: Int32Array,
+  values: readonly string[],
+  nums: readonly (number | null)[],
+): [Int32Array, Int32Array] {
+  const places = Array.from(kept.keys());
+  places.sort((x, y) => {
+    const a = kept[x] as number;
+    const b = kept[y] as number;
+    return (nums[a] ?? 0) - (nums[b] ?? 0) || byteOrder(values[a] as string, values[b] as string);
+  });
+  return [
+    Int32Array.from(places, (p) => kept[p] as number),
+    Int32Array.from(places, (p) => counts[p] as number),
+  ];
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Text as UTF-8 bytes, for answers of megabytes (the search page). */
+/** Text as UTF-8 bytes, for the XML answers (JSON ones are written as bytes: json-bytes.ts). */
 
 const encoder = new TextEncoder();
 

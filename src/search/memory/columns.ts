@@ -25,6 +25,8 @@ import { ValueDictionary } from "./value-dictionary.ts";
  * the field sorts the matching ones; packing anew costs a pass over every document and new sort orders).
  */
 const MIN_PATCHES = 1000;
+/** Fewer values met than 1 in this many of a field's values: a facet pages through just those (count). */
+const FEW_VALUES = 8;
 const PATCHES_PER_DOC = 0.01;
 const NONE = new Int32Array(0);
 
@@ -38,6 +40,8 @@ export class Column extends Refreshing {
   private packed: Ordinals = new Uint16Array(0);
   private patched = new Uint8Array(0);
   private readonly patches = new Map<number, Int32Array>();
+  /** Zero counts for every value (zeroedCounts). */
+  private scratchCounts: Int32Array | undefined;
   /** Counts over the last large result, kept current (kept-counts.ts); dropped when the field is read anew. */
   private kept: KeptCounts | undefined;
   /** The packed documents by value (made when first asked, dropped when packing again). */
@@ -61,14 +65,15 @@ export class Column extends Refreshing {
   /**
    * How many of the documents in `matches` have each value (indexed by ordinal), counted over `counted` (the
    * matching documents, or the others, their counts taken from the totals), or moved from the kept counts of
-   * an earlier large result when it differs from this one in fewer documents (kept-counts.ts). Counting the
-   * matching ones also lists the values met (in the order met), so a facet of many values pages through those
-   * alone (facet-page.ts).
+   * an earlier large result when it differs from this one in fewer documents (kept-counts.ts). When the
+   * matching documents have fewer than 1 in FEW_VALUES of the values, just the values they have, in byte order
+   * (`order`), with their counts beside them: facet.mincount is at least 1, so a facet of many values (a site
+   * each) pages through those alone (facet-page.ts).
    */
-  count(matches: Bitset, counted: CountedDocs): { counts: Int32Array; met?: Int32Array } {
+  count(matches: Bitset, counted: CountedDocs): { counts: Int32Array; order?: Int32Array } {
     const distinct = this.values.length;
     // A field no document has a value of (the taxonomic ranks of a node without them): nothing to visit.
-    if (distinct === 0) return { counts: new Int32Array(0), met: NONE };
+    if (distinct === 0) return { counts: NONE, order: NONE };
     const { docs, others } = counted;
     const kept = this.kept;
     if (kept && kept.differences(matches, docs.length) < docs.length) {
@@ -80,9 +85,30 @@ export class Column extends Refreshing {
       this.kept = KeptCounts.of(matches, counts);
       return { counts };
     }
-    const counts = new Int32Array(distinct);
-    const met = this.countDocs(docs, counts, 1, new Int32Array(Math.min(distinct, 1024)));
-    return { counts, met };
+    const counts = this.zeroedCounts(distinct);
+    const met = this.countDocs(docs, counts, 1, new Int32Array(Math.min(distinct, 1024))) ?? NONE;
+    if (met.length * FEW_VALUES >= distinct) {
+      this.scratchCounts = undefined;
+      return { counts };
+    }
+    const order = this.dictionary.inOrder(met);
+    const inOrder = new Int32Array(order.length);
+    for (let i = 0; i < order.length; i++) {
+      const ord = order[i] as number;
+      inOrder[i] = counts[ord] as number;
+      counts[ord] = 0;
+    }
+    return { counts: inOrder, order };
+  }
+
+  /**
+   * An array of zero counts for every value, kept between queries (zeroed again where counted): a new one of a
+   * field of millions of values (a site each) cost its allocation, its pages' first touches and the collector.
+   */
+  private zeroedCounts(distinct: number): Int32Array {
+    if (!this.scratchCounts || this.scratchCounts.length < distinct)
+      this.scratchCounts = new Int32Array(Math.max(distinct, Math.ceil(distinct * 1.25)));
+    return this.scratchCounts;
   }
 
   /**
@@ -133,11 +159,6 @@ export class Column extends Refreshing {
   private visitOrdinals(doc: number, visit: (ord: number) => void): void {
     const [from, to, ords] = this.rangeOf(doc);
     for (let j = from; j < to; j++) visit(ords[j] as number);
-  }
-
-  /** These ordinals in byte order of their values. */
-  inValueOrder(ords: Int32Array): Int32Array {
-    return this.dictionary.inOrder(ords);
   }
 
   /** The documents having `value` (from the postings, made once per packing when first asked). */
@@ -265,7 +286,7 @@ export class Column extends Refreshing {
       bytes += order.docs.byteLength + order.keys.length * 8;
     if (this.postings) bytes += this.postings.starts.byteLength + this.postings.ords.byteLength;
     if (this.kept) bytes += this.kept.bytes();
-    return bytes + this.dictionary.bytes();
+    return bytes + (this.scratchCounts?.byteLength ?? 0) + this.dictionary.bytes();
   }
 
   /** The column as it stands, for a snapshot: packed arrays are replaced, never changed in place; patches copied. */

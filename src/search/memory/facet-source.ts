@@ -8,13 +8,6 @@ import { countedDocs } from "./doc-list.ts";
 import { matching } from "./evaluate.ts";
 import type { SearchMemory } from "./index.ts";
 
-/**
- * When the matching documents have fewer than 1 in FEW_VALUES of a field's values, the page reads just those
- * (sorted into byte order) instead of walking every value: facet.mincount is at least 1, so values no matching
- * document has are never listed.
- */
-const FEW_VALUES = 8;
-
 export function memoryFacetSource(
   memory: SearchMemory,
   matches: Bitset,
@@ -31,14 +24,14 @@ export function memoryFacetSource(
       // the others): the matching documents, or the others when most match.
       const counted = countedDocs(matches, matchCount, memory.docs.size);
       for (const column of columns) {
-        const { counts, met } = column.count(matches, counted);
-        const few = met !== undefined && met.length * FEW_VALUES < column.values.length;
-        out.set(column.field, {
-          values: column.values,
-          counts,
-          nums: column.nums,
-          order: few ? column.inValueOrder(met) : column.valueOrder(),
-        });
+        const { counts, order } = column.count(matches, counted);
+        const { values, nums } = column;
+        out.set(
+          column.field,
+          order
+            ? { values, nums, order, counts, aligned: true }
+            : { values, nums, counts, order: column.valueOrder() },
+        );
       }
       return out;
     },

@@ -68,7 +68,12 @@ describe("JSON as bytes", () => {
       stats: { stats_fields: { size: { min: 1, max: 2 } } },
     } as unknown as SearchResponse;
     assert.deepEqual(solrJsonBytes(result), stringified(solrJson(result)));
-    const grouped = { ...result, facets: undefined, stats: undefined, grouped: { g: { matches: 1, groups: [] } } };
+    const grouped = {
+      ...result,
+      facets: undefined,
+      stats: undefined,
+      grouped: { g: { matches: 1, groups: [] } },
+    };
     assert.deepEqual(solrJsonBytes(grouped), stringified(solrJson(grouped)));
   });
 
