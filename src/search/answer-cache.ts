@@ -2,47 +2,56 @@
  * Serialized answers (Solr JSON or XML), kept like the results they are made of (search-cache.ts): the same
  * request from a caller with the same subjects gets the same bytes until the index changes, so a popular page
  * (MetacatUI's search page: megabytes over millions of documents) is not serialized again for every visitor.
- * Only QTime differs, so an answer is kept as its UTF-8 bytes in two pieces around it: outside V8's heap (no
- * collection copies or marks them), and put together again by one copy.
+ * Only QTime differs, so an answer is kept as the UTF-8 bytes of its first reply with the place of QTime's
+ * digits: outside V8's heap (no collection copies or marks them); a miss makes one copy of the written answer
+ * (the reply, also kept), a hit one copy around a new QTime.
  */
 import type { SearchCache } from "./search-cache.ts";
 
-/** A QTime no answer has: where an answer is cut in two. */
+/** A QTime no answer has: where an answer's QTime is found. */
 const MARK = -987_654_321;
 const MARK_BYTES = Buffer.from(String(MARK));
 
 interface Kept {
   docs: unknown[];
-  before: Buffer;
-  after: Buffer;
+  reply: Buffer;
+  /** Where QTime's digits are in `reply`, and how many there are. */
+  at: number;
+  digits: number;
 }
 
+/** Written bytes, valid only while `take` runs (a writer's buffer, reused by the next answer). */
+export type WriteAnswer = (qtime: number, take: (bytes: Buffer) => Buffer) => Buffer;
+
 /**
- * The answer under `key` as UTF-8, from the cache or made by `answer(qtime)` (which must write `qtime` as QTime
- * once, as UTF-8, and say how many documents it lists); `began` is when the request started (QTime counts from it).
+ * The answer under `key` as UTF-8, from the cache or made by `answer()`: its `write` must write `qtime` as QTime
+ * once, and it says how many documents the answer lists; `began` is when the request started (QTime counts from
+ * it).
  */
 export async function cachedAnswer(
   cache: SearchCache,
   key: string,
   began: number,
-  answer: () => Promise<{ docs: unknown[]; write: (qtime: number) => Buffer }>,
+  answer: () => Promise<{ docs: unknown[]; write: WriteAnswer }>,
 ): Promise<Buffer> {
   const generation = cache.generation();
+  const qtime = () => Buffer.from(String(Math.round(performance.now() - began)));
   const hit = cache.get<Kept>("answer", key);
-  const around = ({ before, after }: { before: Buffer; after: Buffer }) =>
-    Buffer.concat([before, Buffer.from(String(Math.round(performance.now() - began))), after]);
-  if (hit) return around(hit);
-  const made = await answer();
-  const marked = made.write(MARK);
-  const at = marked.indexOf(MARK_BYTES);
-  if (at >= 0) {
-    const kept: Kept = {
-      docs: made.docs,
-      before: marked.subarray(0, at),
-      after: marked.subarray(at + MARK_BYTES.length),
-    };
-    cache.set("answer", key, kept, generation, kept.before.length + kept.after.length);
-    return around(kept);
+  if (hit) {
+    const { reply, at, digits } = hit;
+    return Buffer.concat([reply.subarray(0, at), qtime(), reply.subarray(at + digits)]);
   }
-  return made.write(Math.round(performance.now() - began));
+  const made = await answer();
+  return made.write(MARK, (marked) => {
+    const at = marked.indexOf(MARK_BYTES);
+    if (at < 0) return Buffer.from(marked);
+    const time = qtime();
+    const reply = Buffer.allocUnsafe(marked.length - MARK_BYTES.length + time.length);
+    marked.copy(reply, 0, 0, at);
+    time.copy(reply, at);
+    marked.copy(reply, at + time.length, at + MARK_BYTES.length);
+    const kept: Kept = { docs: made.docs, reply, at, digits: time.length };
+    cache.set("answer", key, kept, generation, reply.length);
+    return reply;
+  });
 }

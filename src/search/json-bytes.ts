@@ -21,15 +21,21 @@ let inUse = false;
 /** A scratch grown past this by one large answer is let go afterwards. */
 const KEPT_SCRATCH = 16 << 20;
 
-/** The bytes `write` writes (an exact copy: nothing is shared with the next answer). */
-export function jsonBytes(write: (out: JsonBytes) => void): Buffer {
+/**
+ * The bytes `write` writes, given to `take` while they are valid (by default, copied: nothing is shared with the
+ * next answer).
+ */
+export function jsonBytes(
+  write: (out: JsonBytes) => void,
+  take: (written: Buffer) => Buffer = (written) => Buffer.from(written),
+): Buffer {
   const shared = !inUse;
   inUse = true;
   try {
     const out = new JsonBytes(shared ? scratch : Buffer.allocUnsafe(1 << 16));
     write(out);
     if (shared) scratch = out.buffer.length > KEPT_SCRATCH ? Buffer.allocUnsafe(1 << 20) : out.buffer;
-    return Buffer.from(out.buffer.subarray(0, out.length));
+    return take(out.buffer.subarray(0, out.length));
   } finally {
     if (shared) inUse = false;
   }

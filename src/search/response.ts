@@ -23,21 +23,24 @@ export function solrJson(result: SearchResponse): Record<string, unknown> {
 /**
  * `solrJson(result)` as the UTF-8 bytes of its JSON text, the facet fields' lists written straight into bytes
  * (json-bytes.ts) and the rest by JSON.stringify: the same bytes, without a string of the lists' megabytes.
+ * `take` gets them while they are valid (by default, a copy is returned).
  */
-export function solrJsonBytes(result: SearchResponse): Buffer {
-  return jsonBytes((out) =>
-    objectOf(out, solrJson(result), (key, value) => {
-      if (key !== "facet_counts") return false;
-      objectOf(out, value as Record<string, unknown>, (name, lists) => {
-        if (name !== "facet_fields") return false;
-        objectOf(out, lists as Record<string, unknown>, (_field, flat) => {
-          out.flatList(flat as (string | number)[]);
+export function solrJsonBytes(result: SearchResponse, take?: (written: Buffer) => Buffer): Buffer {
+  return jsonBytes(
+    (out) =>
+      objectOf(out, solrJson(result), (key, value) => {
+        if (key !== "facet_counts") return false;
+        objectOf(out, value as Record<string, unknown>, (name, lists) => {
+          if (name !== "facet_fields") return false;
+          objectOf(out, lists as Record<string, unknown>, (_field, flat) => {
+            out.flatList(flat as (string | number)[]);
+            return true;
+          });
           return true;
         });
         return true;
-      });
-      return true;
-    }),
+      }),
+    take,
   );
 }
 

@@ -5,7 +5,7 @@
 import { readersOf } from "../auth/readers.ts";
 import type { Session } from "../auth/session.ts";
 import { NotFound } from "../errors/exceptions.ts";
-import { cachedAnswer } from "./answer-cache.ts";
+import { cachedAnswer, type WriteAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import type { SearchRequest } from "./request.ts";
 import { solrJsonBytes, solrXml } from "./response.ts";
@@ -44,9 +44,9 @@ export async function runQuery(
   const key = requestKey(request, caller, wt);
   const body = await cachedAnswer(index.cache, key, began, async () => {
     const result = await searchUncached(index, request, caller);
-    const write = (qtime: number) => {
+    const write: WriteAnswer = (qtime, take) => {
       const timed = { ...result, qtime };
-      return wt === "json" ? solrJsonBytes(timed) : utf8Bytes(solrXml(timed));
+      return wt === "json" ? solrJsonBytes(timed, take) : take(utf8Bytes(solrXml(timed)));
     };
     return { docs: result.docs, write };
   });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
 import { cachedAnswer } from "../../../src/search/answer-cache.ts";
+import { jsonBytes } from "../../../src/search/json-bytes.ts";
 import { SearchCache } from "../../../src/search/search-cache.ts";
 
 const value = { docs: [] };
@@ -48,9 +49,9 @@ describe("answer cache", () => {
     let writes = 0;
     const answer = async () => ({
       docs: [],
-      write: (qtime: number) => {
+      write: (qtime: number, take: (bytes: Buffer) => Buffer) => {
         writes++;
-        return Buffer.from(`{"responseHeader":{"QTime":${qtime}},"site":"Ærø"}`);
+        return take(Buffer.from(`{"responseHeader":{"QTime":${qtime}},"site":"Ærø"}`));
       },
     });
     const first = await cachedAnswer(cache, "k", performance.now(), answer);
@@ -59,7 +60,25 @@ describe("answer cache", () => {
     for (const body of [first, second])
       assert.match(body.toString("utf8"), /^\{"responseHeader":\{"QTime":\d+\},"site":"Ærø"\}$/);
     const qtime = String(JSON.parse(first.toString("utf8")).responseHeader.QTime);
-    assert.deepEqual(cache.held("answer"), { entries: 1, bytes: first.length - qtime.length });
+    assert.deepEqual(cache.held("answer"), { entries: 1, bytes: first.length });
     assert.equal(first.length, Buffer.byteLength(first.toString("utf8")), "UTF-8 bytes, counted as such");
+    assert.ok(qtime.length > 0);
+  });
+
+  it("keeps its own copy of an answer written in the JSON writer's buffer, which the next answer reuses", async () => {
+    const cache = new SearchCache(new IndexChangeLog(), 2 ** 20);
+    const answer = (site: string) => async () => ({
+      docs: [],
+      write: (qtime: number, take: (bytes: Buffer) => Buffer) =>
+        jsonBytes(
+          (out) => out.raw(`{"responseHeader":{"QTime":${qtime}},"site":`).string(site).raw("}"),
+          take,
+        ),
+    });
+    const first = await cachedAnswer(cache, "a", performance.now(), answer("first site"));
+    await cachedAnswer(cache, "b", performance.now(), answer("a second, longer site"));
+    const again = await cachedAnswer(cache, "a", performance.now(), answer("not asked"));
+    for (const body of [first, again])
+      assert.match(body.toString("utf8"), /^\{"responseHeader":\{"QTime":\d+\},"site":"first site"\}$/);
   });
 });
