@@ -61,18 +61,11 @@ export class JsonBytes {
     const out = this.buffer;
     let at = this.length;
     out[at++] = QUOTE;
-    let i = 0;
-    for (; i < text.length; i++) {
+    for (let i = 0; i < text.length; i++) {
       const unit = text.charCodeAt(i);
       if (PLAIN[unit] === 1) out[at++] = unit;
-      else break;
-    }
-    for (; i < text.length; i++) {
-      const unit = text.charCodeAt(i);
-      if (unit < 0x80) {
-        if (unit >= 0x20 && unit !== QUOTE && unit !== BACKSLASH) out[at++] = unit;
-        else at = escapeAscii(out, at, unit);
-      } else if (unit < 0x800) {
+      else if (unit < 0x80) at = escapeAscii(out, at, unit);
+      else if (unit < 0x800) {
         out[at++] = 0xc0 | (unit >> 6);
         out[at++] = 0x80 | (unit & 0x3f);
       } else if (unit < 0xd800 || unit > 0xdfff) {
@@ -138,18 +131,13 @@ export class JsonBytes {
   }
 }
 
+/** The quote, the backslash or a control character, escaped. */
 function escapeAscii(out: Buffer, at: number, unit: number): number {
+  const short = unit === QUOTE || unit === BACKSLASH ? unit : SHORT_ESCAPES[unit];
+  if (short === undefined) return unicodeEscape(out, at, unit);
   out[at++] = BACKSLASH;
-  if (unit === QUOTE || unit === BACKSLASH) {
-    out[at++] = unit;
-    return at;
-  }
-  const short = SHORT_ESCAPES[unit];
-  if (short !== undefined) {
-    out[at++] = short;
-    return at;
-  }
-  return unicodeEscape(out, at - 1, unit);
+  out[at++] = short;
+  return at;
 }
 
 /** \uXXXX with lowercase hex. */

@@ -92,13 +92,13 @@ export class Column extends Refreshing {
       return { counts };
     }
     const order = this.dictionary.inOrder(met);
-    const inOrder = new Int32Array(order.length);
+    const countsInOrder = new Int32Array(order.length);
     for (let i = 0; i < order.length; i++) {
       const ord = order[i] as number;
-      inOrder[i] = counts[ord] as number;
+      countsInOrder[i] = counts[ord] as number;
       counts[ord] = 0;
     }
-    return { counts: inOrder, order };
+    return { counts: countsInOrder, order };
   }
 
   /**
