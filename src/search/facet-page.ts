@@ -8,6 +8,14 @@
 import { byteOrder } from "./byte-order.ts";
 import { isNumeric } from "./fields.ts";
 import type { FacetFieldRequest } from "./request.ts";
+import { ScratchInts } from "./scratch-ints.ts";
+
+/** The values a page keeps and their counts, then the same by count (read before pageOf returns). */
+const keptScratch = new ScratchInts();
+const keptCountsScratch = new ScratchInts();
+const sortedScratch = new ScratchInts();
+const sortedCountsScratch = new ScratchInts();
+const startsScratch = new ScratchInts();
 
 export interface ValueCounts {
   /** Each value and its number (numeric fields), by value number. */
@@ -37,8 +45,8 @@ export function pageOf(facet: FacetFieldRequest, counts: ValueCounts): (string |
   const byIndex = facet.sort === "index";
   const { values, counts: n, nums, order, aligned } = counts;
   // The values kept and their counts side by side: the sort and the list read them in order, not by value.
-  let kept: Int32Array = new Int32Array(order.length);
-  let keptCounts: Int32Array = new Int32Array(order.length);
+  let kept = keptScratch.take(order.length);
+  let keptCounts = keptCountsScratch.take(order.length);
   let length = 0;
   let most = 0;
   let least = Number.POSITIVE_INFINITY;
@@ -95,8 +103,8 @@ function mostFirst(
   least: number,
 ): [Int32Array, Int32Array] {
   const span = most - least + 1;
-  const out = new Int32Array(positions.length);
-  const outCounts = new Int32Array(positions.length);
+  const out = sortedScratch.take(positions.length).subarray(0, positions.length);
+  const outCounts = sortedCountsScratch.take(positions.length).subarray(0, positions.length);
   if (span > positions.length * 4 + 1024) {
     const byCount = Array.from(positions.keys()).sort(
       (a, b) => (counts[b] as number) - (counts[a] as number),
@@ -108,7 +116,7 @@ function mostFirst(
     return [out, outCounts];
   }
   // Where each count's values start in the output (highest count first).
-  const starts = new Int32Array(span + 1);
+  const starts = startsScratch.take(span + 1).fill(0, 0, span + 1);
   for (let i = 0; i < counts.length; i++) {
     const slot = most - (counts[i] as number) + 1;
     starts[slot] = (starts[slot] as number) + 1;

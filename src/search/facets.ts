@@ -8,7 +8,7 @@ import { InvalidRequest } from "../errors/exceptions.ts";
 import { formatSolrDate, readQueryDate } from "./dates.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
 import type { Condition } from "./query-sql.ts";
-import type { FacetRangeRequest, FacetRequest, KnownField } from "./request.ts";
+import type { FacetFieldRequest, FacetRangeRequest, FacetRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 import { markOf } from "./terms.ts";
 
@@ -31,8 +31,11 @@ const MAX_BUCKETS = 10_000;
 
 /** Where counts come from: the database (sql-facet-source.ts) or the engine's memory (memory/facet-source.ts). */
 export interface FacetSource {
-  /** Counts of every value of these (non-text) fields over the matching documents, in byte order of value. */
-  valueCounts(fields: readonly KnownField[]): Promise<Map<string, ValueCounts>>;
+  /**
+   * The page each of these (non-text) fields asks for of its values' counts over the matching documents
+   * (pageOf), by field; a field no matching document has a value of may be left out.
+   */
+  fieldPages(fields: readonly FacetFieldRequest[]): Promise<Map<string, (string | number)[]>>;
   /** How many matching documents also match `query` (facet.query). */
   queryCount(query: string): Promise<number>;
 }
@@ -51,13 +54,12 @@ export async function facetCounts(
     facet_heatmaps: {},
   };
   for (const query of facet.queries) out.facet_queries[query] = await source.queryCount(query);
-  const counted = await source.valueCounts(facet.fields.filter((f) => f.spec.type !== "text"));
+  const pages = await source.fieldPages(facet.fields.filter((f) => f.spec.type !== "text"));
   for (const field of facet.fields) {
-    const counts =
+    out.facet_fields[field.field] =
       field.spec.type === "text"
-        ? await tokenCounts(index, where, field.field)
-        : (counted.get(field.field) ?? valueCountsOf([]));
-    out.facet_fields[field.field] = pageOf(field, counts);
+        ? pageOf(field, await tokenCounts(index, where, field.field))
+        : (pages.get(field.field) ?? []);
   }
   for (const range of facet.ranges) out.facet_ranges[range.field] = await rangeCounts(index, range, where);
   return out;

@@ -6,11 +6,11 @@
  * of the fields' key, no join). The search page's catalog filter matches ~90 % of the documents.
  */
 import type { ValueCountRow } from "../db/search/facet-queries.ts";
-import { type ValueCounts, valueCountsOf } from "./facet-page.ts";
+import { pageOf, valueCountsOf } from "./facet-page.ts";
 import type { FacetSource } from "./facets.ts";
 import { isNumeric } from "./fields.ts";
 import { and, type Condition, unmatched } from "./query-sql.ts";
-import type { KnownField } from "./request.ts";
+import type { FacetFieldRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
 
 /** Counts from the database, over the `matchCount` documents matching `where`. */
@@ -21,21 +21,21 @@ export function sqlFacetSource(
   translate: (query: string) => Condition,
 ): FacetSource {
   return {
-    valueCounts: (fields) => valueCounts(index, where, matchCount, fields),
+    fieldPages: (fields) => fieldPages(index, where, matchCount, fields),
     async queryCount(query) {
       return index.db.search.countMatching(and([where, translate(query)]));
     },
   };
 }
 
-/** Counts of every value of the (non-text) fields over the matching documents. */
-async function valueCounts(
+/** The page of counts each (non-text) field asks for, of its values over the matching documents. */
+async function fieldPages(
   index: SearchIndexHandle,
   where: Condition,
   matchCount: number,
-  fields: readonly KnownField[],
-): Promise<Map<string, ValueCounts>> {
-  const out = new Map<string, ValueCounts>();
+  fields: readonly FacetFieldRequest[],
+): Promise<Map<string, (string | number)[]>> {
+  const out = new Map<string, (string | number)[]>();
   if (fields.length === 0) return out;
   // Numbers are read only for numeric fields: the others are counted from an index alone.
   const numeric = fields.filter((f) => isNumeric(f.spec.type)).map((f) => f.field);
@@ -56,7 +56,10 @@ async function valueCounts(
     list.push({ value: row.value, n, num: row.num === null ? null : Number(row.num) });
     lists.set(row.field, list);
   }
-  for (const [field, list] of lists) out.set(field, valueCountsOf(list));
+  for (const field of fields) {
+    const list = lists.get(field.field);
+    if (list) out.set(field.field, pageOf(field, valueCountsOf(list)));
+  }
   return out;
 }
 

@@ -88,6 +88,9 @@ const QUERIES: Record<string, string | string[]>[] = [
   SEARCH_PAGE,
   { ...SEARCH_PAGE, fq: "keywords:ice" },
   { ...SEARCH_PAGE, fq: "-keywords:water", "facet.mincount": "2", "facet.sort": "index" },
+  // A value of its own per document (as sites are at scale): a small result lists only the values it has.
+  { q: "keywords:ice", rows: "5", facet: "true", "facet.field": ["id", "origin"], "facet.limit": "-1" },
+  { q: "site:Alpha", fq: "-keywords:soil", rows: "0", facet: "true", "facet.field": ["id", "keywords"] },
 ];
 const CALLERS: [string, SearchCaller][] = [
   ["public", { subjects: new Set(["public"]) }],
@@ -180,6 +183,23 @@ forEachDialect((dialect, open) => {
       );
       await Promise.all([writes, searches]);
       await agree("after concurrent writes and searches");
+    });
+
+    it("answers queries running at once each with its own counts", async () => {
+      // The memory counts and pages in arrays kept between queries (scratch-ints.ts): queries interleaved at
+      // every turn of the event loop must not see each other's.
+      const ownValues = Array.from({ length: 10 }, (_, d) => ({
+        q: `id:m-0${d}*`,
+        rows: "0",
+        facet: "true",
+        "facet.field": ["id", "site"],
+        "facet.limit": "-1",
+      }));
+      const queries = [...QUERIES, ...ownValues, ...ownValues.reverse()];
+      const expected: Awaited<ReturnType<typeof sqlAnswer>>[] = [];
+      for (const params of queries) expected.push(await sqlAnswer(db, params, "all"));
+      const got = await Promise.all(queries.map((params) => answer(db, params, "all")));
+      for (const [i, one] of got.entries()) assert.deepEqual(one, expected[i], JSON.stringify(queries[i]));
     });
 
     it("serves a repeated request's answer from the answer cache until the index changes", async () => {

@@ -8,6 +8,7 @@ import type { SearchEngineDb } from "../../db/search/index.ts";
 import { byteOrder } from "../byte-order.ts";
 import { fieldSpec } from "../fields.ts";
 import { indexedText } from "../index-rows.ts";
+import { ScratchInts } from "../scratch-ints.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { ChunkedReads } from "./chunked-reads.ts";
@@ -29,6 +30,10 @@ const MIN_PATCHES = 1000;
 const FEW_VALUES = 8;
 const PATCHES_PER_DOC = 0.01;
 const NONE = new Int32Array(0);
+/** The values a small result has, as met, then in byte order, and their counts in that order. */
+const metScratch = new ScratchInts();
+const orderScratch = new ScratchInts();
+const countsScratch = new ScratchInts();
 
 type ValueRow = Pick<FieldValueRow, "value" | "num">;
 
@@ -68,7 +73,7 @@ export class Column extends Refreshing {
    * an earlier large result when it differs from this one in fewer documents (kept-counts.ts). When the
    * matching documents have fewer than 1 in FEW_VALUES of the values, just the values they have, in byte order
    * (`order`), with their counts beside them: facet.mincount is at least 1, so a facet of many values (a site
-   * each) pages through those alone (facet-page.ts).
+   * each) pages through those alone (facet-page.ts). Both arrays are read before any column counts again.
    */
   count(matches: Bitset, counted: CountedDocs): { counts: Int32Array; order?: Int32Array } {
     const distinct = this.values.length;
@@ -86,13 +91,13 @@ export class Column extends Refreshing {
       return { counts };
     }
     const counts = this.zeroedCounts(distinct);
-    const met = this.countDocs(docs, counts, 1, new Int32Array(Math.min(distinct, 1024))) ?? NONE;
+    const met = this.countDocs(docs, counts, 1, metScratch.take(Math.min(distinct, 1024))) ?? NONE;
     if (met.length * FEW_VALUES >= distinct) {
       this.scratchCounts = undefined;
       return { counts };
     }
-    const order = this.dictionary.inOrder(met);
-    const countsInOrder = new Int32Array(order.length);
+    const order = this.dictionary.inOrder(met, orderScratch.take(met.length));
+    const countsInOrder = countsScratch.take(order.length).subarray(0, order.length);
     for (let i = 0; i < order.length; i++) {
       const ord = order[i] as number;
       countsInOrder[i] = counts[ord] as number;
@@ -143,11 +148,8 @@ export class Column extends Refreshing {
         const was = counts[ord] as number;
         counts[ord] = was + step;
         if (was === 0 && metList !== undefined) {
-          if (metCount === metList.length) {
-            const grown = new Int32Array(Math.max(16, metCount * 2));
-            grown.set(metList);
-            metList = grown;
-          }
+          if (metCount === metList.length)
+            metList = metScratch.grow(metList, metCount, Math.max(16, metCount * 2));
           metList[metCount++] = ord;
         }
       }

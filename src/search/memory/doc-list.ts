@@ -3,10 +3,13 @@
  * the others (their counts are then taken from the totals: columns.ts). Every facet field then reads the same
  * list instead of each decoding the bitset again (ten fields: ten passes over every word and bit).
  */
+import { ScratchInts } from "../scratch-ints.ts";
 import type { Bitset } from "./bitset.ts";
 
+const listed = new ScratchInts();
+
 export interface CountedDocs {
-  /** Document numbers, increasing. */
+  /** Document numbers, increasing (a scratch array: read before the next query lists its documents). */
   docs: Int32Array;
   /** Whether they are the documents not matching (counts are the totals less theirs). */
   others: boolean;
@@ -18,7 +21,8 @@ export interface CountedDocs {
  */
 export function countedDocs(matches: Bitset, matching: number, docCount: number): CountedDocs {
   const others = matching * 2 >= docCount;
-  const docs = new Int32Array(others ? docCount - matching : matching);
+  const length = others ? docCount - matching : matching;
+  const docs = listed.take(length).subarray(0, length);
   const words = Math.ceil(docCount / 32);
   const setWords = matches.words;
   const lastBits = docCount % 32;

@@ -1,5 +1,5 @@
 /** Facet counts from the engine's memory: field values per document, facet queries as cached clauses. */
-import type { ValueCounts } from "../facet-page.ts";
+import { pageOf } from "../facet-page.ts";
 import type { FacetSource } from "../facets.ts";
 import type { Condition } from "../query-sql.ts";
 import { Bitset } from "./bitset.ts";
@@ -16,23 +16,27 @@ export function memoryFacetSource(
   translate: (query: string) => Condition,
 ): FacetSource {
   return {
-    async valueCounts(fields) {
-      const out = new Map<string, ValueCounts>();
+    async fieldPages(fields) {
+      const out = new Map<string, (string | number)[]>();
       const columns: Column[] = [];
       for (const { field } of fields) columns.push(await memory.column(field));
-      // Listed once for every field, after the columns are up to date (a document numbered meanwhile is among
-      // the others): the matching documents, or the others when most match.
+      // From here to the return, no turn of the event loop: the lists and counts below are scratch arrays
+      // (scratch-ints.ts) another query would reuse. The documents are listed once for every field, after the
+      // columns are up to date (a document numbered meanwhile is among the others): the matching documents, or
+      // the others when most match.
       const counted = countedDocs(matches, matchCount, memory.docs.size);
-      for (const column of columns) {
+      fields.forEach((field, i) => {
+        const column = columns[i] as Column;
         const { counts, order } = column.count(matches, counted);
         const { values, nums } = column;
-        out.set(
-          column.field,
+        const page = pageOf(
+          field,
           order
             ? { values, nums, order, counts, aligned: true }
             : { values, nums, counts, order: column.valueOrder() },
         );
-      }
+        out.set(field.field, page);
+      });
       return out;
     },
     async queryCount(query) {

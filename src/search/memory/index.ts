@@ -8,6 +8,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
 import type { ChangePosition } from "../../db/search/change-positions.ts";
 import type { SearchEngineDb } from "../../db/search/index.ts";
+import { ScratchInts } from "../scratch-ints.ts";
 import { ChangedValues } from "./changed-values.ts";
 import { type ChunkedReadOptions, ChunkedReads } from "./chunked-reads.ts";
 import { ClauseCache, type ClauseState } from "./clauses.ts";
@@ -120,9 +121,9 @@ export class SearchMemory {
     return false;
   }
 
-  /** Estimated bytes held: document numbers, clause sets, columns. */
+  /** Estimated bytes held: document numbers, clause sets, columns, the queries' scratch arrays. */
   bytes(): number {
-    let bytes = this.docs.bytes + this.clauses.bytes();
+    let bytes = this.docs.bytes + this.clauses.bytes() + ScratchInts.held;
     for (const column of this.columns.values()) bytes += column.bytes();
     return bytes;
   }

@@ -47,15 +47,18 @@ export class ValueDictionary {
     return this.byValue;
   }
 
-  /** These ordinals (each once) in byte order of their values: a sort of their places in that order. */
-  inOrder(ords: Int32Array): Int32Array {
+  /**
+   * These ordinals (each once) in byte order of their values, written at the start of `into` (at least as long):
+   * a sort of their places in that order.
+   */
+  inOrder(ords: Int32Array, into: Int32Array): Int32Array {
     const order = this.order();
     if (!this.ranks) {
       this.ranks = new Int32Array(order.length);
       for (let at = 0; at < order.length; at++) this.ranks[order[at] as number] = at;
     }
     const ranks = this.ranks;
-    const out = new Int32Array(ords.length);
+    const out = into.subarray(0, ords.length);
     for (let i = 0; i < ords.length; i++) out[i] = ranks[ords[i] as number] as number;
     out.sort();
     for (let i = 0; i < out.length; i++) out[i] = order[out[i] as number] as number;
