@@ -8,6 +8,7 @@
  * millions of objects for V8's collector to mark at every full collection; typed arrays are a few.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { HashSlots, hashOf } from "./hash-slots.ts";
 
 /** PIDs numbered between turns of the event loop when restoring (a few milliseconds of work). */
 const RESTORED_PER_TURN = 10_000;
@@ -16,13 +17,6 @@ const RESTORED_PER_TURN = 10_000;
 export interface PidList {
   readonly length: number;
   slice(from: number, to: number): string[];
-}
-
-/** A PID's hash: FNV-1a over its code units. */
-function hashOf(pid: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < pid.length; i++) h = Math.imul(h ^ pid.charCodeAt(i), 0x01000193);
-  return h | 0;
 }
 
 /** Code units as a string (exact: lone surrogates kept). */
@@ -57,9 +51,9 @@ class PidUnits implements PidList {
 }
 
 export class DocNumbers extends PidUnits {
-  /** Each number's hash, and the table: number + 1 at a slot (0 empty), probed linearly from hash & mask. */
-  private hashes = new Int32Array(1024);
-  private table = new Int32Array(2048);
+  /** The numbers by their PIDs' hashes. */
+  private readonly slots = new HashSlots();
+  private readonly isPid = (doc: number, pid: string) => this.is(doc, pid);
 
   constructor() {
     super(new Uint16Array(16_384), new Uint32Array(1025), 0);
@@ -71,17 +65,13 @@ export class DocNumbers extends PidUnits {
 
   /** Bytes held: the typed arrays (with their spare capacity). */
   get bytes(): number {
-    return this.units.byteLength + this.starts.byteLength + this.hashes.byteLength + this.table.byteLength;
+    return this.units.byteLength + this.starts.byteLength + this.slots.bytes;
   }
 
   numberOf(pid: string): number {
     const hash = hashOf(pid);
-    const mask = this.table.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const at = this.table[slot] as number;
-      if (at === 0) return this.add(pid, hash, slot);
-      if (this.hashes[at - 1] === hash && this.is(at - 1, pid)) return at - 1;
-    }
+    const doc = this.slots.find(hash, pid, this.isPid);
+    return doc >= 0 ? doc : this.add(pid, hash, doc);
   }
 
   /** Byte-wise (code point) order of two documents' PIDs, as byte-order.ts compares strings. */
@@ -124,33 +114,17 @@ export class DocNumbers extends PidUnits {
     return true;
   }
 
-  /** Numbers a new PID, at `slot` of the table. */
-  private add(pid: string, hash: number, slot: number): number {
+  /** Numbers a new PID, at the table's place `missing` (as HashSlots.find gave it). */
+  private add(pid: string, hash: number, missing: number): number {
     const doc = this.length;
     const from = this.starts[doc] as number;
     if (from + pid.length > this.units.length) this.units = grown(this.units, from + pid.length);
     for (let i = 0; i < pid.length; i++) this.units[from + i] = pid.charCodeAt(i);
     if (doc + 2 > this.starts.length) this.starts = grown(this.starts, doc + 2);
     this.starts[doc + 1] = from + pid.length;
-    if (doc + 1 > this.hashes.length) this.hashes = grown(this.hashes, doc + 1);
-    this.hashes[doc] = hash;
-    this.table[slot] = doc + 1;
+    this.slots.add(hash, missing);
     this.length = doc + 1;
-    // At most half full: probes stay short.
-    if (this.length * 2 > this.table.length) this.rehash();
     return doc;
-  }
-
-  /** A table twice the size, every number placed again by its kept hash. */
-  private rehash(): void {
-    const table = new Int32Array(this.table.length * 2);
-    const mask = table.length - 1;
-    for (let doc = 0; doc < this.length; doc++) {
-      let slot = (this.hashes[doc] as number) & mask;
-      while (table[slot] !== 0) slot = (slot + 1) & mask;
-      table[slot] = doc + 1;
-    }
-    this.table = table;
   }
 }
 

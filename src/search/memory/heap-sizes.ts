@@ -1,16 +1,11 @@
 /**
  * What V8 (64-bit, no pointer compression, as Node ships) takes for the few JS values the memory keeps beside
- * its typed arrays: the PIDs and the columns' distinct values. Used by the memory's count of its bytes (the
+ * its typed arrays: the columns' distinct values. Used by the memory's count of its bytes (the
  * budget), so that it counts strings as the heap holds them, not by their characters alone.
  */
 
 /** A slot of an array (a pointer), with the spare capacity arrays grow by (about a quarter, on average). */
 export const ARRAY_SLOT = 10;
-/**
- * An entry of a Map (key, value and chain slots, its share of the buckets) with the spare capacity of a table
- * that doubles when full (a third, on average).
- */
-export const MAP_ENTRY = 40;
 /** A number that is not a small integer (a date's milliseconds, a fraction), boxed: map word and the double. */
 export const HEAP_NUMBER = 16;
 

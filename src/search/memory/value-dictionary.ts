@@ -4,37 +4,40 @@
  * values come, so facets page without sorting values.
  */
 import { byteOrder } from "../byte-order.ts";
-import { ARRAY_SLOT, MAP_ENTRY, numberBytes, stringBytes } from "./heap-sizes.ts";
+import { HashSlots, hashOf } from "./hash-slots.ts";
+import { ARRAY_SLOT, numberBytes, stringBytes } from "./heap-sizes.ts";
 
 export class ValueDictionary {
   /** Distinct values, by ordinal, and their numbers (numeric fields). */
   readonly values: string[] = [];
   readonly nums: (number | null)[] = [];
-  private readonly ordinals = new Map<string, number>();
+  /** The ordinals by their values' hashes. */
+  private readonly ordinals = new HashSlots();
+  private readonly isValue = (ord: number, value: string) => this.values[ord] === value;
   private byValue: number[] | undefined;
   /** Each ordinal's place in `byValue` (made when asked, dropped when a value comes). */
   private ranks: Int32Array | undefined;
-  /** Bytes of the distinct values: strings, their slots in values and nums, boxed numbers, the ordinal map. */
+  /** Bytes of the distinct values: strings, their slots in values and nums, boxed numbers. */
   private valueBytes = 0;
 
   /** The ordinal of a value, undefined when never met. */
   find(value: string): number | undefined {
-    return this.ordinals.get(value);
+    const ord = this.ordinals.find(hashOf(value), value, this.isValue);
+    return ord >= 0 ? ord : undefined;
   }
 
   /** The ordinal of a value, a new one for a value not met before. */
   ordinalOf(value: string, num: number | string | null): number {
-    let ord = this.ordinals.get(value);
-    if (ord === undefined) {
-      ord = this.values.length;
-      const number = num === null ? null : Number(num);
-      this.values.push(value);
-      this.nums.push(number);
-      this.ordinals.set(value, ord);
-      this.valueBytes += stringBytes(value) + 2 * ARRAY_SLOT + numberBytes(number) + MAP_ENTRY;
-      if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
-      this.ranks = undefined;
-    }
+    const hash = hashOf(value);
+    const found = this.ordinals.find(hash, value, this.isValue);
+    if (found >= 0) return found;
+    const ord = this.ordinals.add(hash, found);
+    const number = num === null ? null : Number(num);
+    this.values.push(value);
+    this.nums.push(number);
+    this.valueBytes += stringBytes(value) + 2 * ARRAY_SLOT + numberBytes(number);
+    if (this.byValue) this.byValue.splice(this.insertionPoint(value), 0, ord);
+    this.ranks = undefined;
     return ord;
   }
 
@@ -65,11 +68,10 @@ export class ValueDictionary {
     return out;
   }
 
-  /** Bytes held: the values and, once made, their byte order (small integers in an array) and ranks. */
+  /** Bytes held: the values, their table and, once made, their byte order (small integers in an array) and ranks. */
   bytes(): number {
-    return (
-      this.valueBytes + (this.byValue ? this.byValue.length * ARRAY_SLOT : 0) + (this.ranks?.byteLength ?? 0)
-    );
+    const order = this.byValue ? this.byValue.length * ARRAY_SLOT : 0;
+    return this.valueBytes + this.ordinals.bytes + order + (this.ranks?.byteLength ?? 0);
   }
 
   /** Where `value` goes in the byte order of values. */
