@@ -35,25 +35,37 @@ export class Bitset {
     return out;
   }
 
-  /** The documents in any of these sets. */
-  static union(sets: readonly Bitset[]): Bitset {
-    const out = new Bitset(Math.max(1, ...sets.map((s) => s.words.length)) * 32);
-    const words = out.words;
-    for (const set of sets) {
-      const other = set.words;
-      for (let i = 0; i < other.length; i++) words[i] = (words[i] as number) | (other[i] as number);
+  /** Keeps only the documents also in each of `others`, in place. */
+  keepCommon(others: readonly Bitset[]): this {
+    const words = this.words;
+    for (const other of others) {
+      const theirs = other.words;
+      const length = Math.min(words.length, theirs.length);
+      for (let i = 0; i < length; i++) words[i] = (words[i] as number) & (theirs[i] as number);
+      words.fill(0, length);
     }
-    return out;
+    return this;
   }
 
-  /** The documents of `all` not in `without`. */
-  static difference(all: Bitset, without: Bitset): Bitset {
-    const out = new Bitset(all.words.length * 32);
-    const words = out.words;
-    words.set(all.words);
-    const length = Math.min(words.length, without.words.length);
-    for (let i = 0; i < length; i++) words[i] = (words[i] as number) & ~(without.words[i] as number);
-    return out;
+  /** Adds the documents of each of `others`, in place. */
+  addAll(others: readonly Bitset[]): this {
+    for (const other of others) {
+      const theirs = other.words;
+      if (theirs.length > this.words.length) this.grow(theirs.length);
+      const words = this.words;
+      for (let i = 0; i < theirs.length; i++) words[i] = (words[i] as number) | (theirs[i] as number);
+    }
+    return this;
+  }
+
+  /** Becomes the documents of `all` not in this set, in place. */
+  invertWithin(all: Bitset): this {
+    if (all.words.length > this.words.length) this.grow(all.words.length);
+    const words = this.words;
+    const theirs = all.words;
+    for (let i = 0; i < theirs.length; i++) words[i] = (theirs[i] as number) & ~(words[i] as number);
+    words.fill(0, theirs.length);
+    return this;
   }
 
   count(): number {

@@ -6,7 +6,7 @@
  */
 import { type Shape, shapeOf, valueFields } from "../condition-shapes.ts";
 import { type Condition, TRUE } from "../query-sql.ts";
-import { Bitset } from "./bitset.ts";
+import type { Bitset } from "./bitset.ts";
 import type { SearchMemory } from "./index.ts";
 
 export async function matching(memory: SearchMemory, part: Condition): Promise<Bitset> {
@@ -15,18 +15,25 @@ export async function matching(memory: SearchMemory, part: Condition): Promise<B
   return memory.clauses.matching(part);
 }
 
+/**
+ * A new set of the documents `part` matches. Each step's set is new, so the steps combine them in place: one
+ * set a value, none for the joins (each set is a bit per document: 312 KB at 2,500,000).
+ */
 async function fromValues(memory: SearchMemory, part: Condition): Promise<Bitset> {
   const shape = shapeOf(part) as Shape;
   switch (shape.kind) {
     case "value":
       return (await memory.column(shape.field)).docsWith(shape.value);
-    case "not":
-      return Bitset.difference(await memory.clauses.matching(TRUE), await fromValues(memory, shape.part));
+    case "not": {
+      const all = await memory.clauses.matching(TRUE);
+      return (await fromValues(memory, shape.part)).invertWithin(all);
+    }
     case "and":
     case "or": {
       const sets: Bitset[] = [];
       for (const each of shape.parts) sets.push(await fromValues(memory, each));
-      return shape.kind === "and" ? Bitset.intersection(sets) : Bitset.union(sets);
+      const [first, ...rest] = sets as [Bitset, ...Bitset[]];
+      return shape.kind === "and" ? first.keepCommon(rest) : first.addAll(rest);
     }
   }
 }

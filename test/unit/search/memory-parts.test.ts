@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
 import { byteOrder } from "../../../src/search/byte-order.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
+import { seededRandom } from "../../helpers/seeded-random.ts";
 
 describe("Bitset", () => {
   it("adds, deletes, counts, intersects and lists documents in order", () => {
@@ -22,6 +23,46 @@ describe("Bitset", () => {
     });
     assert.deepEqual(listed, [31, 33, 1000]);
     assert.equal(both.count(), 3);
+  });
+
+  it("combines sets of any lengths in place as the sets of numbers they hold", () => {
+    const rand = seededRandom(11);
+    const randomSet = (): [Bitset, Set<number>] => {
+      const span = Math.floor(rand() * 3000);
+      const set = new Bitset(Math.floor(rand() * 200));
+      const plain = new Set<number>();
+      for (let i = 0; i < span / 8; i++) {
+        const doc = Math.floor(rand() * span);
+        set.add(doc);
+        plain.add(doc);
+      }
+      return [set, plain];
+    };
+    const listed = (set: Bitset) => {
+      const out: number[] = [];
+      set.forEach((doc) => {
+        out.push(doc);
+      });
+      return out;
+    };
+    const sorted = (docs: Iterable<number>) => [...docs].sort((x, y) => x - y);
+    for (let round = 0; round < 200; round++) {
+      const [a, plainA] = randomSet();
+      const [b, plainB] = randomSet();
+      const [c, plainC] = randomSet();
+      const kind = round % 3;
+      if (kind === 0) {
+        const common = [...plainA].filter((doc) => plainB.has(doc) && plainC.has(doc));
+        assert.deepEqual(listed(a.keepCommon([b, c])), sorted(common));
+      } else if (kind === 1) {
+        assert.deepEqual(listed(a.addAll([b, c])), sorted(new Set([...plainA, ...plainB, ...plainC])));
+      } else {
+        const outside = [...plainB].filter((doc) => !plainA.has(doc));
+        assert.deepEqual(listed(a.invertWithin(b)), sorted(outside));
+      }
+      assert.deepEqual(listed(b), sorted(plainB), "the other sets are left as they were");
+      assert.equal(a.count(), listed(a).length);
+    }
   });
 });
 
