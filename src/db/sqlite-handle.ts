@@ -72,12 +72,23 @@ export function preparedOnce(
     iterate: () => [][Symbol.iterator](),
     run: () => (sharing ? sharing.beginning(() => begin.run()) : begin.run()),
   } as unknown as SqliteStatement;
+  // SQLite rolls a transaction back itself on some errors (a full disk: SQLITE_FULL, I/O errors; "Response To
+  // Errors Within A Transaction"); the rollback that follows would then fail, "cannot rollback - no transaction
+  // is active", and that error would replace the one that says what happened.
+  const rollback = handle.prepare("rollback");
+  const rollbackStatement = {
+    reader: false,
+    all: () => [],
+    iterate: () => [][Symbol.iterator](),
+    run: () => (handle.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
+  } as unknown as SqliteStatement;
   return {
     close: () => handle.close(),
     prepare(text) {
       // Every transaction takes the write lock at once: while another connection shares the file (a rebuild's
       // writer thread, sqlite-sharing.ts), a deferred one that read first could not write after its commit.
       if (text === "begin") return beginStatement;
+      if (text === "rollback") return rollbackStatement;
       let statement = statements.get(text);
       if (!statement) {
         statement = handle.prepare(text);

@@ -4,6 +4,7 @@
  * is dropped (so the start-up catch-up, `indexMissing`, indexes it again) and the failure is logged through the
  * node's logger (`ctx.log`, each node its own) with the pid and the error.
  */
+import { isStorageFull } from "../db/storage-full.ts";
 import type { ObjectChange } from "../objects/changes.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import {
@@ -28,12 +29,25 @@ export function reportIndexFailure(ctx: IndexContext, pid: string, error: unknow
     );
 }
 
-/** Run `work`; on failure, report it and drop the document of `pid`. Resolves to whether it succeeded. */
-export async function guarded(ctx: IndexContext, pid: string, work: () => Promise<void>): Promise<boolean> {
+/** `guarded`'s option for one object of many. */
+export const IN_BULK = { inBulk: true } as const;
+
+/**
+ * Run `work`; on failure, report it and drop the document of `pid`. Resolves to whether it succeeded. For one
+ * object of many (`inBulk`: a rebuild, the catch-up), a full database's storage is thrown instead: the run stops
+ * at once rather than failing, and logging, every object after it the same way.
+ */
+export async function guarded(
+  ctx: IndexContext,
+  pid: string,
+  work: () => Promise<void>,
+  { inBulk = false } = {},
+): Promise<boolean> {
   try {
     await work();
     return true;
   } catch (error) {
+    if (inBulk && isStorageFull(error)) throw error;
     reportIndexFailure(ctx, pid, error);
     await unindex(ctx, pid).catch(() => undefined);
     return false;

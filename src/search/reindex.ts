@@ -11,8 +11,9 @@
  * written from the older copy never outlives the node's own write.
  */
 import type { SharedSqlite } from "../db/sqlite-sharing.ts";
+import { codeOf, isStorageFull, storageFullMessage } from "../db/storage-full.ts";
 import type { StoredObject } from "../types/stored-object.ts";
-import { guarded } from "./hooks.ts";
+import { guarded, IN_BULK } from "./hooks.ts";
 import { type IndexContext, indexObject, unindex } from "./indexer.ts";
 import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
 import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
@@ -122,6 +123,11 @@ export async function reindexObjects(
       if (state.stagedValues) ctx.db.indexChanges.note(undefined);
       options.onProgress?.(progress);
     }
+  } catch (error) {
+    // Stopped at the first object (what was written stays; a full rebuild resumes after its last page).
+    if (isStorageFull(error))
+      throw Object.assign(new Error(storageFullMessage(error)), { code: codeOf(error) });
+    throw error;
   } finally {
     await started?.close();
     shared?.release();
@@ -200,7 +206,7 @@ async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promi
   for (const { sysmeta } of objects) {
     const pid = sysmeta.identifier;
     if (now.get(pid) === `${sysmeta.serialVersion}/${sysmeta.dateSysMetadataModified?.getTime()}`) continue;
-    if (!(await guarded(ctx, pid, () => indexObject(ctx, pid)))) failed++;
+    if (!(await guarded(ctx, pid, () => indexObject(ctx, pid), IN_BULK))) failed++;
   }
   return failed;
 }
@@ -215,7 +221,7 @@ async function removeStale(ctx: IndexContext, size: number, progress: ReindexPro
     let after = "";
     for (let rows = await page(after); rows.length > 0; rows = await page(after)) {
       for (const { id } of rows) {
-        if (!(await guarded(ctx, id, () => unindex(ctx, id)))) progress.failed++;
+        if (!(await guarded(ctx, id, () => unindex(ctx, id), IN_BULK))) progress.failed++;
         else if (kind === "documents") progress.removed++;
       }
       after = rows.at(-1)?.id ?? after;

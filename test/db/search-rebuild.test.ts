@@ -146,6 +146,39 @@ forEachDialect((dialect, open) => {
     });
 
     if (dialect === "sqlite")
+      it("a full disk stops the rebuild at once with the database's reason, and the rebuild resumes with room", async () => {
+        const db = await open();
+        await db.objects.insertMany(objects);
+        const logged: string[] = [];
+        const log = {
+          error: (_: object, message: string) => logged.push(message),
+          warn: (_: object, message: string) => logged.push(message),
+          info: () => undefined,
+        };
+        const ctx = { db, store, formats, log };
+        // The file may not grow (SQLite answers SQLITE_FULL, "database or disk is full", as on a full disk); the
+        // node's own connection writes (no threads), so the limit holds for every write.
+        const pages = await sql<{ page_count: number }>`pragma page_count`.execute(db.kysely);
+        await sql.raw(`pragma max_page_count = ${pages.rows[0]?.page_count}`).execute(db.kysely);
+        const full = await reindexObjects(ctx, { batchSize: 5, threads: 0 }).then(
+          () => assert.fail("the rebuild went on with no room"),
+          (error: Error & { code?: string }) => error,
+        );
+        assert.equal(full.code, "SQLITE_FULL");
+        assert.match(
+          full.message,
+          /^the database's storage is full \(database or disk is full\): free space/,
+        );
+        assert.deepEqual(logged, [], "no object is reported as failed: the run stopped at the first");
+        assert.ok(await db.search.rebuildState(), "the rebuild's place is kept");
+        await sql`pragma max_page_count = 1073741823`.execute(db.kysely);
+        const resumed = await reindexObjects(ctx, { batchSize: 5, threads: 0 });
+        assert.equal(resumed.failed, 0);
+        assert.deepEqual(await answers(db), expected);
+        assert.deepEqual(await indexNames(db), indexes);
+      });
+
+    if (dialect === "sqlite")
       it("the end sorts in temporary files on the node's own connection, then gives back its settings", async () => {
         const db = await open();
         const settings = async () =>

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { sql } from "kysely";
 import type { BatchFollowUp } from "../../src/db/bulk-load.ts";
 import { bulkLoadObjects, DuplicateKeyError } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
@@ -31,6 +32,23 @@ forEachDialect((name, open) => {
       assert.equal((await db.objects.get("tx-kept"))?.sysmeta.formatId, "before");
       assert.deepEqual(await db.blobIntents.list(), []);
     });
+
+    if (name === "sqlite")
+      it("fail with their own error when SQLite has already rolled them back (a full disk)", async () => {
+        // SQLite ends a transaction itself on some errors (SQLITE_FULL, I/O errors), as RAISE(ROLLBACK) does
+        // here; the rollback after it must not replace the error with "cannot rollback - no transaction is active".
+        await sql`create table full_disk (n integer)`.execute(db.kysely);
+        await sql`create trigger full_disk_insert before insert on full_disk
+          begin select raise(rollback, 'database or disk is full'); end`.execute(db.kysely);
+        await assert.rejects(
+          db.kysely.transaction().execute(async (tx) => {
+            await sql`insert into full_disk values (1)`.execute(tx);
+          }),
+          /^SqliteError: database or disk is full$|database or disk is full/,
+        );
+        await db.objects.insert(storedObject("tx-after-full"));
+        assert.ok(await db.objects.get("tx-after-full"), "the connection writes again");
+      });
 
     it("run concurrent transactions without interleaving, and reads see only committed rows", async () => {
       let reachedSleep!: () => void;

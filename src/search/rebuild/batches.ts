@@ -4,9 +4,10 @@
  * Writing a page: its plain objects' rows in one transaction, then its resource maps one by one (so their
  * members' package fields follow, as at write time). A page whose write fails is indexed object by object.
  */
+import { isStorageFull } from "../../db/storage-full.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { SearchDocument } from "../document.ts";
-import { guarded } from "../hooks.ts";
+import { guarded, IN_BULK } from "../hooks.ts";
 import type { IndexRows } from "../index-rows.ts";
 import { contentOf, hasBytes, type IndexContext, indexStoredObject } from "../indexer.ts";
 import { RESOURCE_MAP_FORMATS } from "../packages.ts";
@@ -71,10 +72,12 @@ export async function writePage(ctx: IndexContext, page: PreparedPage): Promise<
     if (rows === "written") await noteWritten(ctx, page.plainPids);
     else if (rows.length > 0) await ctx.db.search.writeRows(rows);
     for (const object of page.objects) if (isMap(object)) await indexStoredObject(ctx, object);
-  } catch {
+  } catch (error) {
+    // A full disk fails every object alike: the run stops (reindex.ts says so once).
+    if (isStorageFull(error)) throw error;
     for (const object of page.objects) {
       const pid = object.sysmeta.identifier;
-      if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object)))) failed++;
+      if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object), IN_BULK))) failed++;
     }
     return failed;
   }
@@ -105,7 +108,7 @@ async function rewriteRelated(ctx: IndexContext, page: PreparedPage): Promise<nu
     const pid = object.sysmeta.identifier;
     const before = page.packages.get(pid);
     if (before === undefined || before === packageKey(now.get(pid) ?? new Map())) continue;
-    if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object)))) failed++;
+    if (!(await guarded(ctx, pid, () => indexStoredObject(ctx, object), IN_BULK))) failed++;
   }
   return failed;
 }

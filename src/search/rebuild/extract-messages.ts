@@ -1,5 +1,7 @@
 /** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
+
 import type { MessagePort } from "node:worker_threads";
+import { codeOf } from "../../db/storage-full.ts";
 import type { SearchDocument } from "../document.ts";
 import type { IndexRows } from "../index-rows.ts";
 
@@ -30,7 +32,7 @@ export interface RowsToWrite {
 export type ExtractReply =
   | { id: number; rows: IndexRows[] }
   | { id: number; written: true }
-  | { id: number; error: string };
+  | { id: number; error: string; code?: string };
 
 /**
  * An extraction thread's start: with `rowsTo` it sends the rows to SQLite's writing thread, with `postgresUrl`
@@ -49,4 +51,15 @@ export interface WriteWorkerData {
   sqliteFile: string;
   nodeWaiting: Int32Array;
   rowsFrom: MessagePort[];
+}
+
+/** An error's code for a reply (a full disk is told apart from other failures on the node's side). */
+export function codeField(error: unknown): { code?: string } {
+  const code = codeOf(error);
+  return code === undefined ? {} : { code };
+}
+
+/** A reply's error as an Error again, its code with it. */
+export function replyError(reply: { error: string; code?: string }): Error {
+  return Object.assign(new Error(reply.error), reply.code === undefined ? {} : { code: reply.code });
 }

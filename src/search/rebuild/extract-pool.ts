@@ -10,13 +10,14 @@ import { once } from "node:events";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../index-rows.ts";
-import type {
-  ExtractItem,
-  ExtractReply,
-  ExtractRequest,
-  ExtractWorkerData,
-  WriterRequest,
-  WriteWorkerData,
+import {
+  type ExtractItem,
+  type ExtractReply,
+  type ExtractRequest,
+  type ExtractWorkerData,
+  replyError,
+  type WriterRequest,
+  type WriteWorkerData,
 } from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
 
@@ -75,7 +76,7 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
     worker.on("message", (reply: ExtractReply) => {
       const waiting = pending.get(reply.id);
       pending.delete(reply.id);
-      if ("error" in reply) waiting?.reject(new Error(reply.error));
+      if ("error" in reply) waiting?.reject(replyError(reply));
       else waiting?.resolve("written" in reply ? "written" : reply.rows);
     });
     worker.on("exit", () => exited.add(worker));

@@ -7,7 +7,13 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openPostgresThreadWriter } from "../../db/search/postgres-thread-writer.ts";
-import type { ExtractReply, ExtractRequest, ExtractWorkerData, RowsToWrite } from "./extract-messages.ts";
+import {
+  codeField,
+  type ExtractReply,
+  type ExtractRequest,
+  type ExtractWorkerData,
+  type RowsToWrite,
+} from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
 
 const port = parentPort;
@@ -36,7 +42,7 @@ async function handle({ id, items }: ExtractRequest): Promise<void> {
       reply = { id, written: true };
     } else reply = { id, rows };
   } catch (error) {
-    reply = { id, error: (error as Error).message };
+    reply = { id, error: (error as Error).message, ...codeField(error) };
   }
   port?.postMessage(reply);
 }

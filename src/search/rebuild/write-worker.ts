@@ -12,7 +12,13 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openThreadWriter } from "../../db/search/thread-writer.ts";
-import type { ExtractReply, RowsToWrite, WriterRequest, WriteWorkerData } from "./extract-messages.ts";
+import {
+  codeField,
+  type ExtractReply,
+  type RowsToWrite,
+  type WriterRequest,
+  type WriteWorkerData,
+} from "./extract-messages.ts";
 
 /**
  * Documents per transaction: the node's own writes wait for at most one of them (~0.5 s). Each commit writes
@@ -59,7 +65,7 @@ async function answer(id: number, work: () => Promise<void>): Promise<void> {
     await work();
     reply = { id, written: true };
   } catch (error) {
-    reply = { id, error: (error as Error).message };
+    reply = { id, error: (error as Error).message, ...codeField(error) };
   }
   port?.postMessage(reply);
 }
