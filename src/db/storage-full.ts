@@ -5,7 +5,7 @@
  */
 const FULL_CODES = new Set(["SQLITE_FULL", "53100", "ENOSPC"]);
 
-/** The error's code (a driver's, or one carried across a thread: `codeOf` on the other side). */
+/** The error's code: a driver's, the system's, or one a rebuild's thread sent back with its message. */
 export function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" ? code : undefined;

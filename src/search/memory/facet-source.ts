@@ -25,7 +25,7 @@ export function memoryFacetSource(
       // columns are up to date (a document numbered meanwhile is among the others): the matching documents, or
       // the others when most match.
       const counted = countedDocs(matches, matchCount, memory.docs.size);
-      fields.forEach((field, i) => {
+      for (const [i, field] of fields.entries()) {
         const column = columns[i] as Column;
         const { counts, order } = column.count(matches, counted);
         const { values, nums } = column;
@@ -36,7 +36,7 @@ export function memoryFacetSource(
             : { values, nums, counts, order: column.valueOrder() },
         );
         out.set(field.field, page);
-      });
+      }
       return out;
     },
     async queryCount(query) {

@@ -1,5 +1,4 @@
 /** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
-
 import type { MessagePort } from "node:worker_threads";
 import { codeOf } from "../../db/storage-full.ts";
 import type { SearchDocument } from "../document.ts";
