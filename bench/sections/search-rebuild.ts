@@ -27,6 +27,7 @@ import { emlDocument } from "../lib/eml-corpus.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
 import { quietRequests, requestsDuring, rowServer } from "../lib/row-requests.ts";
+import { perDocument, tableSizes } from "../lib/table-sizes.ts";
 import { sampleThreadsCpu } from "../lib/thread-cpu.ts";
 import { sysmetaOf } from "./search.ts";
 import { databases, type SectionOptions } from "./types.ts";
@@ -95,6 +96,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
     // The requests' share of this process's CPU, at what they cost with no rebuild.
     const requestsMs = during && quiet ? (during.count * quiet.cpuMsPerRequest) / DOCS : 0;
     const rate = DOCS / seconds;
+    const disk = perDocument(await tableSizes(db), DOCS);
     record({
       section: "search-rebuild",
       name: `full rebuild of ${DOCS} EML documents (${db.dialect}${REQUESTS ? "" : ", no requests"})`,
@@ -111,6 +113,7 @@ async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promis
         `; ${cores.toFixed(2)} cores busy; the busiest threads ${busiest.join(" / ")} ms per document`,
         `; XML parse alone ${parsed.cpuMs.toFixed(3)} ms CPU per document`,
         `; load average ${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
+        `; disk ${disk}`,
       ].join(""),
     });
     if (!during || !quiet) return;

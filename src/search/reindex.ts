@@ -116,11 +116,9 @@ export async function reindexObjects(
     for (let page = pages.shift(); page; page = pages.shift()) await write(page);
     if (state && !options.signal?.aborted) {
       await removeStale(ctx, size, progress);
-      // SQLite: the writing thread moves the staged values and builds the dropped indexes (minutes at a million
-      // documents), the node's thread answering meanwhile.
+      // SQLite: the writing thread builds the dropped indexes (minutes at a million documents), the node's
+      // thread answering meanwhile.
       if (!(await started?.finishRebuild())) await search.finishRebuild();
-      // SQLite: the staged values moved over without a note each (rebuild-state.ts): any document may have changed.
-      if (state.stagedValues) ctx.db.indexChanges.note(undefined);
       options.onProgress?.(progress);
     }
   } catch (error) {

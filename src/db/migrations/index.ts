@@ -22,6 +22,7 @@ import { searchRebuildMigration } from "./0014-search-rebuild.ts";
 import { rowCountsMigration } from "./0015-row-counts.ts";
 import { searchChangesMigration } from "./0016-search-changes.ts";
 import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
+import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   rowCountsMigration,
   searchChangesMigration,
   eventsCountedByWritersMigration,
+  searchValuesByPidMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

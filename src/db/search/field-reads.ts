@@ -6,8 +6,8 @@
  * of (pid, value, num) by the key fetches a heap page per row. So a field is read from an index alone: its
  * text values from the key when none of its rows has a number, its numbers from `search_values_num` (field,
  * num, pid) when all of them have one (the value is then the number's text, as the index writer made it:
- * `numberText`); a field mixing both is read by the key with the heap. On SQLite the table is its key
- * (without rowid): one read in key order.
+ * `numberText`); a field mixing both is read by the key with the heap. On SQLite its index (field, value,
+ * pid, num) covers the read (migration 0018): one read in that order.
  */
 import { type RawBuilder, sql } from "kysely";
 import type { SearchDb } from "./index-store.ts";
@@ -62,7 +62,7 @@ async function arraysOf<T extends Record<string, unknown[]>>(
   return out as T;
 }
 
-/** By the key (field, value, pid): values and documents, with the numbers when `withNums` (heap reads). */
+/** In (field, value, pid) order: values and documents, with the numbers when `withNums` (PostgreSQL: heap reads). */
 async function* keyOrder(
   db: SearchDb,
   field: string,

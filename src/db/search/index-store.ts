@@ -13,7 +13,6 @@ import type { Database } from "../types.ts";
 export type { IndexEntry } from "../../search/index-rows.ts";
 
 import { type InsertFreshValues, writeEntriesPostgres } from "./postgres-write.ts";
-import { STAGED_VALUES, valuesStaged } from "./rebuild-state.ts";
 
 /** What an index write needs: the database and its index change log. */
 export type IndexDb = Pick<Database, "kysely" | "indexChanges">;
@@ -111,16 +110,9 @@ const VALUE_COLUMNS = ["pid", "field", "value", "num"] as const;
  * SQLite: each document keeps its term_id (new ones take the next free); terms go to the FTS5 table. Inside a
  * transaction holding the write lock (`tx` begun immediate: the next free id is read before writing). The
  * statements are written once (fixed-sql.ts): a create's index write runs them for one document.
- * `valuesInto`: where the values go (a rebuild from empty stages them: rebuild-state.ts); a document's old
- * values are deleted from both tables while they are staged.
  */
-export async function writeSqlite(
-  tx: Kysely<Tables>,
-  prepared: Prepared[],
-  valuesInto: "search_values" | typeof STAGED_VALUES = "search_values",
-): Promise<void> {
+export async function writeSqlite(tx: Kysely<Tables>, prepared: Prepared[]): Promise<void> {
   const ids = new Map<string, number>();
-  let staged: boolean | undefined = valuesInto === STAGED_VALUES ? true : undefined;
   // New documents take ids above every id in use before the rewrite (the documents rewritten keep theirs).
   const top = await MAX_TERM_ID.first<{ n: number | null }>(tx, []);
   let next = (top?.n ?? 0) + 1;
@@ -140,8 +132,6 @@ export async function writeSqlite(
     if (oldIds.length > 0)
       await listSql("delete from search_terms where rowid in", oldIds.length).run(tx, oldIds);
     await listSql("delete from search_values where pid in", pids.length).run(tx, pids);
-    staged ??= await valuesStaged({ kysely: tx });
-    if (staged) await listSql(`delete from ${STAGED_VALUES} where pid in`, pids.length).run(tx, pids);
     await listSql("delete from search_docs where pid in", pids.length).run(tx, pids);
   }
   for (const p of prepared) {
@@ -151,18 +141,20 @@ export async function writeSqlite(
     if (p.terms.length > 0) await INSERT_TERMS.run(tx, [termId, p.terms.join(" ")]);
   }
   const rows = prepared.flatMap((p) => p.values);
-  // Staged rows go in the order written (the pages come in PID order: the pid index grows at its end).
-  if (valuesInto === "search_values") rows.sort(byValueKey);
+  rows.sort(byKey);
   for (let i = 0; i < rows.length; i += VALUE_BATCH) {
-    await insertRows(tx, valuesInto, VALUE_COLUMNS, rows.slice(i, i + VALUE_BATCH));
+    await insertRows(tx, "search_values", VALUE_COLUMNS, rows.slice(i, i + VALUE_BATCH));
   }
 }
 
-/** search_values rows in the order of its key (field, value, pid): the inserts go down neighbouring pages. */
-function byValueKey(a: IndexRows["values"][number], b: IndexRows["values"][number]): number {
+/**
+ * search_values rows in the order of its key on SQLite (pid, field, value; migration 0018): the inserts go down
+ * neighbouring pages, and a rebuild's pages (in PID order) at the end of the table.
+ */
+function byKey(a: IndexRows["values"][number], b: IndexRows["values"][number]): number {
+  if (a.pid !== b.pid) return a.pid < b.pid ? -1 : 1;
   if (a.field !== b.field) return a.field < b.field ? -1 : 1;
-  if (a.value !== b.value) return a.value < b.value ? -1 : 1;
-  return a.pid < b.pid ? -1 : a.pid > b.pid ? 1 : 0;
+  return a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
 }
 
 /** The science-metadata fields last extracted for `pid`, or undefined when it is not indexed. */
@@ -188,8 +180,6 @@ export async function removeDocument(db: IndexDb, pid: string): Promise<void> {
     // The document's row first, as a write takes it (PostgreSQL row locks in one order: no deadlock).
     await tx.deleteFrom("search_docs").where("pid", "=", pid).execute();
     await tx.deleteFrom("search_values").where("pid", "=", pid).execute();
-    if (!postgres && (await valuesStaged({ kysely: tx })))
-      await sql`delete from ${sql.table(STAGED_VALUES)} where pid = ${pid}`.execute(tx);
   });
 }
 

@@ -3,9 +3,8 @@
  * chunks, or among some rewritten since), and the values of fields (some documents'; all of a field's:
  * field-reads.ts).
  */
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { Condition } from "./conditions.ts";
-import { unlessIndexDropped } from "./dropped-index.ts";
 import type { SearchDb } from "./index-store.ts";
 
 /** PIDs per query when rechecking changed documents (one parameter: an array, or a JSON list on SQLite). */
@@ -76,23 +75,9 @@ export async function matchingAmong(db: SearchDb, pids: string[], where: Conditi
 
 /** The values of these fields of these documents. */
 export async function valuesOf(db: SearchDb, pids: string[], fields: string[]): Promise<FieldValueRow[]> {
-  // By the (pid, field) index: SQLite, without statistics, would rather scan the field's every value.
-  if (db.dialect !== "sqlite") return valuesFrom(db, sql`search_values`, pids, fields);
-  return unlessIndexDropped(
-    () => valuesFrom(db, sql`search_values indexed by search_values_pid`, pids, fields),
-    () => valuesFrom(db, sql`search_values`, pids, fields),
-  );
-}
-
-async function valuesFrom(
-  db: SearchDb,
-  table: RawBuilder<unknown>,
-  pids: string[],
-  fields: string[],
-): Promise<FieldValueRow[]> {
   const out: FieldValueRow[] = [];
   for (let i = 0; i < pids.length; i += BATCH) {
-    const rows = await sql<FieldValueRow>`select pid, field, value, num from ${table}
+    const rows = await sql<FieldValueRow>`select pid, field, value, num from search_values
       where pid in ${pidList(db, pids.slice(i, i + BATCH))} and field in (${sql.join(fields)})`.execute(
       db.kysely,
     );

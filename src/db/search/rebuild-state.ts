@@ -5,12 +5,8 @@
  * their definitions as the database states them, and builds them once at the end: one sorted build instead of
  * maintaining them through every insert. Primary keys and unique indexes stay (writes look rows up by them).
  *
- * SQLite, same start: the documents' values wait in STAGED_VALUES (rows in the order written, indexed by pid)
- * instead of search_values, whose key (field, value, pid) would take each transaction's ~27,000 rows at
- * ~10,000 places all over a B-tree of tens of millions of rows (each page read, logged and checkpointed again);
- * at the end one sorted insert moves them over, before the indexes are built. Meanwhile a document's values are
- * in one of the two tables, never both: every write or removal of a document deletes its rows from both. Until
- * the end, field filters and facets do not see the values staged (terms and the columns of search_docs do).
+ * SQLite: search_values is keyed by (pid, field, value) (migration 0018) and the pages come in PID order, so its
+ * rows go at the end of the key; only its secondary indexes wait for the end.
  *
  * PostgreSQL, same start: search_values gives up its key (field, value, pid) until the end and keeps its index
  * led by pid (the rows come in pid order: it grows at its end), by which a document's rewrite finds its rows;
@@ -18,25 +14,11 @@
  * end's builds get more memory than PostgreSQL's default 64 MB (BUILD_MEMORY).
  */
 import { sql } from "kysely";
-import { FixedSql } from "../fixed-sql.ts";
 import type { Database } from "../types.ts";
 
 type Db = Pick<Database, "kysely" | "dialect">;
 
 const ROW = "full";
-
-/** SQLite: where a rebuild from empty writes the documents' values until its end (see above). */
-export const STAGED_VALUES = "search_values_rebuild";
-const STAGE = [
-  `create table ${STAGED_VALUES} (pid text not null, field text not null, value text not null, num real)`,
-  `create index ${STAGED_VALUES}_pid on ${STAGED_VALUES} (pid)`,
-];
-/** The end's first steps, before the dropped indexes: one sorted insert, then the staging table goes. */
-const UNSTAGE = [
-  `insert into search_values (pid, field, value, num)
-    select pid, field, value, num from ${STAGED_VALUES} order by field, value, pid`,
-  `drop table ${STAGED_VALUES}`,
-];
 
 /** PostgreSQL: the key given up for the rebuild, and how it comes back at the end (see above). */
 const UNKEY = ["alter table search_values drop constraint search_values_key"];
@@ -54,10 +36,8 @@ export interface RebuildState {
   /** The last PID written (undefined: none yet). */
   after: string | undefined;
   startedAt: number;
-  /** How many statements wait for the end of the rebuild (the dropped indexes; SQLite: the staged values' move). */
+  /** How many statements wait for the end of the rebuild (the dropped indexes; PostgreSQL: the values' key). */
   deferredIndexes: number;
-  /** SQLite: the documents' values wait in STAGED_VALUES until the end (which notes every document changed). */
-  stagedValues: boolean;
 }
 
 /** The unfinished rebuild, if any. */
@@ -73,26 +53,21 @@ export async function rebuildState(db: Db): Promise<RebuildState | undefined> {
     after: row.after_pid ?? undefined,
     startedAt: Number(row.started_at),
     deferredIndexes: deferred.length,
-    stagedValues: deferred.some((statement) => statement.includes(STAGED_VALUES)),
   };
 }
 
 /**
  * Record the start of a full rebuild (one not already under way); on an empty index with `deferIndexes`, drop
- * the secondary indexes in the same transaction (SQLite: and make the table its values wait in).
+ * the secondary indexes in the same transaction (PostgreSQL: and search_values' key).
  */
 export async function beginRebuild(db: Db, deferIndexes: boolean): Promise<RebuildState> {
   return db.kysely.transaction().execute(async (tx) => {
     const empty = (await tx.selectFrom("search_docs").select("pid").limit(1).execute()).length === 0;
     const deferred = deferIndexes && empty ? await secondaryIndexes({ kysely: tx, dialect: db.dialect }) : [];
     for (const { name } of deferred) await sql`drop index ${sql.id(name)}`.execute(tx);
-    const staged = deferred.length > 0 && db.dialect === "sqlite";
     const unkeyed = deferred.length > 0 && db.dialect === "postgres";
-    for (const statement of staged ? STAGE : unkeyed ? UNKEY : []) await sql.raw(statement).execute(tx);
-    const statements = [
-      ...(staged ? UNSTAGE : unkeyed ? REKEY : []),
-      ...deferred.map((index) => index.definition),
-    ];
+    for (const statement of unkeyed ? UNKEY : []) await sql.raw(statement).execute(tx);
+    const statements = [...(unkeyed ? REKEY : []), ...deferred.map((index) => index.definition)];
     const startedAt = Date.now();
     await tx
       .insertInto("search_rebuild")
@@ -103,7 +78,7 @@ export async function beginRebuild(db: Db, deferIndexes: boolean): Promise<Rebui
         deferred_indexes: JSON.stringify(statements),
       })
       .execute();
-    return { after: undefined, startedAt, deferredIndexes: statements.length, stagedValues: staged };
+    return { after: undefined, startedAt, deferredIndexes: statements.length };
   });
 }
 
@@ -113,7 +88,7 @@ export async function rebuildProgressed(db: Db, after: string): Promise<void> {
 }
 
 /**
- * Run the statements the rebuild deferred (SQLite: the staged values' move; the dropped indexes), each in a
+ * Run the statements the rebuild deferred (the dropped indexes; PostgreSQL: the values' key), each in a
  * transaction of its own that also strikes it off the list, and forget the rebuild. PostgreSQL: each table's
  * statements in a lane of their own, the two lanes at once on two connections (an index build of one table does
  * not block the other's, and a GIN build runs on one core). SQLite: one after the other (one writer).
@@ -141,7 +116,7 @@ export async function finishRebuild(db: Db): Promise<void> {
 }
 
 /**
- * SQLite: the end sorts tens of millions of rows (the staged values' move, each index build). Under
+ * SQLite: the end sorts tens of millions of rows (each index build of search_values). Under
  * temp_store=MEMORY (the node's setting for statement journals) the sorter would hold each sort whole in memory;
  * in temporary files instead, with a larger page cache (which also sizes the sorter's runs: fewer to merge) and
  * a helper thread sorting beside this one. The connection's own settings come back afterwards (the end may run
@@ -191,34 +166,23 @@ function tableOf(statement: string): string | undefined {
   return /\b(?:on|table)\s+(?:\w+\.)?"?(search_\w+)"?/i.exec(statement)?.[1];
 }
 
-/** SQLite: whether a rebuild's values wait in STAGED_VALUES (its writes and removals delete from both). */
-export async function valuesStaged(db: Pick<Database, "kysely">): Promise<boolean> {
-  const row = await STAGED_TABLE.first(db.kysely, [STAGED_VALUES]);
-  return row !== undefined;
-}
-const STAGED_TABLE = new FixedSql("select 1 as n from sqlite_master where type = 'table' and name = ?");
-
 /**
  * The non-unique indexes of search_docs and search_values, with the statements that create them, less those led
- * by pid of a table the rebuild writes in PID order (its pages come in that order, so such an index grows at its
- * end: kept up as it goes, not built again): search_docs, and search_values on PostgreSQL (on SQLite its rows
- * arrive at the end, in key order).
+ * by pid (the rebuild's pages come in PID order, so such an index grows at its end: kept up as it goes, not built
+ * again).
  */
 async function secondaryIndexes(db: Db): Promise<{ name: string; definition: string }[]> {
   const rows =
     db.dialect === "postgres"
-      ? await sql<{ table: string; name: string; definition: string }>`select tablename as table,
-          indexname as name, indexdef as definition
+      ? await sql<{ name: string; definition: string }>`select indexname as name, indexdef as definition
           from pg_indexes where schemaname = current_schema() and tablename in ('search_docs', 'search_values')
           order by indexname`.execute(db.kysely)
-      : await sql<{ table: string; name: string; definition: string }>`select tbl_name as "table", name,
-          sql as definition from sqlite_master
+      : await sql<{ name: string; definition: string }>`select name, sql as definition from sqlite_master
           where type = 'index' and tbl_name in ('search_docs', 'search_values') and sql is not null
           order by name`.execute(db.kysely);
-  const inPidOrder = (table: string) => table === "search_docs" || db.dialect === "postgres";
   return rows.rows
     .filter((row) => !/^create unique/i.test(row.definition))
-    .filter((row) => !(inPidOrder(row.table) && LED_BY_PID.test(row.definition)))
+    .filter((row) => !LED_BY_PID.test(row.definition))
     .filter((row) => !GIN.test(row.definition))
     .map(({ name, definition }) => ({ name, definition }));
 }

@@ -12,7 +12,7 @@ import type { Tables } from "../schema.ts";
 import { preparedOnce } from "../sqlite-handle.ts";
 import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
-import { finishRebuild, rebuildProgressed, STAGED_VALUES, valuesStaged } from "./rebuild-state.ts";
+import { finishRebuild, rebuildProgressed } from "./rebuild-state.ts";
 
 /** A thread's connection writing index rows (SQLite's writing thread, or a PostgreSQL extraction thread). */
 export interface RowWriter {
@@ -32,9 +32,9 @@ export interface ThreadWriter extends RowWriter {
 /** How long a batch waits for the write lock (the node's own transactions are short). */
 const BUSY_MS = 60_000;
 /**
- * The one writing connection's page cache: a transaction of WRITE_CHUNK documents dirties some 10,000 pages of
- * the search_values key (about 40 MiB), which a smaller cache writes to the log before the commit (and again at
- * it). Held for the rebuild only.
+ * The one writing connection's page cache: a transaction of WRITE_CHUNK documents into an index with its
+ * secondary indexes up (a rebuild that did not start empty) dirties thousands of pages all over them, which a
+ * smaller cache writes to the log before the commit (and again at it). Held for the rebuild only.
  */
 const CACHE_KIB = 65_536;
 /**
@@ -63,13 +63,9 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
   const database = preparedOnce(handle, turn);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   const state = { kysely: db, dialect: "sqlite" as const };
-  // A rebuild from empty stages the values (rebuild-state.ts); the table is there from its start to its end.
-  let into: Promise<typeof STAGED_VALUES | "search_values"> | undefined;
   return {
     write: async (rows) => {
-      into ??= valuesStaged(state).then((staged) => (staged ? STAGED_VALUES : "search_values"));
-      const table = await into;
-      await db.transaction().execute((tx) => writeSqlite(tx, rows, table));
+      await db.transaction().execute((tx) => writeSqlite(tx, rows));
     },
     progressed: (after) => rebuildProgressed(state, after),
     // The end's sorts in temporary files with more cache (rebuild-state.ts, sortInFiles).

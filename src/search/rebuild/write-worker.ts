@@ -22,8 +22,8 @@ import {
 
 /**
  * Documents per transaction: the node's own writes wait for at most one of them (~0.5 s). Each commit writes
- * the pages its values dirtied all over the search_values key and adds a segment to the FTS5 terms that later
- * merges read again, so fewer commits cost less a document: 500, not 250 (docs/decisions.md).
+ * the pages its rows dirtied and adds a segment to the FTS5 terms that later merges read again, so fewer
+ * commits cost less a document: 500, not 250 (docs/decisions.md).
  */
 const WRITE_CHUNK = 500;
 
