@@ -36,7 +36,12 @@ function corpus(): IndexEntry[] {
 
 async function answers(db: Database): Promise<unknown[]> {
   const out: unknown[] = [];
-  for (const q of ["keywords:k1", "site:\"site 2\" AND -keywords:k0", "size:[110 TO 120]", "northBoundCoord:*"]) {
+  for (const q of [
+    "keywords:k1",
+    'site:"site 2" AND -keywords:k0',
+    "size:[110 TO 120]",
+    "northBoundCoord:*",
+  ]) {
     const params = new SolrParams();
     for (const [k, v] of Object.entries({ q, rows: "100", sort: "id asc", fl: "id" })) params.add(k, v);
     for (const f of ["keywords", "site"]) params.add("facet.field", f);
@@ -48,14 +53,18 @@ async function answers(db: Database): Promise<unknown[]> {
 }
 
 async function valueRows(db: Database): Promise<string[]> {
-  const rows = await sql<{ row: string }>`select pid || '|' || field || '|' || value || '|' || coalesce(num, '') as row
+  const rows = await sql<{
+    row: string;
+  }>`select pid || '|' || field || '|' || value || '|' || coalesce(num, '') as row
     from search_values order by 1`.execute(db.kysely);
   return rows.rows.map((r) => r.row);
 }
 
 async function schemaOf(db: Database, type: "table" | "index"): Promise<string[]> {
   const rows = await sql<{ sql: string }>`select sql from sqlite_master
-    where type = ${type} and tbl_name like 'search_values%' and sql is not null order by name`.execute(db.kysely);
+    where type = ${type} and tbl_name like 'search_values%' and sql is not null order by name`.execute(
+    db.kysely,
+  );
   return rows.rows.map((r) => r.sql.replace(/\s+/g, " ").replace(/^CREATE INDEX/, "create index"));
 }
 
@@ -78,7 +87,10 @@ async function oldShape(db: Database, staged?: (row: { pid: string }) => boolean
     await sql`create index search_values_rebuild_pid on search_values_rebuild (pid)`.execute(k);
     const rows = await k.selectFrom("search_values").selectAll().execute();
     const moved = rows.filter(staged);
-    await k.insertInto("search_values_rebuild" as "search_values").values(moved).execute();
+    await k
+      .insertInto("search_values_rebuild" as "search_values")
+      .values(moved)
+      .execute();
     for (const row of moved)
       await k.deleteFrom("search_values").where("pid", "=", row.pid).where("field", "=", row.field).execute();
   }
@@ -97,7 +109,10 @@ forEachDialect((name, open) => {
     await db.close();
     const migrated = await open(db);
     assert.deepEqual({ answers: await answers(migrated), rows: await valueRows(migrated) }, expected);
-    assert.match((await schemaOf(migrated, "table"))[0] ?? "", /primary key \(pid, field, value\)\) without rowid/);
+    assert.match(
+      (await schemaOf(migrated, "table"))[0] ?? "",
+      /primary key \(pid, field, value\)\) without rowid/,
+    );
     assert.deepEqual(await schemaOf(migrated, "index"), [
       "create index search_values_by_value on search_values (field, value, pid, num)",
       "create index search_values_num on search_values (field, num, pid) where num is not null",
@@ -132,7 +147,11 @@ forEachDialect((name, open) => {
 
     const migrated = await open(db);
     assert.deepEqual(await valueRows(migrated), expected.rows, "the staged values are in search_values");
-    assert.deepEqual(await schemaOf(migrated, "index"), [], "search_values' indexes wait for the rebuild's end");
+    assert.deepEqual(
+      await schemaOf(migrated, "index"),
+      [],
+      "search_values' indexes wait for the rebuild's end",
+    );
     const state = await migrated.search.rebuildState();
     assert.equal(state?.deferredIndexes, 3);
     await migrated.search.finishRebuild();

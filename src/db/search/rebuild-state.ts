@@ -89,9 +89,8 @@ export async function rebuildProgressed(db: Db, after: string): Promise<void> {
 
 /**
  * Run the statements the rebuild deferred (the dropped indexes; PostgreSQL: the values' key), each in a
- * transaction of its own that also strikes it off the list, and forget the rebuild. PostgreSQL: each table's
- * statements in a lane of their own, the two lanes at once on two connections (an index build of one table does
- * not block the other's, and a GIN build runs on one core). SQLite: one after the other (one writer).
+ * transaction of its own that also strikes it off the list, and forget the rebuild. PostgreSQL: in lanes run at
+ * once on connections of their own (`laneOf`). SQLite: one after the other (one writer).
  */
 export async function finishRebuild(db: Db): Promise<void> {
   const row = await db.kysely
@@ -103,7 +102,7 @@ export async function finishRebuild(db: Db): Promise<void> {
   const statements = JSON.parse(row.deferred_indexes) as string[];
   const lanes = new Map<string, string[]>();
   for (const statement of statements) {
-    const lane = db.dialect === "postgres" ? (tableOf(statement) ?? "") : "";
+    const lane = db.dialect === "postgres" ? laneOf(statement) : "";
     lanes.set(lane, [...(lanes.get(lane) ?? []), statement]);
   }
   const restore = db.dialect === "sqlite" ? await sortInFiles(db) : async () => {};
@@ -159,6 +158,19 @@ async function runInTurn(db: Db, statements: string[]): Promise<void> {
         .where("name", "=", ROW)
         .execute();
     });
+}
+
+/**
+ * PostgreSQL: the lane of a deferred statement. Each table's statements in one lane (index builds of different
+ * tables do not block each other), but each secondary index of search_values in a lane of its own, built beside
+ * its key: builds of one table take compatible locks, and the key's build spends its last phase (its tree
+ * loaded from the sorted rows) on one core, which the other build then uses. The key's two statements stay in
+ * one lane, in order.
+ */
+export function laneOf(statement: string): string {
+  const table = tableOf(statement) ?? "";
+  const index = /^create index\s+"?(\w+)"?/i.exec(statement)?.[1];
+  return table === "search_values" && index !== undefined ? index : table;
 }
 
 /** The search table a deferred statement works on (`... on [schema.]table ...`, `alter table table ...`). */
