@@ -1,7 +1,8 @@
 /**
  * Where a database's bytes are, table by table (each table with its indexes; SQLite's FTS5 shadow tables under
  * their virtual table's name): SQLite from the dbstat table, PostgreSQL from pg_total_relation_size (TOAST and
- * indexes included). For the benchmarks' notes on the disk a document takes.
+ * indexes included). For the benchmarks' notes on the disk a document takes. dbstat reads every page of the
+ * file: about ten minutes for 54 GB on a disk reading 50 MB/s.
  */
 import { sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
