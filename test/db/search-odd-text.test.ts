@@ -1,7 +1,7 @@
 /**
  * Text the database cannot hold as it is: a lone UTF-16 surrogate (from a broken extraction) does not fail its
  * document. The stored fields keep it (JSON escapes it); as a field value it is written as U+FFFD, as pg's text
- * parameters always did (PostgreSQL's rows go as one JSON parameter, src/db/search/postgres-write.ts).
+ * parameters always did (src/db/search/postgres-write.ts).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

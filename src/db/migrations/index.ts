@@ -23,6 +23,7 @@ import { rowCountsMigration } from "./0015-row-counts.ts";
 import { searchChangesMigration } from "./0016-search-changes.ts";
 import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
 import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
+import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   searchChangesMigration,
   eventsCountedByWritersMigration,
   searchValuesByPidMigration,
+  searchDocsWriteCostMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
