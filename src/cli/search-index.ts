@@ -6,10 +6,12 @@
  * the file alone); with PostgreSQL any time, the node serving meanwhile.
  * A full rebuild interrupted (Ctrl-C, a crash) resumes where it stopped when run again (or when the node next
  * starts); searches meanwhile see the old documents and those already rewritten. Progress goes to standard error
- * (written / total, documents per second, time left), the summary to standard output. Exit code: 0 when every object was indexed,
+ * (written / total, documents per second, time left; then a line as each index dropped for a rebuild from empty is
+ * built again), the summary to standard output. Exit code: 0 when every object was indexed,
  * 1 when some could not be (each one is named on standard error), 2 when the index could not be rebuilt at all.
  */
 import type { Command } from "commander";
+import type { RebuildEnd } from "../db/search/rebuild-state.ts";
 import type { Database } from "../db/types.ts";
 import type { IndexContext } from "../search/indexer.ts";
 import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/reindex.ts";
@@ -61,17 +63,26 @@ async function rebuild(ctx: IndexContext, flags: IndexFlags): Promise<ReindexPro
   if (resumedAfter !== undefined)
     process.stderr.write(`resuming the unfinished rebuild after ${JSON.stringify(resumedAfter)}\n`);
   const started = Date.now();
+  const seconds = () => (Date.now() - started) / 1000;
   const line = progressLine();
   let done: Readonly<ReindexProgress> = { seen: 0, written: 0, failed: 0, removed: 0 };
+  let ended = false;
   const summary = await reindexObjects(ctx, {
     missingOnly,
     batchSize: CLI_BATCH,
     onProgress: (progress) => {
       done = progress;
-      line.update(() => progressText(done, total, (Date.now() - started) / 1000));
+      if (!ended) line.update(() => progressText(done, total, seconds()));
+    },
+    // A rebuild from an empty index builds its dropped indexes last: minutes at millions of documents.
+    onEnd: (end) => {
+      if (end.total === 0) return;
+      if (!ended) line.finish(progressText(done, total, seconds()));
+      ended = true;
+      process.stderr.write(`${endText(end)}\n`);
     },
   });
-  line.finish(progressText(summary, total, (Date.now() - started) / 1000));
+  if (!ended) line.finish(progressText(summary, total, seconds()));
   process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return summary;
 }
@@ -89,6 +100,12 @@ export function progressText(
   const percent = total > 0 ? `, ${((100 * Math.min(seen, total)) / total).toFixed(1)} % done` : "";
   const left = seen >= total || rate === 0 ? "" : `, about ${duration((total - seen) / rate)} left`;
   return `indexed ${written} / ${total}, ${failed} failed, ${Math.round(rate)} docs/s${percent}${left}`;
+}
+
+/** "building 5 search indexes", then "search_values_key built in 312.4 s (1 of 5)" as each is done. */
+export function endText({ done, total, last }: RebuildEnd): string {
+  if (!last) return `building ${total} search index${total === 1 ? "" : "es"}`;
+  return `${last.index} built in ${last.seconds.toFixed(1)} s (${done} of ${total})`;
 }
 
 function duration(seconds: number): string {

@@ -10,6 +10,7 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
+import type { RebuildEnd } from "../db/search/rebuild-state.ts";
 import type { SharedSqlite } from "../db/sqlite-sharing.ts";
 import { codeOf, isStorageFull, storageFullMessage } from "../db/storage-full.ts";
 import type { StoredObject } from "../types/stored-object.ts";
@@ -28,6 +29,8 @@ export interface ReindexOptions {
   batchSize?: number;
   /** Called after each page and each removal pass, with the running counts. */
   onProgress?: (progress: Readonly<ReindexProgress>) => void;
+  /** A full run on an empty index: called as the deferred indexes' builds start and as each is done. */
+  onEnd?: (end: RebuildEnd) => void;
   /** Stops after the page being written (the rest is left for the next run). */
   signal?: AbortSignal;
   /** A full run on an empty index: drop the secondary indexes and build them at the end (default true). */
@@ -118,7 +121,7 @@ export async function reindexObjects(
       await removeStale(ctx, size, progress);
       // SQLite: the writing thread builds the dropped indexes (minutes at a million documents), the node's
       // thread answering meanwhile.
-      if (!(await started?.finishRebuild())) await search.finishRebuild();
+      if (!(await started?.finishRebuild(options.onEnd))) await search.finishRebuild(options.onEnd);
       options.onProgress?.(progress);
     }
   } catch (error) {
@@ -160,6 +163,11 @@ export async function indexMissing(ctx: IndexContext, signal?: AbortSignal): Pro
       if (reported > 0 && progress.seen < reported + 100_000) return;
       reported = progress.seen;
       ctx.log?.info({ indexed: progress.written }, "search index: indexing objects without a document");
+    },
+    onEnd: ({ done, total, last }) => {
+      if (last)
+        ctx.log?.info({ index: last.index, seconds: last.seconds, done, total }, "search index: built");
+      else if (total > 0) ctx.log?.info({ total }, "search index: building the indexes the rebuild dropped");
     },
   });
   if (seen > 0 && !signal?.aborted)

@@ -17,6 +17,7 @@ import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import { openPostgresThreadWriter } from "../../src/db/search/postgres-thread-writer.ts";
+import type { RebuildEnd } from "../../src/db/search/rebuild-state.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { IndexRows } from "../../src/search/index-rows.ts";
 import { indexStoredObject, unindex } from "../../src/search/indexer.ts";
@@ -149,6 +150,7 @@ describe("SQLite rebuild written by its threads", () => {
       (await sql<{ n: number }>`select total_changes() as n`.execute(db.kysely)).rows[0]?.n ?? 0;
     const before = await nodeChanges();
     let progressNoted = 0;
+    const ends: RebuildEnd[] = [];
     const progress = await reindexObjects(
       { db, store, formats },
       {
@@ -156,10 +158,15 @@ describe("SQLite rebuild written by its threads", () => {
         onProgress: () => {
           progressNoted++;
         },
+        onEnd: (end) => ends.push(end),
       },
     );
     assert.deepEqual(progress, { seen: COUNT, written: COUNT, failed: 0, removed: 0 });
     assert.ok(progressNoted >= COUNT / 100);
+    // The writing thread told how its end went, index by index.
+    assert.ok((ends[0]?.total ?? 0) > 0);
+    assert.equal(ends.length, (ends[0]?.total ?? 0) + 1);
+    assert.ok(ends.some((end) => end.last?.index === "search_values_by_value"));
     // The node's connection changed one row: the rebuild's start (search_rebuild), which the writing thread
     // then updated page by page and removed at its end.
     assert.equal((await nodeChanges()) - before, 1);

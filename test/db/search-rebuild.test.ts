@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
+import type { RebuildEnd } from "../../src/db/search/rebuild-state.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { indexStoredObject } from "../../src/search/indexer.ts";
 import { SolrParams } from "../../src/search/params.ts";
@@ -109,10 +110,25 @@ forEachDialect((dialect, open) => {
     it("answers the same queries as the index built document by document", async () => {
       const db = await open();
       await db.objects.insertMany(objects);
-      const progress = await reindexObjects({ db, store, formats }, { batchSize: 4 });
+      const ends: RebuildEnd[] = [];
+      const progress = await reindexObjects(
+        { db, store, formats },
+        { batchSize: 4, onEnd: (end) => ends.push(end) },
+      );
       assert.deepEqual(progress, { seen: objects.length, written: objects.length, failed: 0, removed: 0 });
       assert.deepEqual(await answers(db), expected);
       assert.deepEqual(await indexNames(db), indexes);
+      // The end told as it went: its start, then each index built, by name, with its seconds.
+      const total = ends[0]?.total ?? 0;
+      assert.ok(total > 0);
+      assert.deepEqual(
+        ends.map((end) => end.done),
+        Array.from({ length: total + 1 }, (_, i) => i),
+      );
+      for (const { last } of ends.slice(1)) {
+        assert.ok(last && indexes.includes(last.index), `${last?.index} is one of the indexes`);
+        assert.ok(last.seconds >= 0);
+      }
       assert.equal(await db.search.rebuildState(), undefined);
     });
 

@@ -11,6 +11,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { sql } from "kysely";
 import { openDatabase } from "../../src/db/open.ts";
 import { removeDocument, writeDocument } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
@@ -164,6 +165,30 @@ for (const dialect of testDialects()) {
         const [data] = await find(`id:"${dataPid}"`);
         assert.deepEqual(data?.resourceMap, [mapPid]);
         assert.deepEqual(data?.isDocumentedBy, [emlPid]);
+      });
+    });
+
+    it("a rebuild from an empty index prints a line as each index dropped for it is built again", async () => {
+      await onDatabase(async (db) => {
+        for (const table of ["search_values", "search_docs", "search_relations"] as const)
+          await db.kysely.deleteFrom(table).execute();
+        if (db.dialect === "sqlite") await sql`delete from search_terms`.execute(db.kysely);
+      });
+      const run = await runIndex(locationFlags);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "documents written 3, failures 0, stale documents removed 0\n");
+      const lines = run.stderr.split("\n");
+      const start = lines.findIndex((line) => /^building \d+ search indexes$/.test(line));
+      assert.ok(start > 0, run.stderr);
+      assert.match(lines[start - 1] ?? "", /^indexed 3 \/ 3, 0 failed/);
+      const total = Number(/\d+/.exec(lines[start] ?? "")?.[0]);
+      const built = lines.slice(start + 1, start + 1 + total);
+      assert.deepEqual(
+        built.map((line) => /^\w+ built in \d+\.\d s \((\d+) of (\d+)\)$/.exec(line)?.slice(1)),
+        built.map((_, i) => [String(i + 1), String(total)]),
+      );
+      await onIndex(async (find) => {
+        assert.equal((await find('title:"EML Annotation Example"'))[0]?.id, emlPid);
       });
     });
 

@@ -88,11 +88,21 @@ export async function rebuildProgressed(db: Db, after: string): Promise<void> {
 }
 
 /**
+ * How far the end of a rebuild is (the deferred statements: minutes at millions of documents): reported as it
+ * starts (`done` 0) and as each statement is done, with that statement's index and seconds.
+ */
+export interface RebuildEnd {
+  done: number;
+  total: number;
+  last?: { index: string; seconds: number };
+}
+
+/**
  * Run the statements the rebuild deferred (the dropped indexes; PostgreSQL: the values' key), each in a
  * transaction of its own that also strikes it off the list, and forget the rebuild. PostgreSQL: in lanes run at
  * once on connections of their own (`laneOf`). SQLite: one after the other (one writer).
  */
-export async function finishRebuild(db: Db): Promise<void> {
+export async function finishRebuild(db: Db, onEnd?: (end: RebuildEnd) => void): Promise<void> {
   const row = await db.kysely
     .selectFrom("search_rebuild")
     .select("deferred_indexes")
@@ -105,9 +115,15 @@ export async function finishRebuild(db: Db): Promise<void> {
     const lane = db.dialect === "postgres" ? laneOf(statement) : "";
     lanes.set(lane, [...(lanes.get(lane) ?? []), statement]);
   }
+  const end: RebuildEnd = { done: 0, total: statements.length };
+  onEnd?.({ ...end });
+  const ran = (index: string, seconds: number) => {
+    end.done++;
+    onEnd?.({ ...end, last: { index, seconds } });
+  };
   const restore = db.dialect === "sqlite" ? await sortInFiles(db) : async () => {};
   try {
-    await Promise.all([...lanes.values()].map((lane) => runInTurn(db, lane)));
+    await Promise.all([...lanes.values()].map((lane) => runInTurn(db, lane, ran)));
   } finally {
     await restore();
   }
@@ -142,8 +158,13 @@ async function pragma(db: Db, name: string): Promise<number> {
 }
 
 /** Each statement in a transaction that strikes it off the list (under the row's lock: lanes run at once). */
-async function runInTurn(db: Db, statements: string[]): Promise<void> {
-  for (const statement of statements)
+async function runInTurn(
+  db: Db,
+  statements: string[],
+  ran: (index: string, seconds: number) => void,
+): Promise<void> {
+  for (const statement of statements) {
+    const began = performance.now();
     await db.kysely.transaction().execute(async (tx) => {
       const postgres = db.dialect === "postgres";
       if (postgres) await sql.raw(`set local maintenance_work_mem = '${BUILD_MEMORY}'`).execute(tx);
@@ -158,6 +179,13 @@ async function runInTurn(db: Db, statements: string[]): Promise<void> {
         .where("name", "=", ROW)
         .execute();
     });
+    ran(indexOf(statement), (performance.now() - began) / 1000);
+  }
+}
+
+/** The index a deferred statement builds (`create [unique] index NAME`, `add constraint NAME`). */
+export function indexOf(statement: string): string {
+  return /\b(?:index|constraint)\s+"?(\w+)"?/i.exec(statement)?.[1] ?? statement.slice(0, 40);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Tables } from "../schema.ts";
 import { preparedOnce } from "../sqlite-handle.ts";
 import { waitForTurn } from "../sqlite-sharing.ts";
 import { writeSqlite } from "./index-store.ts";
-import { finishRebuild, rebuildProgressed } from "./rebuild-state.ts";
+import { finishRebuild, type RebuildEnd, rebuildProgressed } from "./rebuild-state.ts";
 
 /** A thread's connection writing index rows (SQLite's writing thread, or a PostgreSQL extraction thread). */
 export interface RowWriter {
@@ -26,7 +26,7 @@ export interface ThreadWriter extends RowWriter {
   /** Note the rebuild's progress (rebuild-state.ts), on this connection. */
   progressed(after: string): Promise<void>;
   /** Build the indexes the rebuild dropped and forget it (rebuild-state.ts), on this connection. */
-  finishRebuild(): Promise<void>;
+  finishRebuild(onEnd?: (end: RebuildEnd) => void): Promise<void>;
 }
 
 /** How long a batch waits for the write lock (the node's own transactions are short). */
@@ -69,7 +69,7 @@ export function openThreadWriter(file: string, nodeWaiting?: Int32Array): Thread
     },
     progressed: (after) => rebuildProgressed(state, after),
     // The end's sorts in temporary files with more cache (rebuild-state.ts, sortInFiles).
-    finishRebuild: () => finishRebuild(state),
+    finishRebuild: (onEnd) => finishRebuild(state, onEnd),
     close: () => db.destroy(),
   };
 }

@@ -1,5 +1,6 @@
 /** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
 import type { MessagePort } from "node:worker_threads";
+import type { RebuildEnd } from "../../db/search/rebuild-state.ts";
 import { codeOf } from "../../db/storage-full.ts";
 import type { SearchDocument } from "../document.ts";
 import type { IndexRows } from "../index-rows.ts";
@@ -27,11 +28,15 @@ export interface RowsToWrite {
   rows: IndexRows[];
 }
 
-/** The rows made, or that they are written and committed (or the request done); or why not. */
+/**
+ * The rows made, or that they are written and committed (or the request done); or why not. While the writing
+ * thread builds the rebuild's indexes, how far it is (the request still under way).
+ */
 export type ExtractReply =
   | { id: number; rows: IndexRows[] }
   | { id: number; written: true }
-  | { id: number; error: string; code?: string };
+  | { id: number; error: string; code?: string }
+  | { id: number; end: RebuildEnd };
 
 /**
  * An extraction thread's start: with `rowsTo` it sends the rows to SQLite's writing thread, with `postgresUrl`

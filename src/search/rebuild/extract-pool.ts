@@ -8,6 +8,7 @@
  */
 import { once } from "node:events";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import type { RebuildEnd } from "../../db/search/rebuild-state.ts";
 import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../index-rows.ts";
 import {
@@ -29,14 +30,19 @@ export interface ExtractPool {
    * it); false: the caller's connection must. A failure fails `finishRebuild`.
    */
   progressed(after: string): boolean;
-  /** SQLite's writing thread builds the rebuild's dropped indexes; false: the caller's connection does. */
-  finishRebuild(): Promise<boolean>;
+  /**
+   * SQLite's writing thread builds the rebuild's dropped indexes, telling `onEnd` how far it is; false: the
+   * caller's connection does.
+   */
+  finishRebuild(onEnd?: (end: RebuildEnd) => void): Promise<boolean>;
   close(): Promise<void>;
 }
 
 interface Pending {
   resolve(rows: IndexRows[] | "written"): void;
   reject(error: Error): void;
+  /** The end of a rebuild, as the writing thread reports it. */
+  onEnd?: (end: RebuildEnd) => void;
 }
 
 /** How long a closing thread may take to finish its batch and close its connection. */
@@ -75,6 +81,7 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
   for (const worker of workers) {
     worker.on("message", (reply: ExtractReply) => {
       const waiting = pending.get(reply.id);
+      if ("end" in reply) return waiting?.onEnd?.(reply.end);
       pending.delete(reply.id);
       if ("error" in reply) waiting?.reject(replyError(reply));
       else waiting?.resolve("written" in reply ? "written" : reply.rows);
@@ -86,9 +93,13 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
       pending.clear();
     });
   }
-  const send = (worker: Worker, request: ExtractRequest | WriterRequest) => {
+  const send = (
+    worker: Worker,
+    request: ExtractRequest | WriterRequest,
+    onEnd?: (end: RebuildEnd) => void,
+  ) => {
     const promise = new Promise<IndexRows[] | "written">((resolve, reject) =>
-      pending.set(request.id, { resolve, reject }),
+      pending.set(request.id, { resolve, reject, ...(onEnd ? { onEnd } : {}) }),
     );
     worker.postMessage(request);
     return promise;
@@ -106,9 +117,9 @@ export function createExtractPool(threads: number, writes?: ThreadWrites): Extra
       });
       return true;
     },
-    async finishRebuild() {
+    async finishRebuild(onEnd) {
       if (!writer || broken) return false;
-      await send(writer, { id: nextId++, finishRebuild: true });
+      await send(writer, { id: nextId++, finishRebuild: true }, onEnd);
       if (progressFailed) throw progressFailed;
       return true;
     },

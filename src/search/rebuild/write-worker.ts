@@ -8,7 +8,7 @@
  * for the same reason. The node's connection keeps reading meanwhile (WAL); its own writes wait for the
  * transaction under way, then go before the next one.
  * In (node's thread): { id, finishRebuild: true }, { id, progressed: pid } or "close"; (extraction threads)
- * { id, rows }. Out (node's thread): { id, written: true } or { id, error }.
+ * { id, rows }. Out (node's thread): { id, written: true } or { id, error }; { id, end } as the indexes are built.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openThreadWriter } from "../../db/search/thread-writer.ts";
@@ -53,7 +53,7 @@ port.on("message", (message: WriterRequest | "close") =>
     if (message === "close") return close();
     const { id } = message;
     return "finishRebuild" in message
-      ? answer(id, () => writer.finishRebuild())
+      ? answer(id, () => writer.finishRebuild((end) => port?.postMessage({ id, end } satisfies ExtractReply)))
       : answer(id, () => writer.progressed(message.progressed));
   }),
 );

@@ -1,24 +1,43 @@
 /**
  * The lanes of a PostgreSQL rebuild's end (rebuild-state.ts, laneOf): each table's statements in one, the key
  * of search_values with its two statements in order, each secondary index of search_values in one of its own.
+ * And how the end is told: each statement by the index it builds (indexOf), as `d1node index` prints it.
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { laneOf } from "../../../src/db/search/rebuild-state.ts";
+import { endText } from "../../../src/cli/search-index.ts";
+import { indexOf, laneOf } from "../../../src/db/search/rebuild-state.ts";
+
+const STATEMENTS = [
+  "create unique index search_values_key on search_values (field, value, pid)",
+  "alter table search_values add constraint search_values_key primary key using index search_values_key",
+  "CREATE INDEX search_docs_listing ON public.search_docs USING btree (format_type, obsoleted, archived, date_uploaded)",
+  'create index "search_docs_uploaded" on "search_docs" ("date_uploaded")',
+  "CREATE INDEX search_values_num ON public.search_values USING btree (field, num, pid) WHERE (num IS NOT NULL)",
+];
 
 it("puts search_values' secondary indexes beside its key, each table's other statements together", () => {
-  const statements = [
-    "create unique index search_values_key on search_values (field, value, pid)",
-    "alter table search_values add constraint search_values_key primary key using index search_values_key",
-    "CREATE INDEX search_docs_listing ON public.search_docs USING btree (format_type, obsoleted, archived, date_uploaded)",
-    "CREATE INDEX search_docs_uploaded ON public.search_docs USING btree (date_uploaded)",
-    "CREATE INDEX search_values_num ON public.search_values USING btree (field, num, pid) WHERE (num IS NOT NULL)",
-  ];
-  assert.deepEqual(statements.map(laneOf), [
+  assert.deepEqual(STATEMENTS.map(laneOf), [
     "search_values",
     "search_values",
     "search_docs",
     "search_docs",
     "search_values_num",
   ]);
+});
+
+it("names each statement by the index it builds, and tells the end as it goes", () => {
+  assert.deepEqual(STATEMENTS.map(indexOf), [
+    "search_values_key",
+    "search_values_key",
+    "search_docs_listing",
+    "search_docs_uploaded",
+    "search_values_num",
+  ]);
+  assert.equal(endText({ done: 0, total: 5 }), "building 5 search indexes");
+  assert.equal(endText({ done: 0, total: 1 }), "building 1 search index");
+  assert.equal(
+    endText({ done: 2, total: 5, last: { index: "search_values_num", seconds: 81.04 } }),
+    "search_values_num built in 81.0 s (2 of 5)",
+  );
 });
