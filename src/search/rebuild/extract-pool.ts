@@ -21,6 +21,7 @@ import {
   type WriteWorkerData,
 } from "./extract-messages.ts";
 import { itemRows } from "./item-rows.ts";
+import { withLargeYoungGeneration } from "./young-generation.ts";
 
 export interface ExtractPool {
   /** The items' rows, in order; or "written" when a thread wrote and committed them. */
@@ -150,9 +151,11 @@ function startWorker(
   transferList: MessagePort[],
 ): Worker {
   if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL(`./${name}.js`, import.meta.url), { workerData, transferList });
+    return withLargeYoungGeneration(
+      () => new Worker(new URL(`./${name}.js`, import.meta.url), { workerData, transferList }),
+    );
   const file = new URL(`./${name}.ts`, import.meta.url).href;
   const api = import.meta.resolve("tsx/esm/api");
   const boot = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(file)}); })`;
-  return new Worker(boot, { eval: true, workerData, transferList });
+  return withLargeYoungGeneration(() => new Worker(boot, { eval: true, workerData, transferList }));
 }
