@@ -83,7 +83,7 @@ async function rebuild(ctx: IndexContext, flags: IndexFlags): Promise<ReindexPro
     },
   });
   if (!ended) line.finish(progressText(summary, total, seconds()));
-  process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`done in ${seconds().toFixed(1)} s\n`);
   return summary;
 }
 
