@@ -64,6 +64,10 @@ osd crush chooseleaf type = 0
 osd crush update on start = false
 osd class update on start = false
 osd objectstore = memstore
+# The gateway's first start creates its pools, one osdmap epoch each; the monitor's default pace of one proposal a
+# second made that about ten seconds.
+paxos propose interval = 0.05
+paxos min wait = 0.01
 memstore device bytes = $BYTES
 run dir = $DIR/run
 log file = $DIR/log/\$name.log
@@ -93,12 +97,18 @@ CONF
     say "Ceph did not start: $(tail -n 1 "$log") (see $log)"
     exit 1
   }
-  for _ in $(seq 1 150); do
+  # Up in a second or two on a quiet machine; a busy one is given a minute and a
+  # half, unless the gateway exits or cannot listen.
+  local gateway_pid deadline=$((SECONDS + 90))
+  while ((SECONDS < deadline)); do
     answers && break
+    gateway_pid=$(cat "$DIR/run/client.rgw.a.pid" 2>/dev/null || true)
+    [[ -n $gateway_pid ]] && ! kill -0 "$gateway_pid" 2>/dev/null && break
+    grep -q "failed initializing frontend" "$DIR/log/client.rgw.a.log" 2>/dev/null && break
     sleep 0.2
   done
   answers || {
-    say "the RADOS Gateway does not answer at $ENDPOINT (see $DIR/log)"
+    say "the RADOS Gateway does not answer at $ENDPOINT: $(tail -n 1 "$DIR/log/client.rgw.a.log" 2>/dev/null | cut -c1-200) (see $DIR/log)"
     exit 1
   }
   timeout 60 radosgw-admin "${c[@]}" user create --uid=d1node --display-name=d1node \
