@@ -18,6 +18,7 @@ import { guarded, IN_BULK } from "./hooks.ts";
 import { type IndexContext, indexObject, unindex } from "./indexer.ts";
 import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
 import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
+import { pendingTermsMover } from "./rebuild/pending-terms-mover.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -96,6 +97,10 @@ export async function reindexObjects(
   // next page queued when it finishes one (the pages go round the threads in turn).
   const ahead = Math.max(threads, 1);
   const pages: PreparedPage[] = [];
+  // A rebuild from empty (its indexes deferred) moves the terms' pending list in large batches as it goes.
+  const mover = state?.deferredIndexes
+    ? pendingTermsMover(() => search.movePendingTerms(), ctx.log)
+    : undefined;
   const write = async (page: PreparedPage) => {
     const failed = (await writePage(ctx, page)) + (await rewriteChanged(ctx, page.objects));
     const last = page.pids.at(-1);
@@ -104,6 +109,7 @@ export async function reindexObjects(
     progress.seen += page.pids.length;
     progress.written += page.objects.length - failed;
     progress.failed += failed;
+    mover?.written(page.pids.length);
     options.onProgress?.(progress);
   };
   try {
@@ -117,6 +123,7 @@ export async function reindexObjects(
       await new Promise((resolve) => setImmediate(resolve));
     }
     for (let page = pages.shift(); page; page = pages.shift()) await write(page);
+    await mover?.settled();
     if (state && !options.signal?.aborted) {
       await removeStale(ctx, size, progress);
       // SQLite: the writing thread builds the dropped indexes (minutes at a million documents), the node's
@@ -130,6 +137,7 @@ export async function reindexObjects(
       throw Object.assign(new Error(storageFullMessage(error)), { code: codeOf(error) });
     throw error;
   } finally {
+    await mover?.settled();
     await started?.close();
     shared?.release();
   }

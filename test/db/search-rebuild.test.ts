@@ -161,6 +161,50 @@ forEachDialect((dialect, open) => {
       assert.equal(await db.search.rebuildState(), undefined);
     });
 
+    if (dialect === "postgres")
+      it("the terms' pending list: left to the rebuild while it runs, searched meanwhile, moved and its limit reset at the end", async () => {
+        const db = await open();
+        await db.objects.insertMany(objects);
+        const ctx = { db, store, formats };
+        const termsIndex = async () =>
+          (
+            await sql<{ options: string[] | null }>`select reloptions as options from pg_class
+              where relname = 'search_docs_terms'`.execute(db.kysely)
+          ).rows[0]?.options ?? null;
+        const pendingPagesMoved = async () =>
+          Number(
+            (
+              await sql<{ pages: string }>`select gin_clean_pending_list('search_docs_terms'::regclass)
+                as pages`.execute(db.kysely)
+            ).rows[0]?.pages,
+          );
+        assert.equal(await termsIndex(), null);
+        const stop = new AbortController();
+        await reindexObjects(ctx, {
+          batchSize: 5,
+          signal: stop.signal,
+          onProgress: (progress) => {
+            if (progress.seen >= 15) stop.abort();
+          },
+        });
+        // No insert moves the list while the rebuild runs (the index's own limit raised to PostgreSQL's largest).
+        assert.deepEqual(await termsIndex(), ["gin_pending_list_limit=2097151"]);
+        // A text condition reads the terms still in the list: the documents written so far that match it.
+        const after = (await db.search.rebuildState())?.after ?? "";
+        const [, words] = await answers(db);
+        const written = (expected[1]?.docs ?? []).filter((doc) => String(doc.id) <= after);
+        assert.ok(written.length > 0);
+        assert.deepEqual(words?.docs, written);
+        // Moved by the rebuild's own move (every MOVE_EVERY documents; called here at once).
+        await db.search.movePendingTerms();
+        assert.equal(await pendingPagesMoved(), 0, "the move left nothing in the list");
+
+        await reindexObjects(ctx, { batchSize: 5 });
+        assert.equal(await termsIndex(), null, "the default limit is back");
+        assert.equal(await pendingPagesMoved(), 0, "the end moved the rest of the list");
+        assert.deepEqual(await answers(db), expected);
+      });
+
     if (dialect === "sqlite")
       it("a full disk stops the rebuild at once with the database's reason, and the rebuild resumes with room", async () => {
         const db = await open();

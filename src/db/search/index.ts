@@ -18,6 +18,7 @@ import {
   writeRows,
 } from "./index-store.ts";
 import { conditionKey, matchingAmong, matchingPidChunks, valuesOf } from "./memory-reads.ts";
+import { movePendingTerms } from "./pending-terms.ts";
 import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
 import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
@@ -65,6 +66,7 @@ export interface SearchRepository {
   beginRebuild: Bound<typeof beginRebuild>;
   rebuildProgressed: Bound<typeof rebuildProgressed>;
   finishRebuild: Bound<typeof finishRebuild>;
+  movePendingTerms: Bound<typeof movePendingTerms>;
 }
 
 export function searchRepository(db: SearchDb): SearchRepository {
@@ -104,5 +106,6 @@ export function searchRepository(db: SearchDb): SearchRepository {
     beginRebuild: (...args) => beginRebuild(db, ...args),
     rebuildProgressed: (...args) => rebuildProgressed(db, ...args),
     finishRebuild: (...args) => finishRebuild(db, ...args),
+    movePendingTerms: () => movePendingTerms(db),
   };
 }

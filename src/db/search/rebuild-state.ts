@@ -11,10 +11,12 @@
  * PostgreSQL, same start: search_values gives up its key (field, value, pid) until the end and keeps its index
  * led by pid (the rows come in pid order: it grows at its end), by which a document's rewrite finds its rows;
  * the key is built again at the end, as a unique index first (reads go on meanwhile), then made the key. The
- * end's builds get more memory than PostgreSQL's default 64 MB (BUILD_MEMORY).
+ * end's builds get more memory than PostgreSQL's default 64 MB (BUILD_MEMORY). The terms' GIN index is kept up,
+ * its pending list moved in large batches (pending-terms.ts).
  */
 import { sql } from "kysely";
 import type { Database } from "../types.ts";
+import { END_STATEMENT, raisePendingLimit } from "./pending-terms.ts";
 
 type Db = Pick<Database, "kysely" | "dialect">;
 
@@ -67,7 +69,11 @@ export async function beginRebuild(db: Db, deferIndexes: boolean): Promise<Rebui
     for (const { name } of deferred) await sql`drop index ${sql.id(name)}`.execute(tx);
     const unkeyed = deferred.length > 0 && db.dialect === "postgres";
     for (const statement of unkeyed ? UNKEY : []) await sql.raw(statement).execute(tx);
-    const statements = [...(unkeyed ? REKEY : []), ...deferred.map((index) => index.definition)];
+    if (unkeyed) await raisePendingLimit({ kysely: tx, dialect: db.dialect });
+    const statements = [
+      ...(unkeyed ? [...REKEY, END_STATEMENT] : []),
+      ...deferred.map((index) => index.definition),
+    ];
     const startedAt = Date.now();
     await tx
       .insertInto("search_rebuild")
@@ -196,6 +202,7 @@ export function indexOf(statement: string): string {
  * one lane, in order.
  */
 export function laneOf(statement: string): string {
+  if (statement === END_STATEMENT) return "search_docs";
   const table = tableOf(statement) ?? "";
   const index = /^create index\s+"?(\w+)"?/i.exec(statement)?.[1];
   return table === "search_values" && index !== undefined ? index : table;
