@@ -17,7 +17,7 @@ import type { Database } from "../types.ts";
 type Db = Pick<Database, "kysely" | "dialect">;
 
 /** The GIN index of search_docs' terms (migration 0009). */
-export const TERMS_INDEX = "search_docs_terms";
+const TERMS_INDEX = "search_docs_terms";
 
 /** The largest limit PostgreSQL takes (kB): no insert moves the list while the rebuild runs. */
 const RAISED_LIMIT_KB = 2_097_151;
