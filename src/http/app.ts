@@ -61,12 +61,13 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   registerMetrics(app, ctx, metrics);
   app.decorate("uploads", undefined);
   if (ctx.config.role === "mn") {
-    const { dataDir, basePath, uploadMaxSize, uploadExpiry } = ctx.config;
+    const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry } = ctx.config;
     const uploads = await openUploadArea({
       dataDir,
       // Read when an upload is made: a node on port 0 knows its URL only once it listens.
       baseUrl: () => ctx.config.baseUrl,
       basePath,
+      nodeId,
       maxSize: uploadMaxSize,
       expirySeconds: uploadExpiry,
     });

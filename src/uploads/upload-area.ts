@@ -13,17 +13,35 @@ import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
+import { answerFailure, type FailureLog } from "./tus-failures.ts";
 
 /** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
 const OWNER_METADATA = "owner";
-/** Upload ids as @tus/server names them: 16 random bytes in hex. */
+/** Upload ids as the node issues them (@tus/server's naming): 16 random bytes in lower-case hex, nothing else. */
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+/** Whether `value` is an upload id of the shape the node issues (so also a safe file name in the upload folder). */
+export function isUploadId(value: string): boolean {
+  return UPLOAD_ID.test(value);
+}
+
+/** One tus request, as the route checked it. */
+export interface UploadCall {
+  /** The caller (authenticated; the route checked it may submit). */
+  subject: string;
+  /** The upload the URL names, validated by `isUploadId`; none for a creation (POST) or OPTIONS on the root. */
+  id: string | undefined;
+  /** Where failures are logged (the client is told no more than what failed). */
+  log: FailureLog;
+}
 
 export interface UploadAreaOptions {
   dataDir: string;
   /** The public base URL of the node's API ({baseUrl}/uploads/{id} is an upload's URL), once it listens. */
   baseUrl: () => string;
   basePath: string;
+  /** The node's id, in the exceptions failed upload requests answer. */
+  nodeId: string;
   maxSize: number;
   expirySeconds: number;
   /** How often expired uploads are looked for (default: a tenth of the expiry, at most an hour). */
@@ -31,8 +49,8 @@ export interface UploadAreaOptions {
 }
 
 export interface UploadArea {
-  /** Answer one tus request of `subject` (authenticated; the route checked it may submit). */
-  handle(req: IncomingMessage, res: ServerResponse, subject: string): Promise<void>;
+  /** Answer one tus request; the upload library reads the upload id from `call`, never from the URL. */
+  handle(req: IncomingMessage, res: ServerResponse, call: UploadCall): Promise<void>;
   /** NotAuthorized when upload `id` exists and belongs to someone else than `subject`. */
   requireOwner(id: string, subject: string): Promise<void>;
   /**
@@ -50,7 +68,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
   const folder = path.join(options.dataDir, "uploads");
   await mkdir(folder, { recursive: true });
   const store = new DigestingFileStore(folder, options.expirySeconds * 1000);
-  const subjects = new WeakMap<IncomingMessage, string>();
+  const calls = new WeakMap<IncomingMessage, UploadCall>();
   const inUse = new Set<string>();
   const route = `${options.basePath}/uploads`;
   const tus = new Server({
@@ -58,8 +76,12 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
     datastore: store,
     maxSize: options.maxSize,
     generateUrl: (_req, { id }) => `${options.baseUrl()}/uploads/${id}`,
+    // The id the route validated (and checked the owner of): the library's own reading of the raw URL takes the
+    // last segment of path and query alike, so `/uploads/U/` or `/uploads/V?x=/U` would name another upload.
+    getFileIdFromRequest: (req) => calls.get(req)?.id,
+    onResponseError: (req, res, error) => answerFailure(req, res, error, options.nodeId, calls.get(req)?.log),
     async onUploadCreate(req, res, upload) {
-      const owner = subjects.get(req);
+      const owner = calls.get(req)?.subject;
       if (!owner) throw { status_code: 401, body: "An upload needs an authenticated caller.\n" };
       const algorithm = upload.metadata?.[ALGORITHM_METADATA];
       if (algorithm && !algorithmKey(algorithm)) {
@@ -80,8 +102,8 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
   timer.unref();
 
   return {
-    async handle(req, res, subject) {
-      subjects.set(req, subject);
+    async handle(req, res, call) {
+      calls.set(req, call);
       await tus.handle(req, res);
     },
 
@@ -145,7 +167,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
 function uploadIdOf(reference: string): string {
   const trimmed = reference.trim();
   const id = trimmed.slice(trimmed.lastIndexOf("/") + 1);
-  if (!UPLOAD_ID.test(id)) {
+  if (!isUploadId(id)) {
     throw new InvalidRequest(
       `"${trimmed}" names no upload: give its URL or id, as the upload's creation returned.`,
     );
