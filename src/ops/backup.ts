@@ -132,8 +132,13 @@ async function emptyFolder(dir: string, what: string, allowed: string[] = []): P
   await mkdir(dir, { recursive: true });
 }
 
-const objectPath = (root: string, key: string) =>
-  path.join(root, "store", "objects", key.slice(0, 2), key.slice(2, 4), key);
+/** A content file's path; `key` (read from a database copy) must be a SHA-256 in hex, never a path. */
+const objectPath = (root: string, key: string) => {
+  if (!/^[0-9a-f]{64}$/.test(key)) {
+    throw new BackupRefused(`the database copy names ${JSON.stringify(key.slice(0, 80))} as a content key`);
+  }
+  return path.join(root, "store", "objects", key.slice(0, 2), key.slice(2, 4), key);
+};
 
 /** Copies (a reflink where the filesystem has them) each content file, synced to disk. */
 async function copyContent(

@@ -13,12 +13,14 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { FileStore } from "@tus/file-store";
+import type { Upload } from "@tus/utils";
 import { algorithmKey } from "../store/algorithms.ts";
 import { pumpChunks } from "../store/chunk-pump.ts";
 import { directOffset } from "../store/direct-io.ts";
 import { createHasherPool, type HasherPool } from "../store/hasher-pool.ts";
 import type { Digests } from "../types/stored-object.ts";
 import { RunningDigests } from "./running-digests.ts";
+import { checkedUploadId } from "./upload-id.ts";
 
 /**
  * Upload metadata key naming the checksum algorithm of the object's system metadata (a DataONE name: MD5, SHA-1,
@@ -38,12 +40,31 @@ export class DigestingFileStore extends FileStore {
     super({ directory: folder, expirationPeriodInMilliseconds: expiryMs });
   }
 
-  /** The file holding the upload's bytes. */
+  /** The file holding the upload's bytes (`id` of the node's shape: never a path). */
   fileOf(id: string): string {
-    return path.join(this.directory, id);
+    return path.join(this.directory, checkedUploadId(id));
+  }
+
+  // The library's own file names are `${directory}/${id}`: every way in checks the id's shape first.
+  override create(upload: Upload): Promise<Upload> {
+    checkedUploadId(upload.id);
+    return super.create(upload);
+  }
+
+  override getUpload(id: string): Promise<Upload> {
+    return super.getUpload(checkedUploadId(id));
+  }
+
+  override read(id: string): ReturnType<FileStore["read"]> {
+    return super.read(checkedUploadId(id));
+  }
+
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return super.declareUploadLength(checkedUploadId(id), length);
   }
 
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    checkedUploadId(id);
     const digests = await this.digestsAt(id, offset);
     if (digests.finished) return refuseBytes(readable, offset);
     const file = this.fileOf(id);
@@ -91,6 +112,7 @@ export class DigestingFileStore extends FileStore {
   }
 
   override async remove(id: string): Promise<void> {
+    checkedUploadId(id);
     this.drop(id);
     await super.remove(id);
   }

@@ -14,16 +14,10 @@ import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
 import { answerFailure, type FailureLog } from "./tus-failures.ts";
+import { isUploadId } from "./upload-id.ts";
 
 /** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
 const OWNER_METADATA = "owner";
-/** Upload ids as the node issues them (@tus/server's naming): 16 random bytes in lower-case hex, nothing else. */
-const UPLOAD_ID = /^[0-9a-f]{32}$/;
-
-/** Whether `value` is an upload id of the shape the node issues (so also a safe file name in the upload folder). */
-export function isUploadId(value: string): boolean {
-  return UPLOAD_ID.test(value);
-}
 
 /** One tus request, as the route checked it. */
 export interface UploadCall {

@@ -10,7 +10,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { requireSubmitter } from "../../services/mn/storage.ts";
-import { isUploadId, type UploadArea } from "../../uploads/upload-area.ts";
+import type { UploadArea } from "../../uploads/upload-area.ts";
+import { isUploadId } from "../../uploads/upload-id.ts";
 import { callInfo } from "../call.ts";
 
 declare module "fastify" {
