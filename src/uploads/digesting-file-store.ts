@@ -34,6 +34,8 @@ const ftruncateAsync = promisify(ftruncate);
 
 export class DigestingFileStore extends FileStore {
   private readonly running = new Map<string, RunningDigests>();
+  /** Ends the body being written into an upload (by id) with an error. */
+  private readonly bodies = new Map<string, (error: Error) => void>();
   private hashers: HasherPool | undefined;
 
   constructor(folder: string, expiryMs: number) {
@@ -69,6 +71,7 @@ export class DigestingFileStore extends FileStore {
     if (digests.finished) return refuseBytes(readable, offset);
     const file = this.fileOf(id);
     const fd = await openAsync(file, "r+");
+    this.bodies.set(id, (error) => readable.destroy(error));
     try {
       const writer = digests.writer(fd, file);
       // A body that breaks part-way still has what arrived written and hashed before the error goes to tus.
@@ -88,8 +91,19 @@ export class DigestingFileStore extends FileStore {
       if (broken !== undefined) throw broken;
       return digests.offset;
     } finally {
+      this.bodies.delete(id);
       await closeAsync(fd);
     }
+  }
+
+  /**
+   * Ends the body being written into upload `id` with `error`, as a body that broke: what arrived is written and
+   * hashed, then the write fails with `error`. False when no body is being written into it.
+   */
+  breakBody(id: string, error: Error): boolean {
+    const end = this.bodies.get(id);
+    end?.(error);
+    return end !== undefined;
   }
 
   /** The digests of the whole upload once all its bytes arrived; undefined while some are missing. */

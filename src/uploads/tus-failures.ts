@@ -26,6 +26,13 @@ export interface TusAnswer {
   body: string;
 }
 
+/** A request body that sent nothing for the upload idle timeout, ended by the node. */
+export class StalledBody extends Error {
+  constructor(readonly idleMs: number) {
+    super(`The request body sent nothing for ${idleMs / 1000} s.`);
+  }
+}
+
 /** A refusal made by the library or by the node's own hooks: `{ status_code, body }`. */
 export function isTusAnswer(error: unknown): error is TusAnswer {
   const answer = error as Partial<TusAnswer> | undefined;
@@ -60,6 +67,14 @@ export function answerFailure(
   log: FailureLog | undefined,
 ): TusAnswer | undefined {
   if (isTusAnswer(error)) return undefined;
+  if (error instanceof StalledBody) {
+    return exceptionAnswer(
+      res,
+      "InvalidRequest",
+      `The request body sent nothing for ${error.idleMs / 1000} s; the request was ended. The bytes that arrived before are kept: continue from the offset a HEAD request gives.`,
+      nodeId,
+    );
+  }
   if (isOutOfSpace(error)) {
     log?.warn(`no space left to store an upload's bytes: ${(error as Error).message}`);
     return exceptionAnswer(

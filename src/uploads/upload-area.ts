@@ -13,7 +13,7 @@ import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
-import { answerFailure, type FailureLog } from "./tus-failures.ts";
+import { answerFailure, type FailureLog, StalledBody } from "./tus-failures.ts";
 import { isUploadId } from "./upload-id.ts";
 
 /** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
@@ -45,6 +45,11 @@ export interface UploadAreaOptions {
 export interface UploadArea {
   /** Answer one tus request; the upload library reads the upload id from `call`, never from the URL. */
   handle(req: IncomingMessage, res: ServerResponse, call: UploadCall): Promise<void>;
+  /**
+   * Ends the PATCH writing into upload `id`, which sent nothing for `idleMs`: answered InvalidRequest, what arrived
+   * kept. False when no body is being written into it (the caller closes the connection then).
+   */
+  endStalled(id: string, idleMs: number): boolean;
   /** NotAuthorized when upload `id` exists and belongs to someone else than `subject`. */
   requireOwner(id: string, subject: string): Promise<void>;
   /**
@@ -100,6 +105,8 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       calls.set(req, call);
       await tus.handle(req, res);
     },
+
+    endStalled: (id, idleMs) => store.breakBody(id, new StalledBody(idleMs)),
 
     async requireOwner(id, subject) {
       const upload = await find(id);

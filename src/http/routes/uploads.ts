@@ -12,6 +12,7 @@ import type { NodeContext } from "../../services/context.ts";
 import { requireSubmitter } from "../../services/mn/storage.ts";
 import type { UploadArea } from "../../uploads/upload-area.ts";
 import { isUploadId } from "../../uploads/upload-id.ts";
+import { watchIdleBody } from "../body-drain.ts";
 import { callInfo } from "../call.ts";
 
 declare module "fastify" {
@@ -38,7 +39,12 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: NodeContext, are
       if (id) await area.requireOwner(id, call.session.subject);
     }
     reply.hijack();
-    await area.handle(request.raw, reply.raw, { subject: request.session.subject, id, log: request.log });
+    const stopWatching = watchStalls(request, id, area);
+    try {
+      await area.handle(request.raw, reply.raw, { subject: request.session.subject, id, log: request.log });
+    } finally {
+      stopWatching();
+    }
   };
   app.register(async (scoped) => {
     // tus bodies are read by @tus/server from the request itself.
@@ -63,4 +69,18 @@ function uploadIdOf(request: FastifyRequest, root: string): string | undefined {
     );
   }
   return named;
+}
+
+/**
+ * A body that sends nothing for the upload idle timeout (`uploadIdleTimeout`, as for an inline create) is ended:
+ * a PATCH's write stops with what arrived kept and is answered InvalidRequest, the connection closed; any other
+ * stalled body (a creation carrying bytes) has its connection closed. Returns a function that stops watching.
+ */
+function watchStalls(request: FastifyRequest, id: string | undefined, area: UploadArea): () => void {
+  const raw = request.raw;
+  if (request.method !== "PATCH" && request.method !== "POST") return () => undefined;
+  const idleMs = request.server.uploadIdleMs;
+  return watchIdleBody(raw, idleMs, () => {
+    if (!(id && request.method === "PATCH" && area.endStalled(id, idleMs))) raw.socket.destroy();
+  });
 }

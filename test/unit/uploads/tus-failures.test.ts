@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { it } from "node:test";
-import { answerFailure } from "../../../src/uploads/tus-failures.ts";
+import { answerFailure, StalledBody } from "../../../src/uploads/tus-failures.ts";
 import { validateXml } from "../../helpers/xmllint.ts";
 
 function exchange(): { req: IncomingMessage; res: ServerResponse } {
@@ -49,5 +49,14 @@ it("answers a full disk as InsufficientResources (MNStorage.create: 1160)", asyn
   const answer = answerFailure(req, res, error, "urn:node:X", quiet);
   assert.equal(answer?.status_code, 413);
   assert.match(answer?.body ?? "", /name="InsufficientResources" errorCode="413" detailCode="1160"/);
+  await validateXml(answer?.body ?? "");
+});
+
+it("answers a body that stalled as InvalidRequest, saying what was kept", async () => {
+  const { req, res } = exchange();
+  const answer = answerFailure(req, res, new StalledBody(30_000), "urn:node:X", quiet);
+  assert.equal(answer?.status_code, 400);
+  assert.match(answer?.body ?? "", /name="InvalidRequest" errorCode="400" detailCode="1102"/);
+  assert.match(answer?.body ?? "", /sent nothing for 30 s.*bytes that arrived before are kept/);
   await validateXml(answer?.body ?? "");
 });
