@@ -16,6 +16,7 @@ import {
 import { parseNodeList } from "../types/index.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 import { type Refresher, refreshing } from "./refreshing.ts";
+import { isSymbolicSubject } from "./subjects.ts";
 
 export interface CnSubjectOptions {
   cnBaseUrl: string;
@@ -53,7 +54,9 @@ export function createCnSubjectSource(options: CnSubjectOptions): Refresher {
         ...new Set(
           parseNodeList(body, ServiceFailure)
             .filter((node) => node.type === "cn")
-            .flatMap((node) => node.subjects),
+            .flatMap((node) => node.subjects)
+            // Never a subject every caller holds, whatever the list says.
+            .filter((subject) => !isSymbolicSubject(subject)),
         ),
       ];
     } catch (error) {
