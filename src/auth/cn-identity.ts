@@ -6,6 +6,12 @@
  */
 import { request } from "undici";
 import { InvalidRequest } from "../errors/exceptions.ts";
+import {
+  CN_DOCUMENT_BYTES,
+  DOCUMENT_DEADLINE_MS,
+  deadlineSignal,
+  readCappedText,
+} from "../federation/remote-limits.ts";
 import { parseSubjectInfo, type SubjectInfo } from "../types/index.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 
@@ -64,8 +70,9 @@ export function createCnSubjectInfoSource(options: CnLookupOptions): SubjectInfo
         ...(node ? { dispatcher: nodeDispatcher(node) } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal: deadlineSignal(DOCUMENT_DEADLINE_MS),
       });
-      const body = await response.body.text();
+      const body = await readCappedText(response.body, CN_DOCUMENT_BYTES, `GET ${url}`);
       if (response.statusCode === 404) return remember(subject, undefined, options.ttlMs);
       if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
       return remember(subject, parseSubjectInfo(body, InvalidRequest), options.ttlMs);

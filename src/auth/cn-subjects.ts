@@ -7,9 +7,16 @@
  */
 import { request } from "undici";
 import { ServiceFailure } from "../errors/exceptions.ts";
+import {
+  CN_DOCUMENT_BYTES,
+  DOCUMENT_DEADLINE_MS,
+  deadlineSignal,
+  readCappedText,
+} from "../federation/remote-limits.ts";
 import { parseNodeList } from "../types/index.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 import { type Refresher, refreshing } from "./refreshing.ts";
+import { isSymbolicSubject } from "./subjects.ts";
 
 export interface CnSubjectOptions {
   cnBaseUrl: string;
@@ -34,18 +41,22 @@ export function createCnSubjectSource(options: CnSubjectOptions): Refresher {
   const fetchAll = async (): Promise<boolean> => {
     let subjects: string[];
     try {
-      const response = await request(`${base}/v2/node`, {
+      const url = `${base}/v2/node`;
+      const response = await request(url, {
         dispatcher: nodeDispatcher(options.node),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal: deadlineSignal(DOCUMENT_DEADLINE_MS),
       });
-      const body = await response.body.text();
+      const body = await readCappedText(response.body, CN_DOCUMENT_BYTES, `GET ${url}`);
       if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
       subjects = [
         ...new Set(
           parseNodeList(body, ServiceFailure)
             .filter((node) => node.type === "cn")
-            .flatMap((node) => node.subjects),
+            .flatMap((node) => node.subjects)
+            // Never a subject every caller holds, whatever the list says.
+            .filter((subject) => !isSymbolicSubject(subject)),
         ),
       ];
     } catch (error) {

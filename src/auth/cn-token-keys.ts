@@ -11,6 +11,12 @@
 import { createPublicKey, type KeyObject, X509Certificate } from "node:crypto";
 import tls from "node:tls";
 import { request } from "undici";
+import {
+  CN_DOCUMENT_BYTES,
+  DOCUMENT_DEADLINE_MS,
+  deadlineSignal,
+  readCappedText,
+} from "../federation/remote-limits.ts";
 import { loadPeerTls } from "./node-certificate.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 import { refreshing } from "./refreshing.ts";
@@ -40,12 +46,14 @@ export function createCnTokenKeySource(options: CnTokenKeyOptions): TokenKeySour
   let keys: readonly KeyObject[] = options.fixed;
 
   const published = async (): Promise<KeyObject[]> => {
-    const response = await request(`${base}/token-keys`, {
+    const url = `${base}/token-keys`;
+    const response = await request(url, {
       dispatcher: nodeDispatcher(options.node),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      signal: deadlineSignal(DOCUMENT_DEADLINE_MS),
     });
-    const text = await response.body.text();
+    const text = await readCappedText(response.body, CN_DOCUMENT_BYTES, `GET ${url}`);
     if (response.statusCode !== 200) return [];
     return publicKeysFromPem(text);
   };

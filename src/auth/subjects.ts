@@ -11,6 +11,13 @@ export const PUBLIC = "public";
 export const AUTHENTICATED_USER = "authenticatedUser";
 export const VERIFIED_USER = "verifiedUser";
 
+const SYMBOLIC = new Set([PUBLIC, AUTHENTICATED_USER, VERIFIED_USER].map((s) => s.toLowerCase()));
+
+/** Whether `subject` is one that every caller (or every authenticated one) holds: it identifies nobody. */
+export function isSymbolicSubject(subject: string): boolean {
+  return SYMBOLIC.has(subject.trim().toLowerCase());
+}
+
 /** Every subject `primary` stands for according to `info` (always including `primary` and authenticatedUser). */
 export function expandSubjects(primary: string, info: SubjectInfo): Set<string> {
   const visited = new Set<string>();

@@ -31,6 +31,7 @@ interface Entry {
   approved: boolean;
   baseUrl: string;
   state?: string;
+  pendingSubjects?: string[];
 }
 
 async function withDatabase<T>(config: Readonly<Config>, work: (db: Database) => Promise<T>): Promise<T> {
@@ -87,7 +88,12 @@ export function registerNodeCommands(program: Command): void {
         : await withDatabase(config, (db) => db.cn.nodes({ approvedOnly: false }));
       for (const n of entries) {
         const state = n.state ? `\t${n.state}` : "";
-        process.stdout.write(`${n.nodeId}\t${n.approved ? "approved" : "pending"}\t${n.baseUrl}${state}\n`);
+        const asked = n.pendingSubjects
+          ? `\tnew subjects await approval: ${n.pendingSubjects.join("; ")}`
+          : "";
+        process.stdout.write(
+          `${n.nodeId}\t${n.approved ? "approved" : "pending"}\t${n.baseUrl}${state}${asked}\n`,
+        );
       }
     },
   );

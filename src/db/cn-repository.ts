@@ -11,6 +11,8 @@ export interface RegisteredNode {
   nodeXml: string;
   approved: boolean;
   registeredBy: string;
+  /** The subjects the node asked for, waiting for an administrator's approval (its document keeps the old). */
+  pendingSubjects?: string[];
 }
 
 export interface Reservation {
@@ -51,6 +53,8 @@ export interface CnRepository {
   swapNodeXml(nodeId: string, expectedXml: string, nodeXml: string): Promise<boolean>;
   /** false when no such node is registered. */
   approveNode(nodeId: string): Promise<boolean>;
+  /** Records the subjects a node asked for until an administrator approves them (undefined: none wait). */
+  setPendingSubjects(nodeId: string, subjects: string[] | undefined): Promise<void>;
   reservation(id: string): Promise<Reservation | undefined>;
   /** Which of these identifiers are reserved or retired (one query; keep the list short). */
   reservedAmong(ids: readonly string[]): Promise<Set<string>>;
@@ -90,6 +94,7 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
     nodeXml: r.node_xml,
     approved: Number(r.approved) === 1,
     registeredBy: r.registered_by,
+    ...(r.pending_subjects ? { pendingSubjects: JSON.parse(r.pending_subjects) as string[] } : {}),
   });
   const toAccount = (r: Tables["cn_accounts"]): AccountRow => ({
     subject: r.subject,
@@ -164,6 +169,13 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
         .where("node_id", "=", nodeId)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async setPendingSubjects(nodeId, subjects) {
+      await db
+        .updateTable("cn_nodes")
+        .set({ pending_subjects: subjects ? JSON.stringify(subjects) : null })
+        .where("node_id", "=", nodeId)
+        .execute();
     },
     async reservation(id) {
       const row = await db.selectFrom("cn_reservations").selectAll().where("id", "=", id).executeTakeFirst();

@@ -92,6 +92,8 @@ export interface CnNodesTable {
   approved: number;
   registered_by: string;
   registered_at: number;
+  /** Subjects waiting for an administrator's approval, a JSON array; null when none wait. */
+  pending_subjects: string | null;
 }
 
 /** CN identifier reservations; subject "" marks an identifier retired by CNCore.delete (in use forever). */

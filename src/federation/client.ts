@@ -4,8 +4,10 @@
  * node's own key for its subject (see src/auth/node-credentials.ts).
  * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
  * be reached, or answers something else, is a ServiceFailure that says so. A call gives up when the headers do
- * not come in time, or when a body (streamed ones too) stops delivering bytes for a while; a long transfer that
- * keeps delivering is never cut short.
+ * not come in time, or when a body (streamed ones too) stops delivering bytes for a while. A document read from
+ * the node is capped and its call has a deadline (src/federation/remote-limits.ts): the node's maxDocumentBytes
+ * (list pages LIST_DOCUMENTS times that) within `deadlineMs`; object bytes stop past their declared size and
+ * must arrive within a deadline that grows with it.
  */
 import type { Readable } from "node:stream";
 import { type Dispatcher, FormData, request } from "undici";
@@ -35,6 +37,17 @@ import {
 } from "../types/index.ts";
 import type { Node } from "../types/node.ts";
 import type { Checksum, ReplicationStatus, SystemMetadata } from "../types/sysmeta.ts";
+import {
+  boundedTransfer,
+  DOCUMENT_DEADLINE_MS,
+  type DocumentKind,
+  deadlinePassed,
+  deadlineSignal,
+  documentCap,
+  RemoteLimitExceeded,
+  readCappedText,
+  transferDeadlineMs,
+} from "./remote-limits.ts";
 import { requestText, type TextAnswer } from "./text-request.ts";
 
 export interface ListWindow {
@@ -54,8 +67,10 @@ export interface D1Client {
   listObjects(window: ListWindow & { formatId?: string }): Promise<Slice<ObjectInfo>>;
   getSystemMetadata(pid: string): Promise<SystemMetadata>;
   getChecksum(pid: string, algorithm?: string): Promise<Checksum>;
-  get(pid: string): Promise<Readable>;
-  getReplica(pid: string): Promise<Readable>;
+  /** MNRead.get: the bytes as they arrive, failing past `declaredSize` (the system metadata's) or too slow. */
+  get(pid: string, declaredSize: number): Promise<Readable>;
+  /** MNReplication.getReplica, bounded as `get`. */
+  getReplica(pid: string, declaredSize: number): Promise<Readable>;
   getLogRecords(window: ListWindow): Promise<Slice<LogEntry>>;
   /** MNReplication.replicate. */
   replicate(sysmeta: SystemMetadata, sourceNode: string): Promise<void>;
@@ -80,6 +95,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** While a body is read (a streamed one too): the longest wait for its next bytes (default 60 s). */
   idleTimeoutMs?: number;
+  /**
+   * A call that reads a document: headers and the whole body (default DOCUMENT_DEADLINE_MS, 60 s); object bytes
+   * get this plus their declared size at MIN_TRANSFER_BYTES_PER_SECOND.
+   */
+  deadlineMs?: number;
 }
 
 type Answer = Dispatcher.ResponseData;
@@ -100,9 +120,14 @@ function xmlPart(xml: string, filename: string): Blob {
   return new File([xml], filename, { type: "text/xml" });
 }
 
-/** The remote node's exception, or a ServiceFailure describing what came back instead. */
-async function remoteFailure(response: Answer, what: string, pid?: string): Promise<D1Error> {
-  const text = await response.body.text().catch(() => "");
+/** The remote node's exception (its error document read up to `maxBytes`), or a ServiceFailure saying what came. */
+async function remoteFailure(
+  response: Answer,
+  maxBytes: number,
+  what: string,
+  pid?: string,
+): Promise<D1Error> {
+  const text = await readCappedText(response.body, maxBytes, what).catch(() => "");
   return failureFrom(response.statusCode, text, what, pid);
 }
 
@@ -129,6 +154,8 @@ export function clientFor(
   const base = `${baseUrl.replace(/\/+$/, "")}/${options.version ?? "v2"}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const deadlineMs = options.deadlineMs ?? DOCUMENT_DEADLINE_MS;
+  const documentBytes = documentCap(ctx.config);
   // One connection pool per node credentials: connections to a node are kept open between requests (a harvest
   // makes one request per object), as many per node as requests run at once.
   const pool = nodeDispatcher(ctx.config);
@@ -144,7 +171,7 @@ export function clientFor(
   async function call(
     method: Dispatcher.HttpMethod,
     route: string,
-    init: { body?: FormData; pid?: string } = {},
+    init: { body?: FormData; pid?: string; signal?: AbortSignal } = {},
   ) {
     const url = `${base}${route}`;
     const what = `${method} ${url}`;
@@ -155,19 +182,21 @@ export function clientFor(
         method,
         headers: await nodeCallHeaders(ctx.config, url),
         ...(init.body ? { body: init.body } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: idleTimeoutMs,
       });
     } catch (error) {
+      if (init.signal?.aborted) throw deadlinePassed(what, deadlineMs, init.pid);
       throw unreachable(what, error, init.pid);
     }
     if (response.statusCode < 200 || response.statusCode > 299)
-      throw await remoteFailure(response, what, init.pid);
+      throw await remoteFailure(response, documentBytes, what, init.pid);
     return { response, what };
   }
 
   /** A bodiless call's answer as text (text-request.ts: no stream per response). */
-  const textOf = async (method: Dispatcher.HttpMethod, route: string, pid?: string) => {
+  const textOf = async (method: Dispatcher.HttpMethod, route: string, kind: DocumentKind, pid?: string) => {
     const url = `${base}${route}`;
     const what = `${method} ${url}`;
     let answer: TextAnswer;
@@ -177,8 +206,12 @@ export function clientFor(
         headers: await nodeCallHeaders(ctx.config, url),
         headersTimeout: timeoutMs,
         bodyTimeout: idleTimeoutMs,
+        maxBytes: documentCap(ctx.config, kind),
+        deadlineMs,
       });
     } catch (error) {
+      if (error instanceof RemoteLimitExceeded)
+        throw new RemoteLimitExceeded(error.description, pid ? { pid } : {});
       throw unreachable(what, error, pid);
     }
     if (answer.statusCode < 200 || answer.statusCode > 299)
@@ -189,20 +222,32 @@ export function clientFor(
   const text = async (
     method: Dispatcher.HttpMethod,
     route: string,
-    init: { body?: FormData; pid?: string } = {},
+    init: { body?: FormData; pid?: string; kind?: DocumentKind } = {},
   ) => {
-    if (!init.body) return textOf(method, route, init.pid);
-    const { response, what } = await call(method, route, init);
+    const kind = init.kind ?? "document";
+    if (!init.body) return textOf(method, route, kind, init.pid);
+    const signal = deadlineSignal(deadlineMs);
+    const { response, what } = await call(method, route, { ...init, signal });
     try {
-      return await response.body.text();
+      return await readCappedText(response.body, documentCap(ctx.config, kind), what, init.pid);
     } catch (error) {
+      if (error instanceof D1Error) throw error;
+      if (signal.aborted) throw deadlinePassed(what, deadlineMs, init.pid);
       throw unreachable(what, error, init.pid);
     }
   };
 
-  /** The body as it arrives (never buffered); it fails with an error when no bytes come for idleTimeoutMs. */
-  const stream = async (route: string, pid: string): Promise<Readable> =>
-    (await call("GET", route, { pid })).response.body;
+  /**
+   * The body as it arrives (never buffered); it fails when no bytes come for idleTimeoutMs, at the first byte past
+   * `declaredSize`, or when the whole has not come within transferDeadlineMs(declaredSize).
+   */
+  const stream = async (route: string, pid: string, declaredSize: number): Promise<Readable> => {
+    const transferMs = transferDeadlineMs(declaredSize, deadlineMs);
+    // The signal bounds an error answer's document too; the guard's own deadline, a second earlier, says why.
+    const signal = deadlineSignal(Math.min(transferMs + 1000, 2 ** 31 - 1));
+    const { response, what } = await call("GET", route, { pid, signal });
+    return boundedTransfer(response.body, { declaredSize, what, pid, deadlineMs: transferMs });
+  };
 
   const form = (parts: Record<string, string | Blob>) => {
     const body = new FormData();
@@ -216,18 +261,20 @@ export function clientFor(
       await text("GET", "/monitor/ping");
     },
     getCapabilities: async () => parseNode(await text("GET", "/node")),
-    listNodes: async () => parseNodeList(await text("GET", "/node")),
+    listNodes: async () => parseNodeList(await text("GET", "/node", { kind: "list" })),
     listObjects: async ({ fromDate, toDate, formatId, start, count }) =>
-      parseObjectList(await text("GET", `/object${query({ fromDate, toDate, formatId, start, count })}`)),
+      parseObjectList(
+        await text("GET", `/object${query({ fromDate, toDate, formatId, start, count })}`, { kind: "list" }),
+      ),
     getSystemMetadata: async (pid) => parseSystemMetadata(await text("GET", `/meta/${path(pid)}`, { pid })),
     getChecksum: async (pid, algorithm) =>
       parseChecksum(
         await text("GET", `/checksum/${path(pid)}${query({ checksumAlgorithm: algorithm })}`, { pid }),
       ),
-    get: (pid) => stream(`/object/${path(pid)}`, pid),
-    getReplica: (pid) => stream(`/replica/${path(pid)}`, pid),
+    get: (pid, declaredSize) => stream(`/object/${path(pid)}`, pid, declaredSize),
+    getReplica: (pid, declaredSize) => stream(`/replica/${path(pid)}`, pid, declaredSize),
     getLogRecords: async ({ fromDate, toDate, start, count }) =>
-      parseLog(await text("GET", `/log${query({ fromDate, toDate, start, count })}`)),
+      parseLog(await text("GET", `/log${query({ fromDate, toDate, start, count })}`, { kind: "list" })),
     async replicate(sysmeta, sourceNode) {
       const sysmetaXml = serializeSystemMetadata(sysmeta, options.version ?? "v2");
       const body = form({ sysmeta: xmlPart(sysmetaXml, "sysmeta.xml"), sourceNode });

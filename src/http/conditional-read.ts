@@ -47,7 +47,9 @@ export function answerRead(
   if (isCurrent(headers, validators)) return NOT_MODIFIED;
   const range = headers.range;
   if (!ranges || typeof range !== "string" || !ifRangeHolds(headers["if-range"], validators)) return WHOLE;
-  const parsed = parseRange(size, range, { combine: true });
+  const clamped = clampSuffixes(range, size);
+  if (clamped === undefined) return WHOLE;
+  const parsed = parseRange(size, clamped, { combine: true });
   if (parsed === -2 || (parsed !== -1 && parsed.type !== "bytes")) return WHOLE;
   // "the server SHOULD send a 416 ... when the set of ranges requested has been rejected" as unsatisfiable.
   if (parsed === -1 || parsed.length === 0) return UNSATISFIABLE;
@@ -55,6 +57,29 @@ export function answerRead(
   if (parsed.length > 1 || !only) return WHOLE;
   // A range that covers the whole object is still a range: 206 says so.
   return { status: 206, range: { start: only.start, end: only.end } };
+}
+
+/**
+ * RFC 9110 section 14.1.1: "If the selected representation is shorter than the specified suffix-length, the entire
+ * representation is used" (range-parser rejects such a suffix as unsatisfiable): each suffix range `-N` becomes
+ * `-min(N, size)`. Undefined when the object is empty and a suffix asks for bytes: satisfiable (14.1.2) but with
+ * no byte to name in a Content-Range, so the whole, empty, object is the answer.
+ */
+function clampSuffixes(range: string, size: number): string | undefined {
+  const equals = range.indexOf("=");
+  if (equals < 0) return range;
+  let emptyWhole = false;
+  const specs = range
+    .slice(equals + 1)
+    .split(",")
+    .map((spec) => {
+      const suffix = /^\s*-\s*(\d+)\s*$/.exec(spec);
+      if (!suffix?.[1]) return spec;
+      const length = Number(suffix[1]);
+      if (length > 0 && size === 0) emptyWhole = true;
+      return `-${Math.min(length, size)}`;
+    });
+  return emptyWhole ? undefined : `${range.slice(0, equals + 1)}${specs.join(",")}`;
 }
 
 const WHOLE: ReadAnswer = Object.freeze({ status: 200 });

@@ -51,7 +51,8 @@ export function repairFromReplicas(sources: RepairSources): RepairBytes {
       const client = clientFor(sources, node.baseURL);
       for (const fetch of [client.getReplica, client.get]) {
         try {
-          if (await replaceWith(sources, object, await fetch(object.pid))) return true;
+          // Bounded by the recorded size: a holder sending more is stopped at the byte past it, before staging it.
+          if (await replaceWith(sources, object, await fetch(object.pid, object.size))) return true;
           sources.onSkip?.(object.pid, nodeId, "its copy differs from the recorded digests");
           break;
         } catch (error) {

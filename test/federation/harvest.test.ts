@@ -167,7 +167,7 @@ for (const dialect of testDialects()) {
           return real.listObjects(w);
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
-        get: (pid) => real.get(pid),
+        get: (pid, size) => real.get(pid, size),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(
@@ -214,7 +214,7 @@ for (const dialect of testDialects()) {
           return real.listObjects(w);
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
-        get: (pid) => real.get(pid),
+        get: (pid, size) => real.get(pid, size),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       const result = await harvestNode(fed.cn.ctx, await mn3Node(), { source: picky, pageSize: 2, lagMs: 0 });
@@ -284,7 +284,7 @@ for (const dialect of testDialects()) {
           if (++calls === 280) throw new D1Error("ServiceFailure", "the node went away");
           return real.getSystemMetadata(pid);
         },
-        get: (pid) => real.get(pid),
+        get: (pid, size) => real.get(pid, size),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(harvestNode(fed.cn.ctx, await mn3Node(), { source: failing, lagMs: 0 }), {
@@ -320,7 +320,7 @@ for (const dialect of testDialects()) {
           return real.listObjects(w);
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
-        get: (pid) => real.get(pid),
+        get: (pid, size) => real.get(pid, size),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(
@@ -342,7 +342,7 @@ for (const dialect of testDialects()) {
           fetched++;
           return real.getSystemMetadata(pid);
         },
-        get: (pid) => real.get(pid),
+        get: (pid, size) => real.get(pid, size),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       const node = await harvestableNode(cn.ctx, "urn:node:LOCALMN3");

@@ -103,7 +103,7 @@ for (const dialect of testDialects()) {
         const object = await holder.ctx.db.objects.get(pid);
         assert.equal(object?.isReplica, true);
         const client = clientFor(fed.cn.ctx, holder.baseUrl);
-        assert.deepEqual(await bytesOf(await client.get(pid)), bytes);
+        assert.deepEqual(await bytesOf(await client.get(pid, bytes.length)), bytes);
         const sysmeta = await client.getSystemMetadata(pid);
         assert.equal(sysmeta.authoritativeMemberNode, id(1));
         // listObjects: replicas are listed, except with replicaStatus=false.
@@ -149,9 +149,12 @@ for (const dialect of testDialects()) {
       const bytes = Buffer.from("private,data\n");
       const pid = await replicated("private", bytes, policy({ number: 1, preferred: [2] }), ["CN=owner"]);
       assert.deepEqual(await replicasOnCn(pid), { MN2: "completed" });
-      assert.deepEqual(await bytesOf(await clientFor(fed.cn.ctx, mn(2).baseUrl).get(pid)), bytes);
+      assert.deepEqual(
+        await bytesOf(await clientFor(fed.cn.ctx, mn(2).baseUrl).get(pid, bytes.length)),
+        bytes,
+      );
       // Now that it is completed, no other node is authorized to pull it.
-      await assert.rejects(clientFor(mn(3).ctx, mn(1).baseUrl).getReplica(pid), {
+      await assert.rejects(clientFor(mn(3).ctx, mn(1).baseUrl).getReplica(pid, bytes.length), {
         exception: "NotAuthorized",
       });
     });
@@ -199,7 +202,7 @@ for (const dialect of testDialects()) {
       assert.equal(after.MN2, "invalidated");
       assert.equal(Object.values(after).filter((s) => s === "completed").length, 1);
       const holder = Object.keys(after).find((k) => after[k] === "completed") as string;
-      const copy = await clientFor(fed.cn.ctx, mn(Number(holder.slice(2))).baseUrl).get(pid);
+      const copy = await clientFor(fed.cn.ctx, mn(Number(holder.slice(2))).baseUrl).get(pid, bytes.length);
       assert.deepEqual(await bytesOf(copy), bytes);
       // resolve no longer lists the invalidated copy.
       const cnCaller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
@@ -237,7 +240,7 @@ for (const dialect of testDialects()) {
       const bytes = randomBytes(6 * 1024 * 1024 + 7);
       const pid = await replicated("large", bytes, policy({ number: 1, preferred: [4] }));
       assert.deepEqual(await replicasOnCn(pid), { MN4: "completed" });
-      const copy = await bytesOf(await clientFor(fed.cn.ctx, mn(4).baseUrl).get(pid));
+      const copy = await bytesOf(await clientFor(fed.cn.ctx, mn(4).baseUrl).get(pid, bytes.length));
       assert.equal(
         createHash("sha256").update(copy).digest("hex"),
         createHash("sha256").update(bytes).digest("hex"),
@@ -468,7 +471,10 @@ for (const dialect of testDialects()) {
       assert.equal(listed[0], id(1)); // the authoritative Member Node first, then the replicas
       assert.deepEqual([...listed].sort(), [id(1), id(2), id(3)]);
       for (const mn of fed.mns.slice(1)) {
-        assert.deepEqual(await bytesOf(await clientFor(fed.cn.ctx, mn.baseUrl).get(pid)), bytes);
+        assert.deepEqual(
+          await bytesOf(await clientFor(fed.cn.ctx, mn.baseUrl).get(pid, bytes.length)),
+          bytes,
+        );
       }
     });
   });

@@ -25,7 +25,8 @@ import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } fro
 /** The calls the synchronizer makes on the Member Node. */
 export interface SourceNode extends FailureReceiver {
   getSystemMetadata(pid: string): Promise<SystemMetadata>;
-  get(pid: string): Promise<Readable>;
+  /** The bytes, failing past `declaredSize` (see D1Client.get). */
+  get(pid: string, declaredSize: number): Promise<Readable>;
 }
 
 export type SyncOutcome = "created" | "updated" | "unchanged" | "failed";
@@ -172,7 +173,7 @@ async function createFromNode(
   };
   try {
     if (holdsBytes(ctx, stored.formatId)) {
-      const bytes = await source.get(pid);
+      const bytes = await source.get(pid, stored.size);
       const options = { algorithm: stored.checksum.algorithm, expectedSize: stored.size };
       const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(stored.formatId));
       try {

@@ -79,7 +79,7 @@ export async function pullReplica(
   }
   const source = await findNode(ctx, sourceNodeId);
   // The client gives up when the headers are late or the bytes stop coming, never on a long transfer.
-  const bytes = await clientFor(ctx, source.baseURL, { version }).getReplica(pid);
+  const bytes = await clientFor(ctx, source.baseURL, { version }).getReplica(pid, sysmeta.size);
   const options = { algorithm: sysmeta.checksum.algorithm, expectedSize: sysmeta.size };
   const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(sysmeta.formatId));
   try {

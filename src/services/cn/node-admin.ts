@@ -14,6 +14,8 @@ export interface RegistryEntry {
   /** The state the CN's pings last found (up, down, unknown). */
   state: string;
   registeredBy: string;
+  /** Subjects the node asked for, waiting for approval (`node approve` applies them). */
+  pendingSubjects?: string[];
 }
 
 function requireAdmin(call: CallInfo): void {
@@ -31,6 +33,7 @@ export async function registryEntries(ctx: NodeContext, call: CallInfo): Promise
     approved: row.approved,
     state: parseNode(row.nodeXml).state,
     registeredBy: row.registeredBy,
+    ...(row.pendingSubjects ? { pendingSubjects: row.pendingSubjects } : {}),
   }));
 }
 

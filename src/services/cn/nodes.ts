@@ -1,6 +1,6 @@
 /**
  * The CN's own Node document and the node registry as Node values. "listNodes: a list of Node documents
- * (attribute type cn or mn)": the approved registered nodes and this CN itself.
+ * (attribute type cn or mn)": the approved registered Member Nodes and this CN itself.
  */
 import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
@@ -39,16 +39,25 @@ export function cnCapabilities(ctx: NodeContext): Node {
   };
 }
 
-/** Approved registered nodes, this CN first (a registry entry with the CN's own id is not listed twice). */
+/**
+ * Approved registered Member Nodes, this CN first (a registry entry with the CN's own id is not listed twice).
+ * A registered document of type "cn" (register accepted them once) is not listed: Member Nodes that learn their
+ * CNs from this list would give it a CN's rights.
+ */
 export async function approvedNodes(ctx: NodeContext): Promise<Node[]> {
   const self = cnCapabilities(ctx);
   const registered = await ctx.db.cn.nodes({ approvedOnly: true });
-  return [self, ...registered.filter((r) => r.nodeId !== self.identifier).map((r) => parseNode(r.nodeXml))];
+  const members = registered
+    .filter((r) => r.nodeId !== self.identifier)
+    .map((r) => parseNode(r.nodeXml))
+    .filter((node) => node.type === "mn");
+  return [self, ...members];
 }
 
-/** The approved node with this id (or this CN), if any. */
+/** The approved Member Node with this id (or this CN), if any. */
 export async function approvedNode(ctx: NodeContext, nodeId: string): Promise<Node | undefined> {
   if (nodeId === ctx.config.nodeId) return cnCapabilities(ctx);
   const row = await ctx.db.cn.node(nodeId);
-  return row?.approved ? parseNode(row.nodeXml) : undefined;
+  const node = row?.approved ? parseNode(row.nodeXml) : undefined;
+  return node?.type === "mn" ? node : undefined;
 }

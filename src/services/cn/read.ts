@@ -13,6 +13,7 @@ import * as mnRead from "../mn/read.ts";
 import { findByPidOrSid } from "../mn/resolve.ts";
 import { NO_BYTES } from "./core.ts";
 import { requestSynchronization } from "./harvest-requests.ts";
+import { actsAsNode } from "./node-subjects.ts";
 import { approvedNode, approvedNodes } from "./nodes.ts";
 
 /** CNRead.get: "NotFound:1020 (body should refer to resolve)" when the bytes live on Member Nodes only. */
@@ -51,12 +52,7 @@ async function isHoldingNode(ctx: NodeContext, call: CallInfo, sysmeta: SystemMe
     ...sysmeta.replicas.map((r) => r.replicaMemberNode),
   ]);
   const nodes = await approvedNodes(ctx);
-  return nodes.some(
-    (node) =>
-      node.type === "mn" &&
-      holders.has(node.identifier) &&
-      node.subjects.some((s) => call.session.subjects.has(s)),
-  );
+  return nodes.some((node) => node.type === "mn" && holders.has(node.identifier) && actsAsNode(node, call));
 }
 
 /** CNRead.getChecksum: "Returns the checksum recorded in the system metadata; no algorithm parameter." */
@@ -121,9 +117,7 @@ export async function synchronize(
   pid: string | undefined,
 ): Promise<boolean> {
   const id = requireIdentifier(pid, "pid");
-  const caller = (await approvedNodes(ctx)).find(
-    (n) => n.type === "mn" && n.subjects.some((s) => call.session.subjects.has(s)),
-  );
+  const caller = (await approvedNodes(ctx)).find((n) => n.type === "mn" && actsAsNode(n, call));
   if (!caller && !isTrusted(call.session)) {
     throw new NotAuthorized(`${call.session.subject} is not the subject of a registered Member Node.`, {
       pid: id,

@@ -1,6 +1,8 @@
 /**
  * CNRegister: register (pending until an administrator approves the node), updateNodeCapabilities,
- * getNodeCapabilities; and the approval the `d1node node approve` command performs.
+ * getNodeCapabilities; and the approval the `d1node node approve` command performs. Register takes Member Nodes
+ * only: a Coordinating Node is one by configuration, never by its own word. A node's subjects are checked
+ * (node-subjects.ts), and a change of an approved node's subjects waits for an administrator's approval.
  */
 
 import { isTrusted } from "../../auth/access.ts";
@@ -10,6 +12,7 @@ import { type Node, parseNode, serializeNode } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { scheduleHarvest } from "./harvest-requests.ts";
 import { changeNodeDocument } from "./node-document.ts";
+import { actsAsNode, checkNodeSubjects, sameSubjects } from "./node-subjects.ts";
 import { approvedNode } from "./nodes.ts";
 
 /** "node id urn:node: + 2-23 word characters". */
@@ -32,6 +35,12 @@ export async function register(ctx: NodeContext, call: CallInfo, node: Node): Pr
     throw new NotAuthorized("An anonymous caller may not register a node; authenticate as the node.");
   }
   checkNode(node);
+  if (node.type !== "mn") {
+    throw new InvalidRequest(
+      `CNRegister.register takes Member Nodes (type="mn") only; a Coordinating Node is one by the ` +
+        `configuration of the CNs and Member Nodes, not by registering (this document says type="${node.type}").`,
+    );
+  }
   const baseUrl = node.baseURL.replace(/\/+$/, "");
   if (node.identifier === ctx.config.nodeId || (await ctx.db.cn.node(node.identifier))) {
     throw new IdentifierNotUnique(`Node "${node.identifier}" is already registered.`);
@@ -39,6 +48,7 @@ export async function register(ctx: NodeContext, call: CallInfo, node: Node): Pr
   if (await ctx.db.cn.nodeByBaseUrl(baseUrl)) {
     throw new IdentifierNotUnique(`A node with baseURL "${baseUrl}" is already registered.`);
   }
+  await checkNodeSubjects(ctx, node.identifier, node.subjects);
   const stored: Node = { ...node, baseURL: baseUrl, ping: undefined, state: node.state };
   const added = await ctx.db.cn.addNode({
     nodeId: node.identifier,
@@ -58,6 +68,8 @@ export async function register(ctx: NodeContext, call: CallInfo, node: Node): Pr
  * removed." Only the node's own subjects, CNs and administrators may. The fields the CN owns (also `state`, which
  * its pings set; approval is not in the document) come from the document as stored at the moment of the write: a
  * ping or harvest that writes meanwhile makes this re-read and merge again (compare-and-set), so none is lost.
+ * New subjects of an approved node wait for an administrator's approval (`d1node node approve`); until then the
+ * document keeps the approved ones. An administrator's own update changes them at once.
  */
 export async function updateNodeCapabilities(
   ctx: NodeContext,
@@ -65,15 +77,21 @@ export async function updateNodeCapabilities(
   nodeId: string,
   node: Node,
 ): Promise<boolean> {
+  const row = await ctx.db.cn.node(nodeId);
+  if (!row) throw new NotFound(`No node "${nodeId}" is registered.`);
+  const registered = parseNode(row.nodeXml);
+  if (!actsAsNode(registered, call) && !isTrusted(call.session)) {
+    throw new NotAuthorized(`${call.session.subject} is not a subject of node "${nodeId}".`);
+  }
+  if (node.identifier !== nodeId) {
+    throw new InvalidRequest(`The document's identifier "${node.identifier}" differs from "${nodeId}".`);
+  }
+  checkNode(node);
+  await checkNodeSubjects(ctx, nodeId, node.subjects);
+  // An approved node's new subjects wait for an administrator (its registration did too).
+  const awaitsApproval =
+    row.approved && !call.session.isAdmin && !sameSubjects(registered.subjects, node.subjects);
   const keepCnFields = (existing: Node): Node => {
-    const own = existing.subjects.some((s) => call.session.subjects.has(s));
-    if (!own && !isTrusted(call.session)) {
-      throw new NotAuthorized(`${call.session.subject} is not a subject of node "${nodeId}".`);
-    }
-    if (node.identifier !== nodeId) {
-      throw new InvalidRequest(`The document's identifier "${node.identifier}" differs from "${nodeId}".`);
-    }
-    checkNode(node);
     const sync = node.synchronization
       ? {
           ...node.synchronization,
@@ -89,6 +107,7 @@ export async function updateNodeCapabilities(
       ping: existing.ping,
       state: existing.state,
       synchronization: sync,
+      subjects: awaitsApproval ? existing.subjects : node.subjects,
     };
   };
   const writeIfUnchanged = async (expectedXml: string, next: Node): Promise<boolean> => {
@@ -106,8 +125,10 @@ export async function updateNodeCapabilities(
   if (!(await changeNodeDocument(ctx, nodeId, keepCnFields, writeIfUnchanged))) {
     throw new NotFound(`No node "${nodeId}" is registered.`);
   }
-  const row = await ctx.db.cn.node(nodeId);
-  if (row?.approved) await scheduleHarvest(ctx.tasks, parseNode(row.nodeXml)); // a new schedule, or a node back up
+  // Asking for the approved subjects again withdraws a request that waits.
+  await ctx.db.cn.setPendingSubjects(nodeId, awaitsApproval ? node.subjects : undefined);
+  const updated = await ctx.db.cn.node(nodeId);
+  if (updated?.approved) await scheduleHarvest(ctx.tasks, parseNode(updated.nodeXml)); // a new schedule, or a node back up
   return true;
 }
 
@@ -118,8 +139,16 @@ export async function getNodeCapabilities(ctx: NodeContext, nodeId: string): Pro
   return node;
 }
 
-/** Administrator approval of a pending node (the CLI). false when no such node is registered. */
+/**
+ * Administrator approval of a pending node, or of the subjects an approved node asked for (the CLI). false when
+ * no such node is registered.
+ */
 export async function approveNode(db: Database, nodeId: string): Promise<boolean> {
+  const pending = (await db.cn.node(nodeId))?.pendingSubjects;
+  if (pending) {
+    await changeNodeDocument({ db }, nodeId, (node) => ({ ...node, subjects: pending }));
+    await db.cn.setPendingSubjects(nodeId, undefined);
+  }
   if (!(await db.cn.approveNode(nodeId))) return false;
   // "The CN harvests every approved, synchronize=true, up MN": its first harvest, at its schedule's next time.
   const row = await db.cn.node(nodeId);

@@ -5,6 +5,7 @@
  */
 
 import { isAllowed, isTrusted } from "../../auth/access.ts";
+import { isSymbolicSubject } from "../../auth/subjects.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
@@ -19,6 +20,7 @@ import type { CallInfo, NodeContext } from "../context.ts";
 import { findByPid, findByPidOrSid } from "../mn/resolve.ts";
 import { nextRevision } from "../mn/sysmeta-rules.ts";
 import { changeAtVersion, requireTrusted } from "./core.ts";
+import { actsAsNode } from "./node-subjects.ts";
 import { approvedNodes } from "./nodes.ts";
 import { replicationStatusReported } from "./replica-outcomes.ts";
 
@@ -50,8 +52,7 @@ export async function setReplicationPolicy(
 /** The approved node the caller speaks for, if any. */
 async function callerNode(ctx: NodeContext, call: CallInfo): Promise<string | undefined> {
   const nodes = await approvedNodes(ctx);
-  return nodes.find((n) => n.type === "mn" && n.subjects.some((s) => call.session.subjects.has(s)))
-    ?.identifier;
+  return nodes.find((n) => n.type === "mn" && actsAsNode(n, call))?.identifier;
 }
 
 /** Moves a Member Node may make on its own replica: "A MN cannot set COMPLETED unless the CN requested it". */
@@ -198,7 +199,9 @@ export async function isNodeAuthorized(
 ): Promise<boolean> {
   if (!targetNodeSubject) throw new InvalidRequest("The targetNodeSubject parameter is required.", { pid });
   const object = await findByPid(ctx, pid);
-  const nodes = (await approvedNodes(ctx)).filter((n) => n.subjects.includes(targetNodeSubject));
+  const nodes = isSymbolicSubject(targetNodeSubject)
+    ? []
+    : (await approvedNodes(ctx)).filter((n) => n.subjects.includes(targetNodeSubject));
   const scheduled = object.sysmeta.replicas.some(
     (r) =>
       (r.replicationStatus === "queued" || r.replicationStatus === "requested") &&

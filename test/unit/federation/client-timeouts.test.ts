@@ -56,19 +56,19 @@ describe("federation client timeouts", () => {
 
   it("a body that keeps coming is read whole, past both timeouts", async () => {
     const client = clientFor(ctx, baseUrl, { timeoutMs: 300, idleTimeoutMs: 300 });
-    assert.equal(await read(await client.getReplica("steady")), "x".repeat(80));
+    assert.equal(await read(await client.getReplica("steady", 80)), "x".repeat(80));
     assert.match(authorizations.at(-1) ?? "", /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
   it("a body whose bytes stop fails after the idle timeout", async () => {
     const client = clientFor(ctx, baseUrl, { idleTimeoutMs: 300 });
-    await assert.rejects(read(await client.getReplica("stalled")));
+    await assert.rejects(read(await client.getReplica("stalled", 80)));
     assert.equal(stalledBodyEnded, false, "failed before the server ended the body");
   });
 
   it("late headers are a ServiceFailure", async () => {
     const client = clientFor(ctx, baseUrl, { timeoutMs: 200 });
-    await assert.rejects(client.getReplica("late-headers"), (error: unknown) => {
+    await assert.rejects(client.getReplica("late-headers", 80), (error: unknown) => {
       assert.ok(error instanceof D1Error);
       assert.equal(error.exception, "ServiceFailure");
       return true;

@@ -74,6 +74,8 @@ describe("bodiless calls read as text", () => {
       headers: {},
       headersTimeout: 1000,
       bodyTimeout: 1000,
+      maxBytes: 1000,
+      deadlineMs: 5000,
     });
     assert.deepEqual(answer, { statusCode: 200, text: "pièces!" });
     await agent.close();

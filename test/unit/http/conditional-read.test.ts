@@ -40,6 +40,18 @@ describe("conditional reads", () => {
     assert.deepEqual(answer({ range: "bytes=0-" }), { status: 206, range: { start: 0, end: 999 } });
   });
 
+  it("a suffix range longer than the object selects the whole object (RFC 9110 section 14.1.2)", () => {
+    // "If the selected representation is shorter than the specified suffix-length, the entire representation is
+    // used."
+    assert.deepEqual(answer({ range: "bytes=-5000" }), { status: 206, range: { start: 0, end: 999 } });
+    assert.deepEqual(answer({ range: "bytes=-1000" }), { status: 206, range: { start: 0, end: 999 } });
+    assert.deepEqual(answer({ range: "bytes=-5000,0-9" }), { status: 206, range: { start: 0, end: 999 } });
+    // An empty object has no range to send: its whole (empty) representation.
+    assert.deepEqual(answer({ range: "bytes=-5" }, 0), { status: 200 });
+    // A zero-length suffix stays unsatisfiable.
+    assert.deepEqual(answer({ range: "bytes=-0" }), { status: 416 });
+  });
+
   it("ranges that overlap or touch are combined into one; several that remain get the whole object", () => {
     assert.deepEqual(answer({ range: "bytes=0-9,10-19,5-12" }), {
       status: 206,
