@@ -41,6 +41,8 @@ apt_install() {
 missing=() packages=()
 command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-utils); }
 [[ -x $CHROMIUM ]] || { missing+=("Chromium ($CHROMIUM)") && packages+=(chromium); }
+# The power-cut test's filesystem (test/helpers/power-cut-fs.py, FUSE through Debian's python3-fusepy).
+[[ -f /usr/lib/python3/dist-packages/fusepy.py ]] || { missing+=(python3-fusepy) && packages+=(python3-fusepy); }
 # The balancer of the scale-out deployment test (deploy/haproxy.cfg).
 command -v haproxy >/dev/null || { missing+=(haproxy) && packages+=(haproxy); }
 for tool in radosgw ceph-mon ceph-osd ceph; do

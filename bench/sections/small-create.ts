@@ -3,7 +3,9 @@
  * Target: >= 500 creates/s. Baseline, in the same run: what durably writing a small file costs on this machine
  * (write + fsync + rename + directory fsync, 8 at a time). The notes give the server's CPU-ms per create (the
  * process, its main thread, and on PostgreSQL the database's backends) and the load average: under a shared
- * machine's load the CPU per create is the figure to compare.
+ * machine's load the CPU per create is the figure to compare. On SQLite a second node, whose writes do not wait
+ * for their commit's flush to disk (sqliteDurableCommits false, as before that was the default), runs the same
+ * load in turn: the cost of durable commits, as a second figure.
  */
 import { mkdir, open, rename } from "node:fs/promises";
 import os from "node:os";
@@ -27,9 +29,15 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
   const tmp = await tempDir("small-create");
   const db = await backend(pgUrl);
   const node = await startNode(path.join(tmp.dir, "data"), db);
+  const undurable = db.url
+    ? undefined
+    : await startNode(path.join(tmp.dir, "data-undurable"), db, { D1NODE_SQLITE_DURABLE_COMMITS: "false" });
   try {
     const load = { baseUrl: node.baseUrl, token: node.token, concurrency: CONCURRENCY };
+    const undurableLoad = undurable && { ...load, baseUrl: undurable.baseUrl, token: undurable.token };
     await createLoad({ ...load, count: 300, prefix: "warm-" });
+    if (undurableLoad) await createLoad({ ...undurableLoad, count: 300, prefix: "warm-" });
+    const undurableRuns: number[] = [];
     const nodeRuns: number[] = [];
     const fileRuns: number[] = [];
     const cpuRuns: string[] = [];
@@ -38,6 +46,11 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
       const before = cpuOf(node.pid, db.url);
       nodeRuns.push((await createLoad({ ...load, count: CREATES, prefix: `run${i}-` })).perSecond);
       cpuRuns.push(perCreate(before, cpuOf(node.pid, db.url), CREATES));
+      if (undurableLoad) {
+        undurableRuns.push(
+          (await createLoad({ ...undurableLoad, count: CREATES, prefix: `run${i}-` })).perSecond,
+        );
+      }
     }
     const value = median(nodeRuns);
     const baseline = median(fileRuns);
@@ -59,7 +72,27 @@ async function onBackend(options: SectionOptions, pgUrl: string | undefined): Pr
           .map((l) => l.toFixed(1))
           .join(" ")}`,
     });
+    if (undurableRuns.length > 0) {
+      const undurableValue = median(undurableRuns);
+      record({
+        section: "small-create",
+        name: `create 1 KiB, ${CONCURRENCY} clients, durable commits (sqlite)`,
+        value,
+        unit: "creates/s",
+        baseline: {
+          name: "commits not waited for (synchronous=NORMAL alone)",
+          value: undurableValue,
+          unit: "creates/s",
+        },
+        ratio: value / undurableValue,
+        target: ">= 500 creates/s",
+        pass: value >= 500,
+        runs: nodeRuns,
+        notes: `runs without waiting: ${undurableRuns.map((r) => Math.round(r)).join(", ")}`,
+      });
+    }
   } finally {
+    await undurable?.stop();
     await node.stop();
     await db.dispose();
     await tmp.dispose();

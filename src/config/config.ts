@@ -94,6 +94,7 @@ export function defaultConfig(): Config {
     searchMemoryBudget: 2 ** 30,
     databaseConnectTimeout: 10,
     databasePoolSize: 10,
+    sqliteDurableCommits: true,
     metrics: "admin",
     statusPage: "admin",
     logLevel: "info",
@@ -200,6 +201,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     databaseConnectTimeout: integer("databaseConnectTimeout", c.databaseConnectTimeout, 1, 3600),
     searchMemoryBudget: integer("searchMemoryBudget", c.searchMemoryBudget, 0, Number.MAX_SAFE_INTEGER),
     databasePoolSize: integer("databasePoolSize", c.databasePoolSize, 1, 1000),
+    sqliteDurableCommits: boolean("sqliteDurableCommits", c.sqliteDurableCommits),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
   };

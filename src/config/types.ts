@@ -152,6 +152,11 @@ export interface Config {
   databaseConnectTimeout: number;
   /** PostgreSQL: connections this process keeps open at most (its pool). */
   databasePoolSize: number;
+  /**
+   * SQLite: a write is answered once its commit is on disk (true), or once committed in the process (false: a
+   * power cut or OS crash may lose the last acknowledged writes; a crash of the process alone loses none).
+   */
+  sqliteDurableCommits: boolean;
   /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
   metrics: Exposure;
   /** The operators' status page at {basePath}/status: off, public, or admin. */

@@ -3,13 +3,21 @@
  * (better-sqlite3, set up in sqlite-handle.ts). One code path (Kysely) serves both; migrations run on open.
  */
 import path from "node:path";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import type SQLite from "better-sqlite3";
+import {
+  Kysely,
+  type Dialect as KyselyDialect,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+} from "kysely";
 import { auditStore } from "./audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
 import { contentKeyLocks } from "./content-key-locks.ts";
 import { directEventInserts } from "./direct-event-inserts.ts";
+import { DurableSqliteDialect, walFlush } from "./durable-commits.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
 import { type EventLogOptions, eventLog, type TransactionEvents } from "./events.ts";
 import { harvestProgressRepository } from "./harvest-progress.ts";
@@ -47,6 +55,11 @@ export interface OpenOptions {
   poolSize?: number;
   /** Hears failed background writes of the event log. */
   onEventLogError?: EventLogOptions["onError"];
+  /**
+   * SQLite: a write returns once its commit is on disk (default true; durable-commits.ts). false: once committed
+   * in the process, as the WAL with synchronous=NORMAL promises (an OS crash or power cut may lose the last ones).
+   */
+  durableCommits?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -55,7 +68,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const sharing = handle && !handle.memory ? sqliteSharing(handle, path.resolve(handle.name)) : undefined;
   const db = new Kysely<Tables>({
     dialect: handle
-      ? new SqliteDialect({ database: preparedOnce(handle, sharing) })
+      ? sqliteDialect(handle, preparedOnce(handle, sharing), options.durableCommits ?? true)
       : new PostgresDialect({
           pool: await postgresPool(options.url as string, postgresLimits(options), options.poolSize),
         }),
@@ -216,6 +229,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     }
   });
   return database;
+}
+
+/** Kysely on the handle; with durable commits, each write waits for its commit's flush to disk. */
+function sqliteDialect(handle: SQLite.Database, database: SqliteDatabase, durable: boolean): KyselyDialect {
+  if (!durable || handle.memory) return new SqliteDialect({ database });
+  return new DurableSqliteDialect({ database }, handle, walFlush(path.resolve(handle.name)));
 }
 
 /** The lowest list key among the writes (each write's key is the smaller of its old and new ones). */

@@ -12,9 +12,10 @@ import type { ObjectsTable } from "./schema.ts";
 import type { SqliteSharing } from "./sqlite-sharing.ts";
 
 /**
- * WAL with synchronous=NORMAL: a commit survives a crash of the process (what the crash tests check); an OS
- * crash or power loss can lose the last commits but never corrupts the database. synchronous=FULL would cost
- * an fsync per commit (measured: ~600 vs ~830 small creates/s).
+ * WAL with synchronous=NORMAL: a commit survives a crash of the process; an OS crash or power loss could lose
+ * the last commits (never corrupting the database), so by default each write then waits for a flush of the WAL
+ * that commits made meanwhile share (durable-commits.ts): synchronous=FULL would fsync inside every commit, on
+ * the event loop's thread.
  * locking_mode=EXCLUSIVE: the node is the only process on its file (no shared-memory WAL index to maintain);
  * a second process waits busy_timeout and then fails rather than reading behind the node's back.
  * foreign_keys=ON: access rows go with their object.

@@ -41,7 +41,10 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
           statementTimeoutSeconds: config.databaseStatementTimeout,
           poolSize: config.databasePoolSize,
         }
-      : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },
+      : {
+          sqlitePath: path.join(config.dataDir, "d1node.sqlite"),
+          durableCommits: config.sqliteDurableCommits,
+        },
   );
   const store = await openStore(config);
   const ctx = withChangeSubscribers({
