@@ -7,7 +7,7 @@
  */
 import { parseResourceMap } from "../ore/index.ts";
 
-export const RESOURCE_MAP_FORMATS = new Set(["http://www.openarchives.org/ore/terms"]);
+export { RESOURCE_MAP_FORMATS } from "../ore/index.ts";
 
 export interface Relation {
   subject: string;

@@ -3,7 +3,7 @@
  * Node each pass their own sources (where bytes come from, which packages an object is in) and links.
  */
 import type { Readable } from "node:stream";
-import { parseResourceMap, ResourceMapError } from "../ore/index.ts";
+import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../ore/index.ts";
 import type { ObjectFormat } from "../types/format-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "./extract/index.ts";
@@ -31,7 +31,7 @@ export async function buildViewModel(sources: ViewSources, object: StoredObject)
   const standard = format?.formatName ?? sysmeta.formatId;
   let metadata: MetadataModel;
   let packageIds: string[];
-  if (format?.formatType === "RESOURCE") {
+  if (isResourceMapFormat(sysmeta.formatId)) {
     metadata = emptyModel("resource-map", standard);
     metadata.title = `Data package ${sysmeta.identifier}`;
     packageIds = [sysmeta.identifier];

@@ -1,7 +1,7 @@
 /**
  * The package rule: a client's MNStorage.create / update of a resource map is refused with InvalidRequest, naming
  * the aggregated objects this node does not hold, and nothing of it is stored; created members first, the map is
- * accepted. A map sent as a resumable upload and refused leaves the upload for the retry. With `packageMembers`
+ * accepted. A RESOURCE format that is no OAI-ORE map (AnnotatorJS's JSON) is stored as sent. A map sent as a resumable upload and refused leaves the upload for the retry. With `packageMembers`
  * `anywhere` a map may aggregate objects held elsewhere, and a member created after its map gets the package fields.
  */
 import assert from "node:assert/strict";
@@ -13,6 +13,7 @@ import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { createUpload, patchUpload } from "../helpers/tus.ts";
 
 const EML = "eml://ecoinformatics.org/eml-2.1.1";
+const ANNOTATOR_JS = "http://docs.annotatorjs.org/en/v1.2.x/annotation-format.html";
 const eml = (title: string) =>
   Buffer.from(
     `<eml:eml xmlns:eml="${EML}" packageId="p" system="s"><dataset><title>${title}</title></dataset></eml:eml>`,
@@ -90,6 +91,39 @@ for (const dialect of testDialects()) {
       );
       assert.deepEqual([unreadable.status, unreadable.name], [400, "InvalidRequest"]);
       assert.match(unreadable.body, /is not a readable resource map/);
+    });
+
+    it("stores an AnnotatorJS annotation (a RESOURCE format that is no resource map) as sent", async () => {
+      // DataONE's format list types AnnotatorJS's JSON as RESOURCE; only OAI-ORE formats are resource maps. Sent
+      // as d1_client (the instance generator) sends it: pid, object, then sysmeta.
+      const pid = uniquePid("annotation");
+      const annotation = Buffer.from(
+        JSON.stringify({
+          id: pid,
+          annotator_schema_version: "v1.0",
+          created: "2026-11-25T10:00:00Z",
+          updated: "2026-11-25T10:00:00Z",
+          text: "Water temperature in degrees Celsius",
+          quote: "temp",
+          uri: "https://example.org/view/doi:10.5063/EXAMPLE",
+          ranges: [{ start: "/section[1]/p[2]", end: "/section[1]/p[2]", startOffset: 0, endOffset: 4 }],
+          user: "http://orcid.org/0000-0002-1825-0097",
+          consumer: "metacat",
+          tags: ["http://purl.dataone.org/odo/ECSO_00001197"],
+          permissions: { read: ["group:__world__"], admin: [], update: [], delete: [] },
+        }),
+      );
+      const created = await create(admin, pid, annotation, { formatId: ANNOTATOR_JS });
+      assert.equal(created.status, 200, await created.text());
+      const got = await call(admin, "GET", `/object/${enc(pid)}`);
+      assert.equal(got.status, 200);
+      assert.deepEqual(Buffer.from(await got.arrayBuffer()), annotation);
+      // It is not a package either: asking for one names what it is.
+      const asPackage = await checkedError(
+        await call(admin, "GET", `/packages/${enc("application/bagit-1.0")}/${enc(pid)}`),
+      );
+      assert.deepEqual([asPackage.status, asPackage.name], [400, "InvalidRequest"]);
+      assert.match(asPackage.body, /not a resource map/);
     });
 
     it("a map sent as a resumable upload and refused leaves the upload for the retry", async () => {

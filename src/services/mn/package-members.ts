@@ -1,5 +1,5 @@
 /**
- * The package rule of client writes: a resource map (a RESOURCE format, OAI-ORE) is created or updated only once
+ * The package rule of client writes: a resource map (an OAI-ORE format, src/ore/formats.ts) is created or updated only once
  * every object it aggregates is on this node, so that a package is never a map pointing at nothing. A client
  * creates the data and metadata objects first and the map last (docs/deployment.md, "Data packages"); a map sent
  * too early is refused with InvalidRequest naming what is missing, and nothing is stored. The `packageMembers`
@@ -8,7 +8,7 @@
  */
 import type { Readable } from "node:stream";
 import { InvalidRequest } from "../../errors/exceptions.ts";
-import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
+import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import type { NodeContext } from "../context.ts";
@@ -16,9 +16,7 @@ import { MAX_RESOURCE_MAP_BYTES, named } from "./package.ts";
 
 /** Whether a client write of `sysmeta` is checked (a resource map, on a node whose packageMembers is local). */
 function needsMembersHeld(ctx: NodeContext, sysmeta: SystemMetadata): boolean {
-  return (
-    ctx.config.packageMembers === "local" && ctx.formats.get(sysmeta.formatId)?.formatType === "RESOURCE"
-  );
+  return ctx.config.packageMembers === "local" && isResourceMapFormat(sysmeta.formatId);
 }
 
 /**

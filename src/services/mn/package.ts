@@ -7,7 +7,7 @@
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
 import { InvalidRequest, NotAuthorized, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
-import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
+import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { writeBag } from "../../packages/bag.ts";
 import { safeFileName, UniqueNames } from "../../packages/names.ts";
 import { type BagPlan, isPackageType, PACKAGE_TYPES, type PackageType } from "../../packages/types.ts";
@@ -52,7 +52,7 @@ export async function getPackage(
   }
   const map = await readableObject(ctx, call, pid);
   const mapId = map.sysmeta.identifier;
-  if (ctx.formats.get(map.sysmeta.formatId)?.formatType !== "RESOURCE") {
+  if (!isResourceMapFormat(map.sysmeta.formatId)) {
     throw new InvalidRequest(
       `"${mapId}" is a ${map.sysmeta.formatId} object, not a resource map: ask for the package by the identifier of the resource map (OAI-ORE) that aggregates it.`,
       { pid },

@@ -5,7 +5,7 @@
  */
 
 import { Readable } from "node:stream";
-import { parseResourceMap, ResourceMapError } from "../../ore/index.ts";
+import { parseResourceMap, RESOURCE_MAP_FORMATS, ResourceMapError } from "../../ore/index.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { NodeContext } from "../context.ts";
@@ -16,13 +16,9 @@ const CACHE_ENTRIES = 5000;
 const membersByContent = new Map<string, readonly string[]>();
 
 export async function packagesOf(ctx: NodeContext, pid: string): Promise<string[]> {
-  const formats = ctx.formats
-    .all()
-    .filter((f) => f.formatType === "RESOURCE")
-    .map((f) => f.formatId);
   const found: string[] = [];
   let scanned = 0;
-  for (const formatId of formats) {
+  for (const formatId of RESOURCE_MAP_FORMATS) {
     for (let start = 0; scanned < MAX_SCANNED_MAPS; ) {
       const page = await ctx.db.objects.list({ formatId }, start, Math.min(500, MAX_SCANNED_MAPS - scanned));
       const maps = await ctx.db.objects.getMany(page.items.map((info) => info.identifier));
