@@ -136,7 +136,7 @@ forEachDialect((_name, open) => {
       const racing = {
         async getSystemMetadata() {
           // Changed here between the read and the write: the refresh's compare-and-set loses.
-          await writeObjects(ctx, "test", (tx) =>
+          await writeObjects(ctx, "client", (tx) =>
             tx.objects.replaceSysmeta({ ...local, serialVersion: 4 }, local.serialVersion),
           );
           return { ...local, serialVersion: 7 };
