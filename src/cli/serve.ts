@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
 import { advertisedAddressWarnings } from "../node/advertised-address.ts";
 import { type RunningNode, startNode } from "../node/start.ts";
+import { warnAboutNodeCertificate } from "./certificate-warning.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ServeFlags extends CommonFlags {
@@ -135,6 +136,7 @@ export function registerServeCommand(program: Command): void {
         const node = await startNode(each, { worker: flags.worker });
         nodes.push(node);
         process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
+        warnAboutNodeCertificate(node.ctx.config);
         for (const warning of advertisedAddressWarnings(node.ctx.config))
           process.stderr.write(`warning: ${warning}\n`);
       }
