@@ -1,7 +1,8 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload, store. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, store. */
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
 import { registerBackupCommands } from "./backup.ts";
+import { registerCertCommands } from "./cert.ts";
 import { describeFailure } from "./failures.ts";
 import { registerFederationCommand } from "./federation.ts";
 import { registerImportCommand } from "./import.ts";
@@ -30,6 +31,7 @@ registerIndexCommand(program);
 registerImportCommand(program);
 registerNodeCommands(program);
 registerKeysCommand(program);
+registerCertCommands(program);
 registerRegisterCommand(program);
 registerAuditCommand(program);
 registerBackupCommands(program);

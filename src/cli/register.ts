@@ -11,6 +11,7 @@ import type { NodeContext } from "../services/context.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { parseNode, serializeNode } from "../types/index.ts";
 import type { Node } from "../types/node.ts";
+import { warnAboutNodeCertificate } from "./certificate-warning.ts";
 import { OperatorError } from "./operator-error.ts";
 import {
   addCommonOptions,
@@ -56,6 +57,7 @@ export function registerRegisterCommand(program: Command): void {
         form.append("node", new File([serializeNode(node, "v2")], "node.xml", { type: "text/xml" }));
         return form;
       };
+      warnAboutNodeCertificate({ ...config, nodeId: node.identifier }, node.baseURL);
       const id = node.identifier;
       let verb = "registered";
       let answer = await callRunningNode(config, {

@@ -1,7 +1,9 @@
 /** `d1node serve`: start a node and print the base URL it serves. */
 import type { Command } from "commander";
 import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
+import { advertisedAddressWarnings } from "../node/advertised-address.ts";
 import { type RunningNode, startNode } from "../node/start.ts";
+import { warnAboutNodeCertificate } from "./certificate-warning.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ServeFlags extends CommonFlags {
@@ -25,6 +27,10 @@ interface ServeFlags extends CommonFlags {
   metrics?: string;
   statusPage?: string;
   also?: string[];
+  nodeName?: string;
+  nodeDescription?: string;
+  contactSubject?: string;
+  replicate?: boolean;
   /** false with --no-worker. */
   worker: boolean;
 }
@@ -54,6 +60,13 @@ export function registerServeCommand(program: Command): void {
       "--node-tokens <when>",
       "send the node's bearer token to other nodes: auto (when no certificate is presented), always, never",
     )
+    .option("--node-name <name>", "the node's name in its Node document (env: D1NODE_NODE_NAME)")
+    .option("--node-description <text>", "the node's description (env: D1NODE_NODE_DESCRIPTION)")
+    .option(
+      "--contact-subject <subject>",
+      "the subject of the person to contact about the node (env: D1NODE_CONTACT_SUBJECT)",
+    )
+    .option("--replicate", "Member Node: accept replicas from other nodes (env: D1NODE_REPLICATE=true)")
     .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
     .option("--tls-cert <file>", "server certificate (PEM): listen with HTTPS (env: D1NODE_TLS_CERT)")
     .option("--tls-key <file>", "server private key (PEM) (env: D1NODE_TLS_KEY)")
@@ -94,6 +107,10 @@ export function registerServeCommand(program: Command): void {
         "logLevel",
         "metrics",
         "statusPage",
+        "nodeName",
+        "nodeDescription",
+        "contactSubject",
+        "replicate",
       ] as const;
       const node = ["nodeSubject", "nodeCert", "nodeKey", "peerCa", "nodeTokens"] as const;
       for (const key of [
@@ -119,6 +136,9 @@ export function registerServeCommand(program: Command): void {
         const node = await startNode(each, { worker: flags.worker });
         nodes.push(node);
         process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
+        warnAboutNodeCertificate(node.ctx.config);
+        for (const warning of advertisedAddressWarnings(node.ctx.config))
+          process.stderr.write(`warning: ${warning}\n`);
       }
       const stop = async () => {
         await Promise.all(nodes.map((node) => node.close()));

@@ -218,6 +218,9 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     config.nodeName = "d1node Coordinating Node";
   if (config.role === "cn" && c.nodeDescription === defaultConfig().nodeDescription)
     config.nodeDescription = "A DataONE Coordinating Node served by d1node";
+  // The contact is a person: without one named, the first administrator rather than a made-up subject.
+  const firstAdmin = config.adminSubjects[0];
+  if (c.contactSubject === defaultConfig().contactSubject && firstAdmin) config.contactSubject = firstAdmin;
   config.baseUrl = c.baseUrl
     ? text("baseUrl", c.baseUrl).replace(/\/+$/, "")
     : `${config.tlsCert ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}${config.basePath}`;

@@ -15,7 +15,6 @@ import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
 import type { Refresher } from "../auth/refreshing.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
-import { D1Error } from "../errors/exceptions.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { buildApp } from "../http/app.ts";
 import type { MetricsOptions } from "../http/plugins/metrics.ts";
@@ -25,6 +24,7 @@ import { warmSearch } from "../search/warm.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";
+import { logTaskFailure } from "../tasks/failure-log.ts";
 import { TASK_LIMITS } from "../tasks/kinds.ts";
 import { startWorker, type Worker } from "../tasks/worker.ts";
 import { openNodeContext } from "./open-context.ts";
@@ -95,7 +95,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
           limits: TASK_LIMITS,
           onError: (task, error) => {
             recordTaskFailure(ctx, task.kind);
-            logTaskFailure(app, task, error);
+            logTaskFailure(app.log, task, error);
           },
         });
   for (const job of startupJobs) await job(ctx);
@@ -151,19 +151,6 @@ function warmLists(ctx: NodeContext, app: FastifyInstance): { stop(): Promise<vo
       return done;
     },
   };
-}
-
-/**
- * A task that failed and will be retried. Expected conditions (a peer down or refusing, a DataONE exception from
- * another node) are one line naming the task and why; anything else is a bug and keeps its stack trace.
- */
-function logTaskFailure(app: FastifyInstance, task: { kind: string; key: string }, error: unknown): void {
-  if (error instanceof D1Error) {
-    app.log.warn(
-      { task: task.kind, key: task.key },
-      `task ${task.kind} ${task.key} failed, retried later: ${error.exception}: ${error.description}`,
-    );
-  } else app.log.warn({ task: task.kind, key: task.key, err: error }, "task failed");
 }
 
 /** Sessions from tokens signed by the node's own key or a trusted key, client certificates, and the CN. */

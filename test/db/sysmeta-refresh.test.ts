@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { ForeignSysmetaError, refreshFromCn } from "../../src/federation/propagation/refresh.ts";
+import { writeObjects } from "../../src/objects/write.ts";
 import { indexNewObject } from "../../src/search/hooks.ts";
 import type { NodeContext } from "../../src/services/context.ts";
+import { RetryLater } from "../../src/tasks/failure-log.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
@@ -40,7 +42,7 @@ forEachDialect((_name, open) => {
     before(async () => {
       db = await open();
       ctx = await contextOver(db, { nodeId: "urn:node:TESTMN" });
-      for (const pid of ["rf_a", "rf_b", "rf_c"]) {
+      for (const pid of ["rf_a", "rf_b", "rf_c", "rf_race"]) {
         await db.objects.insert(storedObject(pid, { serialVersion: 3, accessPolicy: [] }));
         await indexNewObject(ctx, pid);
       }
@@ -128,6 +130,23 @@ forEachDialect((_name, open) => {
       const cn = fakeCn(new Map());
       assert.equal(await refreshFromCn(ctx, "rf_unknown", cn), "absent");
       assert.equal(cn.calls, 0);
+    });
+    it("a local change during the refresh is an expected retry (RetryLater), not a bug", async () => {
+      const local = (await db.objects.get("rf_race"))?.sysmeta as SystemMetadata;
+      const racing = {
+        async getSystemMetadata() {
+          // Changed here between the read and the write: the refresh's compare-and-set loses.
+          await writeObjects(ctx, "client", (tx) =>
+            tx.objects.replaceSysmeta({ ...local, serialVersion: 4 }, local.serialVersion),
+          );
+          return { ...local, serialVersion: 7 };
+        },
+      };
+      await assert.rejects(refreshFromCn(ctx, "rf_race", racing), (error: unknown) => {
+        assert.ok(error instanceof RetryLater);
+        assert.match(error.message, /"rf_race" changed during its refresh; retrying/);
+        return true;
+      });
     });
   });
 });

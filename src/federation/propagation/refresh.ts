@@ -7,6 +7,7 @@
 import { StaleVersionError } from "../../db/errors.ts";
 import { writeObjects } from "../../objects/write.ts";
 import type { NodeContext } from "../../services/context.ts";
+import { RetryLater } from "../../tasks/failure-log.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 
 /** What the refresh needs of the CN (a D1Client is one). */
@@ -36,7 +37,8 @@ export async function refreshFromCn(
     );
   } catch (error) {
     // Changed here meanwhile: the retry compares again with what is stored then.
-    if (error instanceof StaleVersionError) throw new Error(`"${pid}" changed during its refresh; retrying`);
+    if (error instanceof StaleVersionError)
+      throw new RetryLater(`"${pid}" changed during its refresh; retrying`);
     throw error;
   }
   return "updated";
