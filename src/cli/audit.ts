@@ -7,7 +7,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { AuditFinding, AuditRun } from "../db/types.ts";
-import { type AuditProgress, auditStoredObjects } from "../ops/audit.ts";
+import { type AuditProgress, auditStoredObjects, findingWord } from "../ops/audit.ts";
 import { askRunningNode } from "../ops/control-client.ts";
 import { repairFromReplicas } from "../ops/repair.ts";
 import { nodeIsRunning, openLocalNode } from "./node-access.ts";
@@ -48,7 +48,7 @@ export function registerAuditCommand(program: Command): void {
         );
       const report = (finding: AuditFinding) =>
         process.stdout.write(
-          `${finding.kind === "missing" ? "MISSING" : "MISMATCH"} ${finding.pid}: ${finding.detail}` +
+          `${findingWord(finding.kind)} ${finding.pid}: ${finding.detail}` +
             `${finding.repaired ? " (repaired from another node)" : ""}\n`,
         );
       const skipped = (pid: string, nodeId: string, why: string) =>

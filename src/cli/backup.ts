@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { auditStoredObjects } from "../ops/audit.ts";
+import { auditStoredObjects, findingWord } from "../ops/audit.ts";
 import type { CopyProgress } from "../ops/backup.ts";
 import { type BackupManifest, BackupRefused, backupNode, restoreNode } from "../ops/backup.ts";
 import { askRunningNode } from "../ops/control-client.ts";
@@ -73,7 +73,7 @@ export function registerBackupCommands(program: Command): void {
           `${run.mismatches} mismatched, ${run.missing} missing\n`,
       );
       for (const finding of run.findings)
-        process.stdout.write(`${finding.kind.toUpperCase()} ${finding.pid}: ${finding.detail}\n`);
+        process.stdout.write(`${findingWord(finding.kind)} ${finding.pid}: ${finding.detail}\n`);
       if (run.mismatches + run.missing > 0) process.exitCode = 1;
     } finally {
       await local.close();
