@@ -5,11 +5,13 @@
  * with `--report`. Exit code: 0 all bytes match, 1 some do not (or are missing), 2 the audit could not run.
  */
 import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import type { Command } from "commander";
 import type { AuditFinding, AuditRun } from "../db/types.ts";
-import { type AuditProgress, auditStoredObjects } from "../ops/audit.ts";
+import { type AuditProgress, auditStoredObjects, findingWord } from "../ops/audit.ts";
 import { askRunningNode } from "../ops/control-client.ts";
 import { repairFromReplicas } from "../ops/repair.ts";
+import { repairFromBackup } from "../ops/repair-from-backup.ts";
 import { nodeIsRunning, openLocalNode } from "./node-access.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 import { mib, progressLine } from "./progress.ts";
@@ -18,6 +20,7 @@ interface AuditFlags extends CommonFlags {
   rate?: string;
   report?: string;
   repair?: boolean;
+  fromBackup?: string;
 }
 
 export function registerAuditCommand(program: Command): void {
@@ -32,11 +35,17 @@ export function registerAuditCommand(program: Command): void {
       "--repair",
       "replace bad or missing bytes with a verified copy from another node holding the object",
     )
+    .option(
+      "--from-backup <dir>",
+      "with --repair: take good copies from this folder written by d1node backup instead of other nodes",
+    )
     .action(async (flags: AuditFlags) => {
       const config = configFromFlags(flags as AuditFlags & Record<string, unknown>);
       const rate = flags.rate === undefined ? undefined : Number(flags.rate);
       if (rate !== undefined && !(rate > 0)) throw usage(`--rate must be a positive number of MiB/s`);
       const bytesPerSecond = rate ? rate * 1024 * 1024 : undefined;
+      if (flags.fromBackup !== undefined && !flags.repair) throw usage("--from-backup goes with --repair");
+      const fromBackup = flags.fromBackup === undefined ? undefined : path.resolve(flags.fromBackup);
       const line = progressLine();
       const started = Date.now();
       const show = (p: Readonly<AuditProgress>) =>
@@ -48,8 +57,8 @@ export function registerAuditCommand(program: Command): void {
         );
       const report = (finding: AuditFinding) =>
         process.stdout.write(
-          `${finding.kind === "missing" ? "MISSING" : "MISMATCH"} ${finding.pid}: ${finding.detail}` +
-            `${finding.repaired ? " (repaired from another node)" : ""}\n`,
+          `${findingWord(finding.kind)} ${finding.pid}: ${finding.detail}` +
+            `${finding.repaired ? (fromBackup ? " (repaired from the backup)" : " (repaired from another node)") : ""}\n`,
         );
       const skipped = (pid: string, nodeId: string, why: string) =>
         process.stderr.write(`no good copy of ${pid} from ${nodeId}: ${why}\n`);
@@ -58,6 +67,7 @@ export function registerAuditCommand(program: Command): void {
         const query = new URLSearchParams();
         if (bytesPerSecond) query.set("rate", String(bytesPerSecond));
         if (flags.repair) query.set("repair", "1");
+        if (fromBackup) query.set("fromBackup", fromBackup);
         const ask = `/audit${query.size > 0 ? `?${query}` : ""}`;
         run = (await askRunningNode(config.dataDir, ask, (message) => {
           if (message.progress) show(message.progress as AuditProgress);
@@ -68,17 +78,20 @@ export function registerAuditCommand(program: Command): void {
           }
         })) as AuditRun;
       } else {
-        if (flags.repair && !config.cnBaseUrl) throw usage(NO_CN);
+        if (flags.repair && !fromBackup && !config.cnBaseUrl) throw usage(NO_CN);
         const local = await openLocalNode(config);
         try {
+          const sources = { config, db: local.db, store: local.store, onSkip: skipped };
           run = await auditStoredObjects(local, {
             trigger: "command",
             bytesPerSecond,
             onProgress: show,
             onFinding: report,
-            repair: flags.repair
-              ? repairFromReplicas({ config, db: local.db, store: local.store, onSkip: skipped })
-              : undefined,
+            repair: fromBackup
+              ? await repairFromBackup(fromBackup, sources)
+              : flags.repair
+                ? repairFromReplicas(sources)
+                : undefined,
           });
         } finally {
           await local.close();
@@ -97,7 +110,8 @@ export function registerAuditCommand(program: Command): void {
     });
 }
 
-const NO_CN = "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders";
+const NO_CN =
+  "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders, or --from-backup DIR";
 
 /** A mistake in the command line: its message is the whole story (exit code 2). */
 function usage(message: string): Error {

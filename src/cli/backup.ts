@@ -3,11 +3,12 @@
  * Backup works while the node serves (the node itself copies, asked over its control socket) or with the node
  * stopped. Restore fills an empty data folder (the node stopped), then audits what it restored. A PostgreSQL
  * node is copied with pg_dump plus its store folder (docs/deployment.md, "Backup and restore").
- * Exit code: 0 done, 1 the restored bytes failed the audit, 2 nothing could be done.
+ * Exit code: 0 done, 1 some stored bytes are damaged (backup: found while copying, each object named; restore: the
+ * restored bytes failed the audit), 2 nothing could be done.
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { auditStoredObjects } from "../ops/audit.ts";
+import { auditStoredObjects, findingWord } from "../ops/audit.ts";
 import type { CopyProgress } from "../ops/backup.ts";
 import { type BackupManifest, BackupRefused, backupNode, restoreNode } from "../ops/backup.ts";
 import { askRunningNode } from "../ops/control-client.ts";
@@ -52,6 +53,17 @@ export function registerBackupCommands(program: Command): void {
       `backup of ${manifest.objects} objects (${manifest.contentFiles} files, ${mib(manifest.bytes)} MiB) ` +
         `as of ${manifest.snapshotAt} in ${target}\n`,
     );
+    const damaged = manifest.damaged ?? [];
+    for (const bad of damaged) {
+      for (const pid of bad.pids) process.stdout.write(`${findingWord(bad.kind)} ${pid}: ${bad.detail}\n`);
+    }
+    if (damaged.length > 0) {
+      process.stdout.write(
+        `${damaged.length} damaged content files (listed in BACKUP.json; the rest of the backup is good): ` +
+          "repair them (d1node audit --repair, or --from-backup an older backup), then back up again\n",
+      );
+      process.exitCode = 1;
+    }
   });
 
   addCommonOptions(
@@ -73,7 +85,7 @@ export function registerBackupCommands(program: Command): void {
           `${run.mismatches} mismatched, ${run.missing} missing\n`,
       );
       for (const finding of run.findings)
-        process.stdout.write(`${finding.kind.toUpperCase()} ${finding.pid}: ${finding.detail}\n`);
+        process.stdout.write(`${findingWord(finding.kind)} ${finding.pid}: ${finding.detail}\n`);
       if (run.mismatches + run.missing > 0) process.exitCode = 1;
     } finally {
       await local.close();

@@ -1,7 +1,7 @@
 /** Flags shared by the commands, and how they become a Config (flags win over environment, environment over file). */
 import type { Command } from "commander";
 import { type ConfigInput, configFromEnv, configFromFile, resolveConfig } from "../config/config.ts";
-import { asOperatorError } from "./operator-error.ts";
+import { asOperatorError, OperatorError } from "./operator-error.ts";
 
 export interface CommonFlags {
   config?: string;
@@ -61,7 +61,21 @@ export function addPeerOptions(command: Command): Command {
     .option("--token <token>", "a bearer token to call with instead");
 }
 
+/** The common flags whose empty value (`--database-url "$UNSET"`) would otherwise quietly mean "not given". */
+const NOT_EMPTY: Record<string, string> = {
+  config: "--config",
+  dataDir: "--data-dir",
+  databaseUrl: "--database-url",
+  store: "--store",
+  storeEndpoint: "--store-endpoint",
+};
+
 export function configFromFlags(flags: CommonFlags & Record<string, unknown>, extra: ConfigInput = {}) {
+  for (const [key, flag] of Object.entries(NOT_EMPTY)) {
+    if (typeof flags[key] === "string" && (flags[key] as string).trim() === "") {
+      throw new OperatorError(`${flag} is empty: give a value or leave the flag out`);
+    }
+  }
   const file = flags.config ?? process.env.D1NODE_CONFIG;
   const fromFlags: ConfigInput = {
     ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),

@@ -138,8 +138,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     port: integer("port", c.port, 0, 65535),
     basePath: normaliseBasePath(text("basePath", c.basePath)),
     dataDir: path.resolve(text("dataDir", c.dataDir)),
-    databaseUrl:
-      c.databaseUrl === undefined || c.databaseUrl === "" ? undefined : text("databaseUrl", c.databaseUrl),
+    databaseUrl: databaseUrl(c.databaseUrl),
     store: storeLocation(optionalText("store", c.store)),
     storeEndpoint: optionalText("storeEndpoint", c.storeEndpoint)?.replace(/\/+$/, ""),
     storeRegion: optionalText("storeRegion", c.storeRegion),
@@ -204,6 +203,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     sqliteDurableCommits: boolean("sqliteDurableCommits", c.sqliteDurableCommits),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
+    logLevel: oneOf("logLevel", c.logLevel, ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {
@@ -225,6 +225,22 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     ? text("baseUrl", c.baseUrl).replace(/\/+$/, "")
     : `${config.tlsCert ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}${config.basePath}`;
   return Object.freeze(config);
+}
+
+/**
+ * `databaseUrl`: unset (the embedded SQLite database in the data folder) or a PostgreSQL URL. Anything else is
+ * refused rather than read as "unset": a typo (`pg://`, `mysql://`, a stray space) must not quietly start an
+ * empty SQLite node beside the real database. The value is not echoed: it may hold a password.
+ */
+function databaseUrl(value: unknown): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value !== "string" || !/^postgres(ql)?:\/\/[^\s]+$/i.test(value)) {
+    throw new Error(
+      'setting "databaseUrl" must be a PostgreSQL URL starting with postgres:// or postgresql:// ' +
+        "(no spaces); leave it unset for the embedded SQLite database in the data folder",
+    );
+  }
+  return value;
 }
 
 /** `store`: unset or an s3:// location (checked here, so that a typo stops the node at start-up). */

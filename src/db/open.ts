@@ -63,7 +63,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  const dialect: Dialect = options.url?.startsWith("postgres") ? "postgres" : "sqlite";
+  const dialect: Dialect = options.url === undefined ? "sqlite" : "postgres";
   const handle = dialect === "sqlite" ? sqliteHandle(options.sqlitePath ?? "d1node.sqlite") : undefined;
   const sharing = handle && !handle.memory ? sqliteSharing(handle, path.resolve(handle.name)) : undefined;
   const db = new Kysely<Tables>({

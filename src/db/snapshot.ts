@@ -40,3 +40,16 @@ export function contentOfSnapshot(file: string): { objects: number; keys: string
     copy.close();
   }
 }
+
+/** The PIDs of the objects whose bytes are `contentKey`, in a database copy. */
+export function pidsOfContent(file: string, contentKey: string): string[] {
+  const copy = new SQLite(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = copy
+      .prepare("select pid from objects where content_key = ? order by pid")
+      .all(contentKey) as { pid: string }[];
+    return rows.map((r) => r.pid);
+  } finally {
+    copy.close();
+  }
+}

@@ -2,7 +2,8 @@
  * A node's metrics in Prometheus form (prom-client, one registry per node): requests by API method and status,
  * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
  * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
- * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; audit results and task failures from src/metrics/outcomes.ts.
+ * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; replica audit results and task failures from src/metrics/outcomes.ts;
+ * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeContext } from "../services/context.ts";
@@ -230,6 +231,33 @@ export class NodeMetrics {
       collect() {
         this.reset();
         for (const [kind, at] of ctx.outcomes.lastAudit) this.set({ kind }, at.getTime() / 1000);
+      },
+    });
+    // The fixity audit of the node's own bytes: its latest run, whoever ran it (`d1node audit`, the schedule,
+    // `d1node restore`, another process), read from the database (table audit_runs) at scrape time.
+    new Gauge({
+      name: "d1node_audit_fixity_last_finished_timestamp_seconds",
+      help: "When the latest fixity audit of the stored bytes finished (Unix time); absent until one has run.",
+      registers,
+      async collect() {
+        this.reset();
+        const run = await ctx.db.audit.latest();
+        if (run) this.set(run.finishedAt.getTime() / 1000);
+      },
+    });
+    new Gauge({
+      name: "d1node_audit_fixity_last_objects",
+      help: "The latest fixity audit's objects by result: audited, mismatched (bytes differ from the recorded digests), missing, repaired. Alert on mismatched + missing - repaired > 0.",
+      labelNames: ["result"],
+      registers,
+      async collect() {
+        this.reset();
+        const run = await ctx.db.audit.latest();
+        if (!run) return;
+        this.set({ result: "audited" }, run.objects);
+        this.set({ result: "mismatched" }, run.mismatches);
+        this.set({ result: "missing" }, run.missing);
+        this.set({ result: "repaired" }, run.repaired);
       },
     });
   }

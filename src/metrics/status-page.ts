@@ -4,6 +4,8 @@
  * of the last hour. Every value goes through the escaping `html` template.
  */
 
+import type { AuditRun } from "../db/types.ts";
+import { findingWord } from "../ops/audit.ts";
 import type { EngineStatus } from "../search/search-index.ts";
 import { type Html, html } from "../views/html.ts";
 import { formatBytes, formatCount, formatDuration } from "./format.ts";
@@ -24,6 +26,8 @@ export interface StatusPageInput {
   methods: ReadonlyMap<string, MethodTally>;
   counts: CountsSnapshot;
   outcomes: NodeOutcomes;
+  /** The latest fixity audit of the stored bytes (any process's), from the database. */
+  fixity: AuditRun | undefined;
   samples: readonly Sample[];
   search: EngineStatus;
 }
@@ -72,7 +76,7 @@ ${card("process-memory", "Process memory", processMemory(input.search))}
 <h2>Task queue</h2>${taskTable(input)}
 ${input.role === "cn" ? html`<h2>Harvest of the Member Nodes</h2>${harvestTable(counts, now)}` : ""}
 ${input.role === "cn" ? html`<h2>Replicas</h2>${replicaTable(counts.replicaStates)}` : ""}
-<h2>Audits</h2>${auditTable(input.outcomes)}
+<h2>Audits</h2>${fixityAudit(input.fixity)}${auditTable(input.outcomes)}
 </body></html>`;
   return page.toString();
 }
@@ -168,8 +172,23 @@ function replicaTable(states: ReadonlyMap<string, number>): Html {
 ${[...states].map(([state, n]) => html`<tr><td>${state}</td><td class="${state === "failed" || state === "invalidated" ? "bad" : ""}">${formatCount(n)}</td></tr>`)}</tbody></table>`;
 }
 
+/** Findings listed on the page at most (the run keeps up to 100; `d1node audit --report` writes all). */
+const FINDINGS_SHOWN = 20;
+
+function fixityAudit(run: AuditRun | undefined): Html {
+  if (!run) return html`<p class="none" id="fixity">No fixity audit of the stored bytes has run yet.</p>`;
+  const bad = run.mismatches + run.missing > run.repaired;
+  return html`<table id="fixity"><thead><tr><th>Fixity audit (latest run)</th><th>Finished</th><th>Objects</th><th>Bytes</th><th>Mismatched</th><th>Missing</th><th>Repaired</th></tr></thead><tbody>
+<tr><td>${run.trigger}</td><td id="fixity-finished">${run.finishedAt.toISOString()}</td><td>${formatCount(run.objects)}</td><td>${formatBytes(run.bytes)}</td><td id="fixity-mismatched" class="${run.mismatches > 0 ? "bad" : ""}">${formatCount(run.mismatches)}</td><td id="fixity-missing" class="${run.missing > 0 ? "bad" : ""}">${formatCount(run.missing)}</td><td>${formatCount(run.repaired)}</td></tr></tbody></table>
+${
+  bad
+    ? html`<ul id="fixity-findings">${run.findings.slice(0, FINDINGS_SHOWN).map((f) => html`<li class="${f.repaired ? "" : "bad"}">${findingWord(f.kind)} ${f.pid}: ${f.detail}${f.repaired ? " (repaired)" : ""}</li>`)}</ul>`
+    : ""
+}`;
+}
+
 function auditTable(outcomes: NodeOutcomes): Html {
-  if (outcomes.audits.size === 0) return html`<p class="none">No audit has run since the node started.</p>`;
+  if (outcomes.audits.size === 0) return html``;
   return html`<table id="audits"><thead><tr><th>Audit</th><th>Valid</th><th>Invalid</th><th>Unreachable</th><th>Error</th><th>Latest check</th></tr></thead><tbody>
 ${[...outcomes.audits].map(
   ([kind, n]) =>

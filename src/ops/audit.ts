@@ -108,6 +108,14 @@ export async function auditStoredObjects(sources: AuditSources, options: AuditOp
   return run;
 }
 
+/**
+ * The one word for a finding wherever it is printed (audit, backup, restore, status page): MISSING when the bytes
+ * are absent, MISMATCH when they differ from what was recorded (size, digest or checksum).
+ */
+export function findingWord(kind: AuditFinding["kind"]): "MISSING" | "MISMATCH" {
+  return kind === "missing" ? "MISSING" : "MISMATCH";
+}
+
 /** One object's bytes against what was recorded; undefined when they match. */
 export async function checkObject(
   store: ObjectStore,

@@ -6,11 +6,19 @@
  * token-signing key) and, written last, `BACKUP.json`: a folder without it is an unfinished backup.
  * Bytes are always in the store before their object's row is committed, so every object of the snapshot has its
  * bytes; removals of bytes are held while the backup copies them, so none of the snapshot's disappears meanwhile.
+ *
+ * Each content file is hashed as it is copied (its name is its SHA-256): a file whose bytes differ is still
+ * copied, and one that is absent skipped, and both are named in the manifest (`damaged`) with the PIDs of their
+ * objects. Copy and report rather than refuse: a backup that stopped at one bad file would leave the node with no
+ * backup of all its good bytes; the operator repairs the named objects and backs up again (decisions.md).
  */
-import { constants } from "node:fs";
-import { copyFile, cp, mkdir, open, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { copyFile, cp, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { contentOfSnapshot } from "../db/snapshot.ts";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { contentOfSnapshot, pidsOfContent } from "../db/snapshot.ts";
 import type { Database } from "../db/types.ts";
 import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { ObjectStore } from "../store/types.ts";
@@ -26,6 +34,16 @@ export interface BackupManifest {
   objects: number;
   contentFiles: number;
   bytes: number;
+  /** Content files whose bytes were not their SHA-256 (copied as found) or were absent (not copied). */
+  damaged?: DamagedContent[];
+}
+
+export interface DamagedContent {
+  contentKey: string;
+  kind: "digest" | "missing";
+  /** The objects whose bytes these are. */
+  pids: string[];
+  detail: string;
 }
 
 export interface BackupSources {
@@ -56,8 +74,9 @@ export async function backupNode(
   try {
     await sources.db.snapshotTo(path.join(dir, DATABASE_FILE));
     const snapshotAt = new Date();
-    const content = contentOfSnapshot(path.join(dir, DATABASE_FILE));
-    await copyContent(sources.dataDir, dir, content.keys, content.bytes, onProgress);
+    const database = path.join(dir, DATABASE_FILE);
+    const content = contentOfSnapshot(database);
+    const bad = await copyContent(sources.dataDir, dir, content.keys, content.bytes, onProgress);
     await copyKeys(sources.dataDir, dir);
     const manifest: BackupManifest = {
       format: 1,
@@ -66,6 +85,9 @@ export async function backupNode(
       objects: content.objects,
       contentFiles: content.keys.length,
       bytes: content.bytes,
+      ...(bad.length > 0
+        ? { damaged: bad.map((b) => ({ ...b, pids: pidsOfContent(database, b.contentKey) })) }
+        : {}),
     };
     await writeDurably(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;
@@ -93,7 +115,13 @@ export async function restoreNode(
   const manifest = await readManifest(dir);
   await emptyFolder(dataDir, "data folder", ["store", "keys"]);
   const content = contentOfSnapshot(path.join(dir, DATABASE_FILE));
-  await copyContent(dir, dataDir, content.keys, content.bytes, onProgress);
+  // What the backup found absent is absent here too (the audit that follows names it); nothing else may be.
+  const absent = new Set(
+    (manifest.damaged ?? []).filter((d) => d.kind === "missing").map((d) => d.contentKey),
+  );
+  const bad = await copyContent(dir, dataDir, content.keys, content.bytes, onProgress);
+  const lost = bad.find((b) => b.kind === "missing" && !absent.has(b.contentKey));
+  if (lost) throw new BackupRefused(`the backup ${dir} lacks the content file ${lost.contentKey}`);
   await copyKeys(dir, dataDir);
   // The database last: a data folder with a database is a node; without one, an unfinished restore.
   const partial = path.join(dataDir, `${DATABASE_FILE}.partial`);
@@ -140,16 +168,20 @@ const objectPath = (root: string, key: string) => {
   return path.join(root, "store", "objects", key.slice(0, 2), key.slice(2, 4), key);
 };
 
-/** Copies (a reflink where the filesystem has them) each content file, synced to disk. */
+/**
+ * Copies each content file, hashing it on the way, synced to disk; returns the files that are not their SHA-256
+ * (copied all the same) or are absent (skipped).
+ */
 async function copyContent(
   fromRoot: string,
   toRoot: string,
   keys: readonly string[],
   totalBytes: number,
   onProgress?: (progress: Readonly<CopyProgress>) => void,
-): Promise<void> {
+): Promise<Omit<DamagedContent, "pids">[]> {
   const progress: CopyProgress = { files: 0, totalFiles: keys.length, bytes: 0, totalBytes };
   const made = new Set<string>();
+  const bad: Omit<DamagedContent, "pids">[] = [];
   for (const key of keys) {
     const target = objectPath(toRoot, key);
     const folder = path.dirname(target);
@@ -157,12 +189,40 @@ async function copyContent(
       await mkdir(folder, { recursive: true });
       made.add(folder);
     }
-    await copyFile(objectPath(fromRoot, key), target, constants.COPYFILE_FICLONE);
-    progress.bytes += await fsyncFile(target);
+    const sha256 = await copyHashing(objectPath(fromRoot, key), target);
+    if (sha256 === undefined) {
+      bad.push({ contentKey: key, kind: "missing", detail: "the stored bytes are absent" });
+    } else {
+      if (sha256 !== key) {
+        bad.push({ contentKey: key, kind: "digest", detail: `SHA-256 of the stored bytes is ${sha256}` });
+      }
+      progress.bytes += await fsyncFile(target);
+    }
     progress.files++;
     onProgress?.(progress);
   }
   for (const folder of made) await fsyncFile(folder);
+  return bad;
+}
+
+/** Copies `from` to `to` in one read, returning the SHA-256 of what was copied (undefined: `from` is absent). */
+async function copyHashing(from: string, to: string): Promise<string | undefined> {
+  const hash = createHash("sha256");
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(createReadStream(from), hashing, createWriteStream(to));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || (error as { path?: string }).path !== from)
+      throw error;
+    await rm(to, { force: true });
+    return undefined;
+  }
+  return hash.digest("hex");
 }
 
 async function copyKeys(fromRoot: string, toRoot: string): Promise<void> {

@@ -11,6 +11,7 @@ import type { NodeContext } from "../services/context.ts";
 import { auditStoredObjects } from "./audit.ts";
 import { BackupRefused, backupNode } from "./backup.ts";
 import { repairFromReplicas } from "./repair.ts";
+import { repairFromBackup } from "./repair-from-backup.ts";
 
 export const CONTROL_SOCKET = "control.sock";
 /** Unix socket paths are limited (108 bytes on Linux). */
@@ -89,22 +90,29 @@ async function run(ctx: NodeContext, url: URL, send: (line: object) => void): Pr
   if (url.pathname === "/audit") {
     const rate = Number(url.searchParams.get("rate") ?? 0);
     const repair = url.searchParams.get("repair") === "1";
-    if (repair && !ctx.config.cnBaseUrl) {
+    const fromBackup = url.searchParams.get("fromBackup") ?? undefined;
+    if (fromBackup !== undefined && !path.isAbsolute(fromBackup)) {
+      throw new BackupRefused("the backup folder must be an absolute path");
+    }
+    if (repair && !fromBackup && !ctx.config.cnBaseUrl) {
       throw new Error(
-        "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders",
+        "--repair needs the node's Coordinating Node (cnBaseUrl) to find the object's other holders, or --from-backup DIR",
       );
     }
+    const sources = {
+      config: ctx.config,
+      db: ctx.db,
+      store: ctx.store,
+      onSkip: (pid: string, nodeId: string, why: string) => send({ skipped: { pid, nodeId, why } }),
+    };
     return auditStoredObjects(ctx, {
       trigger: "command",
       bytesPerSecond: rate > 0 ? rate : undefined,
-      repair: repair
-        ? repairFromReplicas({
-            config: ctx.config,
-            db: ctx.db,
-            store: ctx.store,
-            onSkip: (pid, nodeId, why) => send({ skipped: { pid, nodeId, why } }),
-          })
-        : undefined,
+      repair: fromBackup
+        ? await repairFromBackup(fromBackup, sources)
+        : repair
+          ? repairFromReplicas(sources)
+          : undefined,
       onProgress: (progress) => every({ progress }),
       onFinding: (finding) => send({ finding }),
     });

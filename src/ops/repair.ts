@@ -65,7 +65,7 @@ export function repairFromReplicas(sources: RepairSources): RepairBytes {
 }
 
 /** Stages the bytes and commits them only when they are the recorded ones; false (nothing kept) otherwise. */
-async function replaceWith(
+export async function replaceWith(
   { db, store }: RepairSources,
   object: RecordedFixity,
   bytes: Readable,

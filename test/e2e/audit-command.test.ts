@@ -73,6 +73,23 @@ for (const dialect of testDialects()) {
       assert.equal(latest?.missing, 1);
       assert.deepEqual(latest?.findings.map((f) => f.kind).sort(), ["digest", "missing"]);
 
+      // What an operator alerts on and looks at: the metrics and the status page show the run (made by the
+      // command's own process on PostgreSQL, by the node over its socket on SQLite), read from the database.
+      const auth = { authorization: `Bearer ${await node.token(ADMIN)}` };
+      const metrics = await (await fetch(`${node.baseUrl}/metrics`, { headers: auth })).text();
+      assert.match(metrics, /^d1node_audit_fixity_last_objects\{result="audited"\} 12$/m);
+      assert.match(metrics, /^d1node_audit_fixity_last_objects\{result="mismatched"\} 1$/m);
+      assert.match(metrics, /^d1node_audit_fixity_last_objects\{result="missing"\} 1$/m);
+      const finished = /^d1node_audit_fixity_last_finished_timestamp_seconds (\S+)$/m.exec(metrics);
+      assert.ok(finished, metrics);
+      assert.ok(Math.abs(Number(finished[1]) * 1000 - Date.now()) < 60_000);
+      const status = await (await fetch(`${node.baseUrl}/status`, { headers: auth })).text();
+      assert.doesNotMatch(status, /No audit has run/);
+      assert.match(status, /<td id="fixity-mismatched" class="bad">1<\/td>/);
+      assert.match(status, /<td id="fixity-missing" class="bad">1<\/td>/);
+      assert.ok(status.includes(`MISMATCH ${flippedPid}: SHA-256 of the stored bytes is`));
+      assert.ok(status.includes(`MISSING ${missingPid}: the stored bytes are absent`));
+
       await writeFile(flippedFile, flippedBytes);
       await rename(`${missingFile}.away`, missingFile);
       const again = await runCli(["audit", ...flags, "--rate", "100"]);

@@ -85,6 +85,7 @@ export function registerMetrics(
           methods: metrics.methods,
           counts: await metrics.snapshot.get(),
           outcomes: ctx.outcomes,
+          fixity: await ctx.db.audit.latest(),
           samples: sampler.ring.all(),
           search: ctx.search.status(),
         });
