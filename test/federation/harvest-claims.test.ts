@@ -12,7 +12,6 @@ import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { NotFound } from "../../src/errors/exceptions.ts";
 import { type SourceNode, synchronizeObject } from "../../src/federation/harvest/object.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import type { Checksum, SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
@@ -42,10 +41,8 @@ function memberNode(
 forEachDialect((_name, open) => {
   describe("what the harvester believes of a Member Node", () => {
     let db: Database;
-    let ctx: NodeContext;
     before(async () => {
       db = await open();
-      ctx = await contextOver(db);
       for (const id of [MN1, MN2]) {
         const host = id.slice(9).toLowerCase();
         const nodeXml = `<?xml version="1.0"?><d1:node xmlns:d1="http://ns.dataone.org/service/types/v2.0" replicate="false" synchronize="true" type="mn" state="up"><identifier>${id}</identifier><name>n</name><description>d</description><baseURL>https://${host}.example.org/mn</baseURL><subject>CN=${id}</subject><contactSubject>CN=${id}</contactSubject></d1:node>`;
@@ -63,6 +60,7 @@ forEachDialect((_name, open) => {
       storedSysmeta(pid, { authoritativeMemberNode: node, originMemberNode: node, ...overrides });
 
     it("a new object claimed for another node (authoritative and origin) is refused and reported", async () => {
+      const ctx = await contextOver(db);
       const pid = uniquePid("claim-other");
       const mn2 = memberNode(sysmeta(pid, MN1));
       assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "failed");
@@ -74,6 +72,7 @@ forEachDialect((_name, open) => {
     });
 
     it("another registered node as origin is refused; an origin outside the federation is kept", async () => {
+      const ctx = await contextOver(db);
       const pid = uniquePid("claim-origin");
       const mn2 = memberNode(sysmeta(pid, MN2, { originMemberNode: MN1 }));
       assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "failed");
@@ -95,6 +94,7 @@ forEachDialect((_name, open) => {
     });
 
     it("a replica claimed with the right size and an MD5 of zeros is not completed (nor listed)", async () => {
+      const ctx = await contextOver(db);
       const pid = uniquePid("claim-replica");
       const original = sysmeta(pid, MN1);
       assert.equal(await synchronizeObject(ctx, MN1, memberNode(original), pid), "created");
@@ -118,6 +118,7 @@ forEachDialect((_name, open) => {
     });
 
     it("a replica that proves its bytes in the CN's algorithm is completed, whatever its own algorithm", async () => {
+      const ctx = await contextOver(db);
       const pid = uniquePid("claim-proved");
       const original = sysmeta(pid, MN1);
       assert.equal(await synchronizeObject(ctx, MN1, memberNode(original), pid), "created");
