@@ -7,6 +7,7 @@
  * Nodes are in-process sources; the CN's database is real, both dialects.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
@@ -15,7 +16,7 @@ import { type SourceNode, synchronizeObject } from "../../src/federation/harvest
 import type { Checksum, SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
-import { storedSysmeta, uniquePid } from "../helpers/sysmeta.ts";
+import { storedSysmeta, submittedSysmeta, uniquePid } from "../helpers/sysmeta.ts";
 
 const MN1 = "urn:node:CLAIMMN1";
 const MN2 = "urn:node:CLAIMMN2";
@@ -132,6 +133,36 @@ forEachDialect((_name, open) => {
       );
       assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "updated");
       assert.deepEqual(asked, ["SHA-1"]);
+      const replica = (await db.objects.get(pid))?.sysmeta.replicas.find((r) => r.replicaMemberNode === MN2);
+      assert.equal(replica?.replicationStatus, "completed");
+    });
+
+    it("a metadata object the CN holds is challenged in an algorithm its system metadata does not publish", async () => {
+      const ctx = await contextOver(db);
+      const pid = uniquePid("claim-metadata");
+      const bytes = Buffer.from(
+        '<?xml version="1.0"?><eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1"/>',
+      );
+      const original = {
+        ...submittedSysmeta(pid, bytes, { formatId: "eml://ecoinformatics.org/eml-2.1.1", algorithm: "MD5" }),
+        authoritativeMemberNode: MN1,
+        originMemberNode: MN1,
+      };
+      const mn1 = { ...memberNode(original), get: async () => Readable.from([bytes]) };
+      assert.equal(await synchronizeObject(ctx, MN1, mn1, pid), "created");
+      // A node that knows only the published MD5 cannot answer the CN's SHA-256 of its own copy.
+      const asked: string[] = [];
+      const liar = memberNode(original, (algorithm) => {
+        asked.push(algorithm);
+        return algorithm === "MD5" ? original.checksum : { algorithm, value: "f".repeat(64) };
+      });
+      assert.equal(await synchronizeObject(ctx, MN2, liar, pid), "failed");
+      assert.deepEqual(asked, ["SHA-256"]);
+      const honest = memberNode(original, (algorithm) => ({
+        algorithm,
+        value: createHash("sha256").update(bytes).digest("hex"),
+      }));
+      assert.equal(await synchronizeObject(ctx, MN2, honest, pid), "updated");
       const replica = (await db.objects.get(pid))?.sysmeta.replicas.find((r) => r.replicaMemberNode === MN2);
       assert.equal(replica?.replicationStatus, "completed");
     });

@@ -15,6 +15,7 @@ import { bytesToHold } from "../../search/indexer.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
+import { algorithmKey } from "../../store/index.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
@@ -261,10 +262,29 @@ async function updateFromAuthoritative(
 }
 
 /**
+ * The checksum a node claiming a replica must answer. Where the CN holds the bytes (METADATA and RESOURCE
+ * objects), a digest it computed itself in another algorithm than the system metadata's: a value published
+ * nowhere, which only a node holding the bytes can give. Otherwise the system metadata's checksum.
+ */
+function challengeFor(object: StoredObject): Checksum {
+  const { sysmeta, digests, contentKey } = object;
+  if (contentKey === NO_BYTES) return sysmeta.checksum;
+  const declared = algorithmKey(sysmeta.checksum.algorithm);
+  const own = (
+    [
+      ["SHA-256", "sha256"],
+      ["SHA-1", "sha1"],
+      ["MD5", "md5"],
+    ] as const
+  ).find(([name, key]) => algorithmKey(name) !== declared && digests[key] !== "");
+  return own ? { algorithm: own[0], value: digests[own[1]] } : sysmeta.checksum;
+}
+
+/**
  * A node listing an object another node is authoritative for holds a replica: the CN records it once, as
- * completed only when the node proves the bytes: MNRead.getChecksum in the algorithm of the CN's record answers
- * the CN's checksum (a node recomputes it from its stored bytes when a CN asks), whatever the algorithm of the
- * node's own system metadata.
+ * completed only when the node proves the bytes: MNRead.getChecksum answers challengeFor's checksum in its
+ * algorithm (a node recomputes it from its stored bytes when a CN asks), whatever the algorithm of the node's own
+ * system metadata.
  */
 async function recordReplica(
   ctx: NodeContext,
@@ -276,7 +296,7 @@ async function recordReplica(
   checkSameBytes(existing.sysmeta, incoming);
   const pid = existing.sysmeta.identifier;
   if (existing.sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId)) return "unchanged";
-  const expected = existing.sysmeta.checksum;
+  const expected = challengeFor(existing);
   const verdict = checksumVerdict(nodeId, expected, await source.getChecksum(pid, expected.algorithm));
   if (!verdict.valid) {
     throw new InvalidSystemMetadata(`The replica on ${nodeId} is not recorded: ${verdict.why}.`, { pid });
