@@ -7,6 +7,7 @@
  */
 import { request } from "undici";
 import { ServiceFailure } from "../errors/exceptions.ts";
+import { deadlineSignal } from "../federation/remote-limits.ts";
 import { type NodeCallConfig, nodeCallHeaders, nodeDispatcher } from "./node-credentials.ts";
 
 export interface ReplicaAuthorizer {
@@ -29,6 +30,8 @@ export function createCnReplicaAuthorizer(
           headers: await nodeCallHeaders(config, url),
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
+          // The whole answer, not only each wait for its next bytes: a CN trickling its body holds no read.
+          signal: deadlineSignal(timeoutMs),
         });
         status = response.statusCode;
         await response.body.dump();

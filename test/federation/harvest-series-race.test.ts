@@ -27,6 +27,7 @@ function memberNode(sysmeta: SystemMetadata): SourceNode & { failures: string[] 
   return {
     failures,
     getSystemMetadata: async () => sysmeta,
+    getChecksum: async () => sysmeta.checksum,
     get: async () => Readable.from([Buffer.from("data stays on the member node\n")]),
     synchronizationFailed: async (_pid, description) => {
       failures.push(description);

@@ -168,6 +168,7 @@ for (const dialect of testDialects()) {
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
         get: (pid, size) => real.get(pid, size),
+        getChecksum: (pid, algorithm) => real.getChecksum(pid, algorithm),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(
@@ -215,6 +216,7 @@ for (const dialect of testDialects()) {
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
         get: (pid, size) => real.get(pid, size),
+        getChecksum: (pid, algorithm) => real.getChecksum(pid, algorithm),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       const result = await harvestNode(fed.cn.ctx, await mn3Node(), { source: picky, pageSize: 2, lagMs: 0 });
@@ -285,6 +287,7 @@ for (const dialect of testDialects()) {
           return real.getSystemMetadata(pid);
         },
         get: (pid, size) => real.get(pid, size),
+        getChecksum: (pid, algorithm) => real.getChecksum(pid, algorithm),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(harvestNode(fed.cn.ctx, await mn3Node(), { source: failing, lagMs: 0 }), {
@@ -321,6 +324,7 @@ for (const dialect of testDialects()) {
         },
         getSystemMetadata: (pid) => real.getSystemMetadata(pid),
         get: (pid, size) => real.get(pid, size),
+        getChecksum: (pid, algorithm) => real.getChecksum(pid, algorithm),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       await assert.rejects(
@@ -343,6 +347,7 @@ for (const dialect of testDialects()) {
           return real.getSystemMetadata(pid);
         },
         get: (pid, size) => real.get(pid, size),
+        getChecksum: (pid, algorithm) => real.getChecksum(pid, algorithm),
         synchronizationFailed: (pid, d) => real.synchronizationFailed(pid, d),
       };
       const node = await harvestableNode(cn.ctx, "urn:node:LOCALMN3");

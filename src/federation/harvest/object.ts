@@ -15,9 +15,11 @@ import { bytesToHold } from "../../search/indexer.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
+import { algorithmKey } from "../../store/index.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { SystemMetadata } from "../../types/sysmeta.ts";
+import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
+import { checksumVerdict } from "../replication/audit.ts";
 import { replanIfWanted } from "./after-sync.ts";
 import { type FailureReceiver, reportSyncFailure } from "./report.ts";
 import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } from "./rules.ts";
@@ -25,6 +27,8 @@ import { authoritativeChanges, checkHarvested, checkSameBytes, withReplica } fro
 /** The calls the synchronizer makes on the Member Node. */
 export interface SourceNode extends FailureReceiver {
   getSystemMetadata(pid: string): Promise<SystemMetadata>;
+  /** MNRead.getChecksum: the proof a node holding a replica gives (see recordReplica). */
+  getChecksum(pid: string, algorithm: string): Promise<Checksum>;
   /** The bytes, failing past `declaredSize` (see D1Client.get). */
   get(pid: string, declaredSize: number): Promise<Readable>;
 }
@@ -62,15 +66,47 @@ export async function synchronizeObject(
   try {
     const sysmeta = fetched ?? (await source.getSystemMetadata(pid));
     checkHarvested(ctx.formats, pid, sysmeta);
-    if (!existing) return await createFromNode(ctx, nodeId, source, sysmeta);
+    if (!existing) {
+      await checkOwnObject(ctx, nodeId, sysmeta);
+      return await createFromNode(ctx, nodeId, source, sysmeta);
+    }
     if (existing.sysmeta.authoritativeMemberNode === nodeId) {
       return await updateFromAuthoritative(ctx, existing, sysmeta);
     }
-    return await recordReplica(ctx, nodeId, existing, sysmeta);
+    return await recordReplica(ctx, nodeId, source, existing, sysmeta);
   } catch (error) {
     if (!(error instanceof D1Error) || error.exception === "ServiceFailure") throw error;
     await reportSyncFailure(ctx, source, pid, `${error.exception}: ${error.description}`);
     return "failed";
+  }
+}
+
+/**
+ * A node speaks for its own objects only: a new object's authoritativeMemberNode, when given, is the node it is
+ * harvested from (a node listing another's object holds a replica, which the CN records once it knows the object
+ * from its authoritative node), and its originMemberNode names no other node registered here.
+ */
+async function checkOwnObject(ctx: NodeContext, nodeId: string, sysmeta: SystemMetadata): Promise<void> {
+  const pid = sysmeta.identifier;
+  const authoritative = sysmeta.authoritativeMemberNode;
+  if (authoritative !== undefined && authoritative !== nodeId) {
+    throw new InvalidSystemMetadata(
+      `${nodeId} lists "${pid}" with authoritativeMemberNode ${authoritative}: a node registers only its own ` +
+        "objects; a copy of another node's object is recorded as a replica once the CN has it from that node.",
+      { pid },
+    );
+  }
+  const origin = sysmeta.originMemberNode;
+  if (
+    origin !== undefined &&
+    origin !== nodeId &&
+    (origin === ctx.config.nodeId || (await ctx.db.cn.node(origin)))
+  ) {
+    throw new InvalidSystemMetadata(
+      `${nodeId} lists "${pid}" with originMemberNode ${origin}, another node of this federation: a node may not ` +
+        "say that another uploaded an object it registers.",
+      { pid },
+    );
   }
 }
 
@@ -225,15 +261,46 @@ async function updateFromAuthoritative(
   return changed ? "updated" : "unchanged";
 }
 
-/** A node listing an object another node is authoritative for holds a replica: the CN records it once. */
+/**
+ * The checksum a node claiming a replica must answer. Where the CN holds the bytes (METADATA and RESOURCE
+ * objects), a digest it computed itself in another algorithm than the system metadata's: a value published
+ * nowhere, which only a node holding the bytes can give. Otherwise the system metadata's checksum.
+ */
+function challengeFor(object: StoredObject): Checksum {
+  const { sysmeta, digests, contentKey } = object;
+  if (contentKey === NO_BYTES) return sysmeta.checksum;
+  const declared = algorithmKey(sysmeta.checksum.algorithm);
+  const own = (
+    [
+      ["SHA-256", "sha256"],
+      ["SHA-1", "sha1"],
+      ["MD5", "md5"],
+    ] as const
+  ).find(([name, key]) => algorithmKey(name) !== declared && digests[key] !== "");
+  return own ? { algorithm: own[0], value: digests[own[1]] } : sysmeta.checksum;
+}
+
+/**
+ * A node listing an object another node is authoritative for holds a replica: the CN records it once, as
+ * completed only when the node proves the bytes: MNRead.getChecksum answers challengeFor's checksum in its
+ * algorithm (a node recomputes it from its stored bytes when a CN asks), whatever the algorithm of the node's own
+ * system metadata.
+ */
 async function recordReplica(
   ctx: NodeContext,
   nodeId: string,
+  source: SourceNode,
   existing: StoredObject,
   incoming: SystemMetadata,
 ): Promise<SyncOutcome> {
   checkSameBytes(existing.sysmeta, incoming);
   const pid = existing.sysmeta.identifier;
+  if (existing.sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId)) return "unchanged";
+  const expected = challengeFor(existing);
+  const verdict = checksumVerdict(nodeId, expected, await source.getChecksum(pid, expected.algorithm));
+  if (!verdict.valid) {
+    throw new InvalidSystemMetadata(`The replica on ${nodeId} is not recorded: ${verdict.why}.`, { pid });
+  }
   const changed = await writeObjects(ctx, "harvest", async (tx) => {
     const current = await tx.objects.get(pid);
     if (!current || current.sysmeta.replicas.some((r) => r.replicaMemberNode === nodeId)) return false;

@@ -15,7 +15,7 @@ import { changeReplicaList } from "../../services/cn/replication.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { Node } from "../../types/node.ts";
-import type { Replica, SystemMetadata } from "../../types/sysmeta.ts";
+import type { Checksum, Replica, SystemMetadata } from "../../types/sysmeta.ts";
 import { clientFor } from "../client.ts";
 import { forEachObject } from "./scan.ts";
 
@@ -61,19 +61,7 @@ export async function verifyReplica(ctx: NodeContext, node: Node, sysmeta: Syste
   const expected = sysmeta.checksum;
   try {
     const actual = await clientFor(ctx, node.baseURL, { version }).getChecksum(pid, expected.algorithm);
-    if (algorithmKey(actual.algorithm) !== algorithmKey(expected.algorithm)) {
-      return {
-        valid: false,
-        why: `${node.identifier} answered a ${actual.algorithm} checksum, not ${expected.algorithm}`,
-      };
-    }
-    if (actual.value.toLowerCase() !== expected.value.toLowerCase()) {
-      return {
-        valid: false,
-        why: `${node.identifier} holds bytes with ${expected.algorithm} ${actual.value}, not ${expected.value}`,
-      };
-    }
-    return { valid: true };
+    return checksumVerdict(node.identifier, expected, actual);
   } catch (error) {
     if (error instanceof D1Error && error.exception === "NotFound") {
       return { valid: false, why: `${node.identifier} no longer holds "${pid}": ${error.description}` };
@@ -81,6 +69,27 @@ export async function verifyReplica(ctx: NodeContext, node: Node, sysmeta: Syste
     const why = error instanceof Error ? error.message : String(error);
     return { valid: undefined, why: `${node.identifier} could not be audited: ${why}` };
   }
+}
+
+/** Whether the checksum a holder answered (asked in `expected`'s algorithm) is `expected`. */
+export function checksumVerdict(
+  nodeId: string,
+  expected: Checksum,
+  actual: Checksum,
+): { valid: true } | { valid: false; why: string } {
+  if (algorithmKey(actual.algorithm) !== algorithmKey(expected.algorithm)) {
+    return {
+      valid: false,
+      why: `${nodeId} answered a ${actual.algorithm} checksum, not ${expected.algorithm}`,
+    };
+  }
+  if (actual.value.toLowerCase() !== expected.value.toLowerCase()) {
+    return {
+      valid: false,
+      why: `${nodeId} holds bytes with ${expected.algorithm} ${actual.value}, not ${expected.value}`,
+    };
+  }
+  return { valid: true };
 }
 
 /** A valid replica gets a new replicaVerified date; an invalid one is invalidated and planned anew. */

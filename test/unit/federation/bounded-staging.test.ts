@@ -15,52 +15,21 @@ import type { Database } from "../../../src/db/types.ts";
 import { repairFromReplicas } from "../../../src/ops/repair.ts";
 import { createFsStore } from "../../../src/store/index.ts";
 import type { ObjectStore } from "../../../src/store/types.ts";
-import { serializeNodeList, serializeSystemMetadata } from "../../../src/types/index.ts";
-import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
+import { type HostilePeer, startHostilePeer } from "../../helpers/hostile-peer.ts";
 import { submittedSysmeta } from "../../helpers/sysmeta.ts";
 
 const SIZE = 1000;
 const bytes = Buffer.alloc(SIZE, "a");
 
 describe("audit --repair stages no more than the declared size", () => {
-  let server: LocalServer;
+  let server: HostilePeer;
   let dataDir: string;
   let store: ObjectStore;
   /** Bytes that reached the store's stager. */
   let staged = 0;
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "d1node-test-"));
-    server = await listenLocal(async (request, response) => {
-      const url = request.url ?? "";
-      if (url.startsWith("/v2/meta/")) {
-        const sysmeta = { ...submittedSysmeta("big", bytes), authoritativeMemberNode: "urn:node:EVIL" };
-        response.end(serializeSystemMetadata(sysmeta, "v2"));
-      } else if (url === "/v2/node") {
-        const evil = {
-          identifier: "urn:node:EVIL",
-          name: "evil",
-          description: "sends more than it should",
-          baseURL: server.baseUrl,
-          services: [],
-          subjects: ["CN=urn:node:EVIL"],
-          contactSubjects: ["CN=someone"],
-          replicate: false,
-          synchronize: false,
-          type: "mn" as const,
-          state: "up" as const,
-          properties: [],
-        };
-        response.end(serializeNodeList([evil], "v2"));
-      } else {
-        // getReplica and get: 256 MiB of bytes, as fast as the client takes them, until it goes away.
-        response.writeHead(200, { "content-type": "application/octet-stream" });
-        const chunk = Buffer.alloc(64 * 1024, "a");
-        for (let sent = 0; sent < 256 * 1024 ** 2 && !response.destroyed; sent += chunk.length) {
-          if (!response.write(chunk)) await new Promise((resolve) => response.once("drain", resolve));
-        }
-        response.end();
-      }
-    });
+    server = await startHostilePeer(submittedSysmeta("big", bytes));
     const real = await createFsStore(path.join(dataDir, "store"));
     store = {
       ...real,
