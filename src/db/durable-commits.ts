@@ -53,6 +53,8 @@ export function walFlush(databaseFile: string): WalFlush {
     }
   };
   const start = () => {
+    // After a failure, a later fsync may report success for pages the kernel dropped: never trust one again.
+    if (failure) return Promise.reject(failure);
     const run = flushOnce().catch((error: unknown) => {
       failure ??= new Error(
         `the database's write-ahead log could not be flushed to disk (${(error as Error).message}); ` +
@@ -70,7 +72,6 @@ export function walFlush(databaseFile: string): WalFlush {
     return run;
   };
   return () => {
-    if (failure) return Promise.reject(failure);
     if (!running) return start();
     // The flush under way may have begun before this commit: the next one, shared by all who wait meanwhile.
     next ??= running
