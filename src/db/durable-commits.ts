@@ -63,12 +63,10 @@ export function walFlush(databaseFile: string): WalFlush {
       throw failure;
     });
     running = run;
-    run.then(
-      () => {
-        if (running === run) running = undefined;
-      },
-      () => undefined,
-    );
+    const over = () => {
+      if (running === run) running = undefined;
+    };
+    run.then(over, over);
     return run;
   };
   return () => {
