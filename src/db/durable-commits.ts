@@ -53,6 +53,8 @@ export function walFlush(databaseFile: string): WalFlush {
     }
   };
   const start = () => {
+    // After a failure, a later fsync may report success for pages the kernel dropped: never trust one again.
+    if (failure) return Promise.reject(failure);
     const run = flushOnce().catch((error: unknown) => {
       failure ??= new Error(
         `the database's write-ahead log could not be flushed to disk (${(error as Error).message}); ` +
@@ -61,16 +63,13 @@ export function walFlush(databaseFile: string): WalFlush {
       throw failure;
     });
     running = run;
-    run.then(
-      () => {
-        if (running === run) running = undefined;
-      },
-      () => undefined,
-    );
+    const over = () => {
+      if (running === run) running = undefined;
+    };
+    run.then(over, over);
     return run;
   };
   return () => {
-    if (failure) return Promise.reject(failure);
     if (!running) return start();
     // The flush under way may have begun before this commit: the next one, shared by all who wait meanwhile.
     next ??= running

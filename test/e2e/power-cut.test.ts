@@ -65,8 +65,6 @@ describe("a power cut during creates and updates (SQLite)", { skip: skip ?? fals
       await loadThenCut(caller, fs, running, acknowledged, attempted);
       await fs.remount();
     }
-    await running?.kill("SIGTERM");
-    running = undefined;
   });
 });
 

@@ -40,6 +40,12 @@ describe("config", () => {
     assert.equal(resolveConfig({}).databasePoolSize, 10);
     assert.equal(resolveConfig({ databasePoolSize: 3 }).databasePoolSize, 3);
     assert.throws(() => resolveConfig({ databasePoolSize: 0 }), /databasePoolSize/);
+    assert.equal(resolveConfig({}).sqliteDurableCommits, true);
+    assert.equal(
+      resolveConfig(configFromEnv({ D1NODE_SQLITE_DURABLE_COMMITS: "false" })).sqliteDurableCommits,
+      false,
+    );
+    assert.throws(() => resolveConfig({ sqliteDurableCommits: "sometimes" }), /sqliteDurableCommits/);
   });
 
   it("replication settings: booleans and lists from the environment; replicate needs a CN", () => {
