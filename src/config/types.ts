@@ -97,8 +97,8 @@ export interface Config {
   /** Seconds a source that went over the isAuthorized limit stays blocked. */
   isAuthorizedBlockSeconds: number;
   /**
-   * Browser origins trusted with credentials (CORS), e.g. the node's MetacatUI; any other origin may read the
-   * public API without credentials.
+   * Browser origins whose requests may be authenticated by the user's client certificate, e.g. the node's
+   * MetacatUI; any other origin's browser requests count only a bearer token (CORS answers every origin).
    */
   corsOrigins: string[];
   /** Largest XML document part of a request (system metadata, access policy, node, ...), bytes. */

@@ -46,7 +46,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   decorateApiMethod(app);
   registerErrorHandling(app, ctx.config.nodeId);
   frameworkErrors.noteRoutes(app);
-  registerCors(app, ctx.config.corsOrigins);
+  registerCors(app);
   app.addHook("onRequest", (request, _reply, done) => {
     refuseNulParams(request.query as Query);
     done();

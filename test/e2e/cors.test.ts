@@ -1,15 +1,15 @@
 /**
- * CORS as a browser exercises it. A hostile page (any origin, or the opaque origin "null") may read the public API
- * but never with the user's credentials: `Access-Control-Allow-Origin: *` and no Allow-Credentials, and its
- * preflights get only the read methods and no Authorization header. A configured origin (the node's MetacatUI) is
- * echoed with credentials and may preflight the writes with its bearer token.
+ * CORS as a browser exercises it. Every origin is echoed with Allow-Credentials (MetacatUI on search.dataone.org
+ * calls every Member Node with withCredentials and its bearer token) and may preflight the API's methods with the
+ * Authorization header; the opaque origin "null" gets "*". Which origins' requests may use the user's client
+ * certificate is tested over TLS in cors-certificates.test.ts.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
-import { create, enc } from "../helpers/client.ts";
+import { call, create, enc, form } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const METACATUI = "https://search.example.org";
 const HOSTILE = "https://evil.example.com";
@@ -39,49 +39,70 @@ describe("CORS", () => {
   const allowedHeaders = (response: Response) =>
     (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/);
 
-  for (const origin of [HOSTILE, "null"]) {
-    it(`answers reads from ${origin} to any origin, without credentials`, async () => {
+  for (const origin of [HOSTILE, METACATUI]) {
+    it(`answers ${origin} with its origin echoed and credentials allowed`, async () => {
       const response = await get(origin);
       assert.equal(response.status, 200);
-      assert.equal(response.headers.get("access-control-allow-origin"), "*");
-      assert.equal(response.headers.get("access-control-allow-credentials"), null);
+      assert.equal(response.headers.get("access-control-allow-origin"), origin);
+      assert.equal(response.headers.get("access-control-allow-credentials"), "true");
+      assert.match(response.headers.get("vary") ?? "", /Origin/);
       assert.match(response.headers.get("access-control-expose-headers") ?? "", /DataONE-Exception-Name/);
       assert.match(
         response.headers.get("access-control-expose-headers") ?? "",
         /ETag, Accept-Ranges, Content-Range/,
       );
     });
+  }
 
-    it(`lets ${origin} preflight conditional and ranged reads`, async () => {
-      const response = await preflight(origin, "GET", "range, if-range, if-none-match, if-modified-since");
-      assert.equal(response.status, 204);
-      for (const header of ["range", "if-range", "if-none-match", "if-modified-since"]) {
-        assert.ok(allowedHeaders(response).includes(header), header);
-      }
-    });
-
-    it(`refuses ${origin} a preflight for DELETE with Authorization and other headers`, async () => {
+  for (const origin of [HOSTILE, METACATUI, "null"]) {
+    it(`lets ${origin} preflight the API's methods, its token and the read conditions, nothing else`, async () => {
       const response = await preflight(origin, "DELETE", "authorization, x-evil, content-type");
       assert.equal(response.status, 204);
-      assert.equal(response.headers.get("access-control-allow-origin"), "*");
-      assert.equal(response.headers.get("access-control-allow-credentials"), null);
-      assert.deepEqual(methods(response), ["GET", "HEAD", "POST"]);
-      assert.ok(!allowedHeaders(response).includes("authorization"));
+      assert.deepEqual(methods(response), ["GET", "HEAD", "POST", "PUT", "DELETE"]);
+      assert.ok(allowedHeaders(response).includes("authorization"));
+      assert.ok(allowedHeaders(response).includes("content-type"));
       assert.ok(!allowedHeaders(response).includes("x-evil"));
+      const conditional = await preflight(origin, "GET", "range, if-range, if-none-match, if-modified-since");
+      for (const header of ["range", "if-range", "if-none-match", "if-modified-since"]) {
+        assert.ok(allowedHeaders(conditional).includes(header), header);
+      }
     });
   }
 
-  it("echoes the configured origin with credentials, for reads and preflighted writes", async () => {
-    const response = await get(METACATUI);
-    assert.equal(response.headers.get("access-control-allow-origin"), METACATUI);
-    assert.equal(response.headers.get("access-control-allow-credentials"), "true");
-    assert.match(response.headers.get("vary") ?? "", /Origin/);
-    const pre = await preflight(METACATUI, "DELETE", "authorization, x-evil");
-    assert.equal(pre.headers.get("access-control-allow-origin"), METACATUI);
+  it('answers the opaque origin "null" with "*" and no credentials', async () => {
+    for (const response of [await get("null"), await preflight("null", "GET", "authorization")]) {
+      assert.equal(response.headers.get("access-control-allow-origin"), "*");
+      assert.equal(response.headers.get("access-control-allow-credentials"), null);
+    }
+  });
+
+  it("answers MetacatUI on search.dataone.org (not listed) as it calls a Member Node when logged in", async () => {
+    // MetacatUI's createAjaxSettings: withCredentials and "Authorization: Bearer"; a browser then needs the origin
+    // echoed with Allow-Credentials on the preflight and the answer ("*" fails the call).
+    const origin = "https://search.dataone.org";
+    const pid = uniquePid("cors-metacatui");
+    const pre = await fetch(`${node.baseUrl}/v2/object`, {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization",
+      },
+    });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get("access-control-allow-origin"), origin);
     assert.equal(pre.headers.get("access-control-allow-credentials"), "true");
-    assert.ok(methods(pre).includes("DELETE") && methods(pre).includes("PUT"));
+    assert.ok(methods(pre).includes("POST"));
     assert.ok(allowedHeaders(pre).includes("authorization"));
-    assert.ok(!allowedHeaders(pre).includes("x-evil"));
+    const caller = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
+    const bytes = Buffer.from("t\n1\n");
+    const created = await call(caller, "POST", "/object", {
+      headers: { origin },
+      body: form({ sysmeta: { xml: sysmetaXml(pid, bytes) }, pid, object: bytes }),
+    });
+    assert.equal(created.status, 200, await created.text());
+    assert.equal(created.headers.get("access-control-allow-origin"), origin);
+    assert.equal(created.headers.get("access-control-allow-credentials"), "true");
   });
 
   it("sends an object read from another origin with the CORS headers and the object's own", async () => {
@@ -92,7 +113,7 @@ describe("CORS", () => {
     for (const origin of [HOSTILE, METACATUI]) {
       const response = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`, { headers: { origin } });
       assert.equal(response.status, 200);
-      assert.equal(response.headers.get("access-control-allow-origin"), origin === HOSTILE ? "*" : origin);
+      assert.equal(response.headers.get("access-control-allow-origin"), origin);
       assert.match(response.headers.get("access-control-expose-headers") ?? "", /ETag/);
       assert.match(response.headers.get("etag") ?? "", /^"sha256-[0-9a-f]{64}"$/);
       assert.equal(response.headers.get("accept-ranges"), "bytes");
@@ -101,16 +122,8 @@ describe("CORS", () => {
     }
   });
 
-  it("by default trusts no origin with credentials", async () => {
+  it("by default lists no origin", () => {
     assert.deepEqual(resolveConfig({}).corsOrigins, []);
-    const plain = await startTestNode("sqlite");
-    try {
-      const response = await fetch(`${plain.baseUrl}/v2/monitor/ping`, { headers: { origin: METACATUI } });
-      assert.equal(response.headers.get("access-control-allow-origin"), "*");
-      assert.equal(response.headers.get("access-control-allow-credentials"), null);
-    } finally {
-      await plain.close();
-    }
   });
 
   it('refuses "*", "null" and paths as configured origins, naming the setting', () => {

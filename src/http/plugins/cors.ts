@@ -1,11 +1,12 @@
 /**
- * CORS for browser clients (such as MetacatUI) served from another origin.
- *
- * Any origin may read the public API, without credentials: `Access-Control-Allow-Origin: *` and never
- * `Access-Control-Allow-Credentials`, so a page a user happens to visit cannot act with the user's cookie or client
- * certificate. Only origins the operator lists (config corsOrigins, e.g. the node's MetacatUI) are echoed with
- * credentials, and only they may preflight the write methods and the Authorization header (MetacatUI sends its
- * token there, with `withCredentials`). The opaque origin `null` (sandboxed frames, file: pages) is never listed.
+ * CORS for browser clients (such as MetacatUI) served from another origin, DataONE's search.dataone.org included:
+ * it calls every Member Node from the browser with its token in `Authorization: Bearer` and `withCredentials`,
+ * and a browser accepts an answer to such a request (and its preflight) only when it echoes the origin with
+ * `Access-Control-Allow-Credentials: true`: `*` would fail every logged-in call. So every origin is echoed with
+ * credentials and may preflight the API's methods and the Authorization header. What keeps a page the user happens
+ * to visit from acting as the user is that the node honours no ambient credential for it: no cookies exist, and
+ * the client certificate counts only for the node's own origin and those the operator lists (config corsOrigins;
+ * ambient-credentials.ts). The opaque origin `null` (sandboxed frames, file: pages) is answered with `*`.
  */
 import type { FastifyInstance } from "fastify";
 
@@ -26,39 +27,33 @@ const EXPOSED = [
   "DataONE-Exception-PID",
 ].join(", ");
 
-/** What any origin may preflight: the reads (POST only carries query forms, e.g. MN query/solr). */
-const PUBLIC_METHODS = "GET, HEAD, POST";
-const CONDITIONS = "Range, If-Range, If-None-Match, If-Modified-Since";
-const PUBLIC_HEADERS = `Content-Type, ${CONDITIONS}`;
-/** What a listed origin may preflight besides: the API's write methods and the bearer token. */
-const TRUSTED_METHODS = "GET, HEAD, POST, PUT, DELETE";
-const TRUSTED_HEADERS = `Authorization, Content-Type, ${CONDITIONS}`;
+/** What any origin may preflight: the API's methods, its token, content type and the read conditions. */
+const METHODS = "GET, HEAD, POST, PUT, DELETE";
+const HEADERS = "Authorization, Content-Type, Range, If-Range, If-None-Match, If-Modified-Since";
 const ALL_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
 
-export function registerCors(app: FastifyInstance, trustedOrigins: readonly string[]): void {
-  const trusted = new Set(trustedOrigins);
-  const isTrusted = (origin: string) => origin !== "null" && trusted.has(origin);
-
+export function registerCors(app: FastifyInstance): void {
   app.addHook("onRequest", (request, reply, done) => {
     const origin = request.headers.origin;
     if (origin === undefined) return done();
     reply.header("Vary", "Origin");
-    if (isTrusted(origin)) {
+    if (origin === "null") {
+      reply.header("Access-Control-Allow-Origin", "*");
+    } else {
       reply.header("Access-Control-Allow-Origin", origin);
       reply.header("Access-Control-Allow-Credentials", "true");
-    } else {
-      reply.header("Access-Control-Allow-Origin", "*");
     }
     reply.header("Access-Control-Expose-Headers", EXPOSED);
     done();
   });
 
   app.options("*", async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && request.headers["access-control-request-method"] !== undefined) {
-      const withCredentials = isTrusted(origin);
-      reply.header("Access-Control-Allow-Methods", withCredentials ? TRUSTED_METHODS : PUBLIC_METHODS);
-      reply.header("Access-Control-Allow-Headers", withCredentials ? TRUSTED_HEADERS : PUBLIC_HEADERS);
+    if (
+      request.headers.origin !== undefined &&
+      request.headers["access-control-request-method"] !== undefined
+    ) {
+      reply.header("Access-Control-Allow-Methods", METHODS);
+      reply.header("Access-Control-Allow-Headers", HEADERS);
       reply.header("Access-Control-Max-Age", "600");
     }
     reply.header("Allow", ALL_METHODS);

@@ -2,11 +2,13 @@
  * Who is calling, for every request: the client certificate of the TLS handshake (or the one a trusted proxy
  * forwards) and the bearer token become `request.session` (see src/auth/session.ts). The isAuthorized source
  * limit is installed here too, ahead of the session, since it counts callers by the same (proxy-aware) address.
+ * A browser's request for a page of another origin is not authenticated by the certificate (ambient-credentials.ts).
  */
 import { TLSSocket } from "node:tls";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ClientCertificate, SessionResolver } from "../../auth/session.ts";
 import type { Config } from "../../config/config.ts";
+import { ambientCredentialsRule } from "./ambient-credentials.ts";
 import { registerIsAuthorizedLimit } from "./is-authorized-limit.ts";
 import { trustedProxy } from "./proxy.ts";
 
@@ -22,13 +24,15 @@ export function registerSessions(
     proxy.clientAddress,
   );
   const viaProxy = config.proxySecret !== undefined;
+  const mayUseCertificate = ambientCredentialsRule(config);
   app.decorateRequest("session");
   app.decorateRequest("clientAddress", "");
   // A callback hook: an anonymous caller's session is known at once, with no promise to wait for.
   app.addHook("onRequest", (request, _reply, done) => {
     request.clientAddress = proxy.clientAddress(request);
-    const certificate = handshakeCertificate(request);
-    const forwarded = !certificate && viaProxy ? proxy.forwarded(request) : {};
+    const ambient = mayUseCertificate(request);
+    const certificate = ambient ? handshakeCertificate(request) : undefined;
+    const forwarded = ambient && !certificate && viaProxy ? proxy.forwarded(request) : {};
     const credentials = { certificate, ...forwarded, authorization: request.headers.authorization };
     const known = sessions.resolveNow?.(credentials);
     if (known) {

@@ -9,6 +9,7 @@ import type { ObjectStore, StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { DeclaredAlgorithms } from "../../declared-algorithms.ts";
 import {
   holdForIndex,
   type MultipartBody,
@@ -25,15 +26,17 @@ import { requiredId } from "./read.ts";
 export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
   const objectPrefix = `${prefix}/object/`;
+  const declared = new DeclaredAlgorithms();
 
   app.post(`${prefix}/object`, { config: { apiMethod: "MNStorage.create" } }, async (request, reply) => {
     const call = callInfo(request);
     storage.requireSubmitter(ctx, call, "create");
-    const body = await readObjectUpload(request, scope);
+    const body = await readObjectUpload(request, scope, declared);
     const staged = await objectBytes(request, body, ctx.store);
     try {
       const pid = requireIdentifier(requirePart(body, "pid"), "pid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+      declared.remember(request, sysmeta.checksum.algorithm);
       await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(reply, serializeIdentifier(await storage.create(ctx, call, pid, sysmeta, staged)));
     } finally {
@@ -45,11 +48,12 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     const call = callInfo(request);
     const pid = requiredId(identifierAfter(request, objectPrefix));
     storage.requireSubmitter(ctx, call, "update");
-    const body = await readObjectUpload(request, scope);
+    const body = await readObjectUpload(request, scope, declared);
     const staged = await objectBytes(request, body, ctx.store);
     try {
       const newPid = requireIdentifier(requirePart(body, "newPid"), "newPid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
+      declared.remember(request, sysmeta.checksum.algorithm);
       await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(
         reply,
@@ -112,11 +116,19 @@ function parseSysmetaFor(pid: string, xml: string): SystemMetadata {
   return parseSystemMetadata(xml);
 }
 
-function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise<MultipartBody> {
+/**
+ * The upload's bytes are hashed with SHA-256 and the algorithm of a sysmeta part read before them, else the one
+ * the client declared last (d1_client sends the object part first; declared-algorithms.ts).
+ */
+function readObjectUpload(
+  request: FastifyRequest,
+  { ctx }: RouteScope,
+  declared: DeclaredAlgorithms,
+): Promise<MultipartBody> {
   return readMultipart(request, {
     store: ctx.store,
     objectPart: "object",
-    algorithmHint: sysmetaAlgorithm,
+    algorithmHint: (parts) => sysmetaAlgorithm(parts) ?? declared.guess(request),
     sizeHint: sysmetaSize,
     holdBytes: holdForIndex,
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
@@ -125,8 +137,8 @@ function readObjectUpload(request: FastifyRequest, { ctx }: RouteScope): Promise
 
 /**
  * The bytes are hashed as they arrive with SHA-256 and the sysmeta's algorithm when it was known then (the sysmeta
- * part came first, or a resumable upload's `checksumAlgorithm` named it); without it, an inline upload computes
- * MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
+ * part came first, a resumable upload's `checksumAlgorithm` named it, or the client's last declared algorithm was
+ * right); without any, an inline upload computes MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
  * staged file (a second read) before the checksum is compared.
  */
 async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
