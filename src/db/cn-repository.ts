@@ -51,6 +51,8 @@ export interface CnRepository {
   swapNodeXml(nodeId: string, expectedXml: string, nodeXml: string): Promise<boolean>;
   /** false when no such node is registered. */
   approveNode(nodeId: string): Promise<boolean>;
+  /** Removes the node's entry (`pendingOnly`: only while it waits for approval); false when none was removed. */
+  removeNode(nodeId: string, options: { pendingOnly: boolean }): Promise<boolean>;
   reservation(id: string): Promise<Reservation | undefined>;
   /** Which of these identifiers are reserved or retired (one query; keep the list short). */
   reservedAmong(ids: readonly string[]): Promise<Set<string>>;
@@ -164,6 +166,12 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
         .where("node_id", "=", nodeId)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async removeNode(nodeId, { pendingOnly }) {
+      let query = db.deleteFrom("cn_nodes").where("node_id", "=", nodeId);
+      if (pendingOnly) query = query.where("approved", "=", 0);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
     },
     async reservation(id) {
       const row = await db.selectFrom("cn_reservations").selectAll().where("id", "=", id).executeTakeFirst();
