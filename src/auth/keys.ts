@@ -34,6 +34,14 @@ export function loadOrCreateSigningKey(dataDir: string): SigningKey {
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }
 
+/** The data folder's signing key, when it has one (commands beside a node must not make a new one). */
+export function loadSigningKey(dataDir: string): SigningKey | undefined {
+  const file = signingKeyPath(dataDir);
+  if (!existsSync(file)) return undefined;
+  const privateKey = createPrivateKey(readFileSync(file));
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
 /** Public keys from PEM files holding public keys or X.509 certificates (several per file allowed). */
 export function loadPublicKeys(files: readonly string[]): KeyObject[] {
   const keys: KeyObject[] = [];

@@ -7,7 +7,10 @@ import type { Config } from "../config/config.ts";
 import type { ServiceMethodRestriction } from "../types/node.ts";
 import { submissionOpen } from "./access.ts";
 
-type RestrictionConfig = Pick<Config, "adminSubjects" | "cnSubjects" | "submitters" | "logReaders">;
+type RestrictionConfig = Pick<
+  Config,
+  "adminSubjects" | "cnSubjects" | "submitters" | "logReaders" | "cnBaseUrl"
+>;
 
 /** Restrictions per Member Node service name (MNCore, MNRead, MNStorage, ...). */
 export function memberNodeRestrictions(
@@ -19,7 +22,9 @@ export function memberNodeRestrictions(
   return {
     MNCore: config.logReaders === "trusted" ? [only("getLogRecords", trusted)] : [],
     MNRead: [
-      only("getReplica", trusted),
+      // With a CN to ask, any node it scheduled a replica for may pull it (isNodeAuthorized, per object and
+      // caller: replica-authorization.ts): no fixed list says that. Without one, only CNs and administrators.
+      ...(config.cnBaseUrl === undefined ? [only("getReplica", trusted)] : []),
       only("synchronizationFailed", trusted),
       only("systemMetadataChanged", trusted),
     ],

@@ -1,15 +1,18 @@
 /**
- * `d1node node list` and `d1node node approve <nodeId>`: the Coordinating Node's registry. Nodes registered
- * through CNRegister.register stay pending (not listed, not resolvable) until an administrator approves them.
- * With `--cn URL` the running CN does it (its admin endpoint, `{basePath}/admin/nodes`; the caller must be one of
- * its administrators: `--token`, the node certificate, or, run with the CN's own data folder, a token that
- * folder's key signs for its first administrator). Without `--cn` the database is opened directly: with SQLite
- * only while the CN is stopped (it holds the file alone); PostgreSQL any time.
+ * `d1node node list|approve|reject|remove`: the Coordinating Node's registry. Nodes registered through
+ * CNRegister.register stay pending (not listed, not resolvable) until an administrator approves them; `reject`
+ * removes a pending registration, `remove` any node. With `--cn URL` the running CN does it (its admin endpoint,
+ * `{basePath}/admin/nodes`; the caller must be one of its administrators: `--token`, a client certificate, or,
+ * run with the CN's own data folder, a token that folder's key signs for the CN itself). Without `--cn` the
+ * database is opened directly: with SQLite only while the CN is stopped (it holds the file alone); PostgreSQL
+ * any time. Neither way starts a new data folder.
  */
 import type { Command } from "commander";
 import type { Config } from "../config/config.ts";
 import type { Database } from "../db/types.ts";
-import { approveNode } from "../services/cn/register.ts";
+import { approveNode, removeNode } from "../services/cn/register.ts";
+import { parseNode } from "../types/index.ts";
+import { requireEmbeddedDatabase } from "./data-folder.ts";
 import { openConfiguredDatabase } from "./offline-database.ts";
 import { OperatorError } from "./operator-error.ts";
 import {
@@ -36,6 +39,7 @@ interface Entry {
 
 async function withDatabase<T>(config: Readonly<Config>, work: (db: Database) => Promise<T>): Promise<T> {
   let db: Database;
+  requireEmbeddedDatabase(config);
   try {
     db = await openConfiguredDatabase(config);
   } catch (error) {
@@ -60,16 +64,33 @@ async function withDatabase<T>(config: Readonly<Config>, work: (db: Database) =>
 const settingsOf = (flags: NodeFlags) =>
   configFromFlags(flags as NodeFlags & Record<string, unknown>, { ...peerSettings(flags), role: "cn" });
 
-async function remote(config: Readonly<Config>, flags: NodeFlags, method: "GET" | "PUT", route: string) {
-  const url = `${(flags.cn as string).replace(/\/+$/, "")}/admin/nodes${route}`;
+async function remote(
+  config: Readonly<Config>,
+  flags: NodeFlags,
+  method: "GET" | "PUT" | "DELETE",
+  route: string,
+) {
+  const cn = (flags.cn as string).replace(/\/+$/, "");
+  const url = `${cn}/admin/nodes${route}`;
+  const signed = !flags.token && !(config.nodeCert && cn.startsWith("https:"));
   const answer = await callRunningNode(config, {
     method,
     url,
     token: flags.token,
-    localSubject: config.adminSubjects[0],
+    localSubject: signed ? await cnSubject(config, cn) : undefined,
   });
   if (answer.status !== 200) throw new OperatorError(`the CN refused: ${answer.failure}`, 1);
   return answer.body;
+}
+
+/** The CN's own subject, from its public Node document (CNCore.getCapabilities): a token for it signed by its data folder's key. */
+async function cnSubject(config: Readonly<Config>, cn: string): Promise<string> {
+  const answer = await callRunningNode(config, { method: "GET", url: `${cn}/v2/`, anonymous: true });
+  if (answer.status !== 200)
+    throw new OperatorError(`${cn} did not give its Node document: ${answer.failure}`);
+  const subject = parseNode(answer.body).subjects[0];
+  if (!subject) throw new OperatorError(`${cn}'s Node document names no subject`);
+  return subject;
 }
 
 const command = (parent: Command, spec: string, description: string) =>
@@ -105,5 +126,21 @@ export function registerNodeCommands(program: Command): void {
         throw new OperatorError(`no node ${nodeId} is registered`, 1);
       process.stdout.write(`approved ${nodeId}\n`);
     },
+  );
+  const removal = (spec: string, description: string, pendingOnly: boolean, done: string) =>
+    command(node, spec, description).action(async (nodeId: string, flags: NodeFlags) => {
+      const config = settingsOf(flags);
+      const route = `/${encodeURIComponent(nodeId)}${pendingOnly ? "?pending=true" : ""}`;
+      if (flags.cn) await remote(config, flags, "DELETE", route);
+      else if (!(await withDatabase(config, (db) => removeNode(db, nodeId, pendingOnly))))
+        throw new OperatorError(`no ${pendingOnly ? "pending " : ""}node ${nodeId} is registered`, 1);
+      process.stdout.write(`${done} ${nodeId}\n`);
+    });
+  removal("reject <nodeId>", "reject a pending registration: the node's entry is removed", true, "rejected");
+  removal(
+    "remove <nodeId>",
+    "remove a node (approved or not): it leaves listNodes and is no longer pinged",
+    false,
+    "removed",
   );
 }

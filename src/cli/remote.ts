@@ -1,14 +1,14 @@
 /**
  * Calls the command line makes to a running node (registration with a CN, the CN's node registry), authenticated
  * as `--token` says, else with the node certificate (over https), else with a short-lived token signed by the
- * data folder's own key for `subject` (on the CN's machine, its administrator), else as the node itself.
+ * data folder's own key for `subject` (on the CN's machine, the CN itself), else as the node itself.
  */
 import { type FormData, request } from "undici";
-import { loadOrCreateSigningKey } from "../auth/keys.ts";
 import { nodeCallHeaders, nodeDispatcher } from "../auth/node-credentials.ts";
 import { mintToken } from "../auth/tokens.ts";
 import type { Config } from "../config/config.ts";
 import { parseError } from "../types/index.ts";
+import { existingSigningKey } from "./data-folder.ts";
 import { OperatorError } from "./operator-error.ts";
 
 export interface RemoteAnswer {
@@ -19,20 +19,23 @@ export interface RemoteAnswer {
 }
 
 export interface RemoteCall {
-  method: "GET" | "POST" | "PUT";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   body?: FormData;
   token?: string | undefined;
   /** Sign a token for this subject with the data folder's key when no other credential is given. */
   localSubject?: string | undefined;
+  /** A public call (no credentials at all). */
+  anonymous?: boolean;
 }
 
 export async function callRunningNode(config: Readonly<Config>, call: RemoteCall): Promise<RemoteAnswer> {
   let headers: Record<string, string>;
-  if (call.token) headers = { authorization: `Bearer ${call.token}` };
+  if (call.anonymous) headers = {};
+  else if (call.token) headers = { authorization: `Bearer ${call.token}` };
   else if (config.nodeCert && call.url.startsWith("https:")) headers = {};
   else if (call.localSubject) {
-    const { privateKey } = loadOrCreateSigningKey(config.dataDir);
+    const { privateKey } = existingSigningKey(config);
     const token = await mintToken(privateKey, { subject: call.localSubject, ttlSeconds: 300 });
     headers = { authorization: `Bearer ${token}` };
   } else headers = await nodeCallHeaders(config, call.url);

@@ -1,7 +1,7 @@
 /** `d1node token --subject S`: a bearer token that a node started on the same data folder accepts. */
 import type { Command } from "commander";
-import { loadOrCreateSigningKey } from "../auth/keys.ts";
 import { mintToken } from "../auth/tokens.ts";
+import { existingSigningKey } from "./data-folder.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface TokenFlags extends CommonFlags {
@@ -26,7 +26,7 @@ export function registerTokenCommand(program: Command): void {
           `--ttl ${ttlSeconds} is longer than the node accepts (maxTokenLifetime ${config.maxTokenLifetime} s)`,
         );
       }
-      const { privateKey } = loadOrCreateSigningKey(config.dataDir);
+      const { privateKey } = existingSigningKey(config);
       process.stdout.write(`${await mintToken(privateKey, { subject: flags.subject, ttlSeconds })}\n`);
     });
 }

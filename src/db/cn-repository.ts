@@ -55,6 +55,8 @@ export interface CnRepository {
   approveNode(nodeId: string): Promise<boolean>;
   /** Records the subjects a node asked for until an administrator approves them (undefined: none wait). */
   setPendingSubjects(nodeId: string, subjects: string[] | undefined): Promise<void>;
+  /** Removes the node's entry (`pendingOnly`: only while it waits for approval); false when none was removed. */
+  removeNode(nodeId: string, options: { pendingOnly: boolean }): Promise<boolean>;
   reservation(id: string): Promise<Reservation | undefined>;
   /** Which of these identifiers are reserved or retired (one query; keep the list short). */
   reservedAmong(ids: readonly string[]): Promise<Set<string>>;
@@ -176,6 +178,12 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
         .set({ pending_subjects: subjects ? JSON.stringify(subjects) : null })
         .where("node_id", "=", nodeId)
         .execute();
+    },
+    async removeNode(nodeId, { pendingOnly }) {
+      let query = db.deleteFrom("cn_nodes").where("node_id", "=", nodeId);
+      if (pendingOnly) query = query.where("approved", "=", 0);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
     },
     async reservation(id) {
       const row = await db.selectFrom("cn_reservations").selectAll().where("id", "=", id).executeTakeFirst();

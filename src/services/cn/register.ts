@@ -155,3 +155,11 @@ export async function approveNode(db: Database, nodeId: string): Promise<boolean
   if (row) await scheduleHarvest(db.tasks, parseNode(row.nodeXml));
   return true;
 }
+
+/**
+ * Removes a node's registry entry (`pendingOnly`: a registration not yet approved), as `d1node node reject` and
+ * `remove` do: it leaves listNodes and resolve, is no longer pinged, and its waiting harvest finds no node.
+ */
+export function removeNode(db: Database, nodeId: string, pendingOnly: boolean): Promise<boolean> {
+  return db.cn.removeNode(nodeId, { pendingOnly });
+}

@@ -71,7 +71,7 @@ describe("session resolver", () => {
 
 describe("restrictions and the log", () => {
   it("publishes who may call restricted methods, per service", () => {
-    const config = { ...roles, submitters: ["CN=s"], logReaders: "trusted" as const };
+    const config = { ...roles, submitters: ["CN=s"], logReaders: "trusted" as const, cnBaseUrl: undefined };
     const r = memberNodeRestrictions(config);
     assert.deepEqual(r.MNCore, [{ methodName: "getLogRecords", subjects: ["CN=cn", GROUP] }]);
     assert.deepEqual(
@@ -88,6 +88,24 @@ describe("restrictions and the log", () => {
     assert.deepEqual(
       open.MNStorage?.map((m) => m.methodName),
       ["delete"],
+    );
+  });
+
+  it("restricts getReplica to CNs and administrators only when no CN decides per object (isNodeAuthorized)", () => {
+    const config = { ...roles, submitters: ["CN=s"], logReaders: "trusted" as const };
+    const standalone = memberNodeRestrictions({ ...config, cnBaseUrl: undefined });
+    assert.deepEqual(standalone.MNRead?.find((m) => m.methodName === "getReplica")?.subjects, [
+      "CN=cn",
+      GROUP,
+    ]);
+    const federated = memberNodeRestrictions({ ...config, cnBaseUrl: "https://cn.example.org/cn" });
+    assert.equal(
+      federated.MNRead?.find((m) => m.methodName === "getReplica"),
+      undefined,
+    );
+    assert.deepEqual(
+      federated.MNRead?.map((m) => m.methodName),
+      ["synchronizationFailed", "systemMetadataChanged"],
     );
   });
 

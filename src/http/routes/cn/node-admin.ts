@@ -1,11 +1,16 @@
 /**
  * The CN's node registry for its administrators, while it runs (outside the DataONE API, unversioned):
  * `GET {basePath}/admin/nodes` (JSON: every registered node, pending ones too) and
- * `PUT {basePath}/admin/nodes/{nodeId}/approval` (approve a pending node). `d1node node list|approve --cn` call
+ * `PUT {basePath}/admin/nodes/{nodeId}/approval` (approve a pending node), `DELETE {basePath}/admin/nodes/{nodeId}`
+ * (remove a node; `?pending=true`: only a pending one, rejecting it). `d1node node list|approve|reject|remove --cn` call
  * them; callers authenticate as for any call (client certificate or bearer token) and must be administrators.
  */
 import type { FastifyInstance } from "fastify";
-import { approveRegisteredNode, registryEntries } from "../../../services/cn/node-admin.ts";
+import {
+  approveRegisteredNode,
+  registryEntries,
+  removeRegisteredNode,
+} from "../../../services/cn/node-admin.ts";
 import type { NodeContext } from "../../../services/context.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { requiredId } from "../mn/read.ts";
@@ -20,6 +25,15 @@ export function registerNodeAdminRoutes(app: FastifyInstance, ctx: NodeContext):
     { config: { apiMethod: "d1node.approveNode" } },
     async (request, reply) => {
       await approveRegisteredNode(ctx, callInfo(request), requiredId(request.params.nodeId));
+      return sendTrue(reply);
+    },
+  );
+  app.delete<{ Params: { nodeId: string }; Querystring: { pending?: string } }>(
+    `${prefix}/:nodeId`,
+    { config: { apiMethod: "d1node.removeNode" } },
+    async (request, reply) => {
+      const pendingOnly = request.query.pending === "true";
+      await removeRegisteredNode(ctx, callInfo(request), requiredId(request.params.nodeId), pendingOnly);
       return sendTrue(reply);
     },
   );
