@@ -25,11 +25,14 @@ export interface RemoteCall {
   token?: string | undefined;
   /** Sign a token for this subject with the data folder's key when no other credential is given. */
   localSubject?: string | undefined;
+  /** No credentials at all (a public document): nothing is read from, or created in, the data folder. */
+  anonymous?: boolean;
 }
 
 export async function callRunningNode(config: Readonly<Config>, call: RemoteCall): Promise<RemoteAnswer> {
   let headers: Record<string, string>;
-  if (call.token) headers = { authorization: `Bearer ${call.token}` };
+  if (call.anonymous) headers = {};
+  else if (call.token) headers = { authorization: `Bearer ${call.token}` };
   else if (config.nodeCert && call.url.startsWith("https:")) headers = {};
   else if (call.localSubject) {
     const { privateKey } = loadOrCreateSigningKey(config.dataDir);
