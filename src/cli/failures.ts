@@ -5,6 +5,8 @@
  * reported by its message, on one line. D1NODE_DEBUG=1 prints the stack as well.
  */
 
+import { accessSync, constants } from "node:fs";
+
 interface SystemError extends Error {
   code?: string;
   errno?: number;
@@ -27,6 +29,8 @@ export function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const e = error as SystemError;
   const code = e.code ?? "";
+  // The project's own errors say all there is to say.
+  if (code.startsWith("D1NODE_")) return firstLine(e.message);
   if (code === "EADDRINUSE") {
     return `port ${e.port ?? "?"} on ${e.address ?? "?"} is already in use (another node or program listens there): choose another with --port`;
   }
@@ -50,17 +54,46 @@ export function describeFailure(error: unknown): string {
   if (code === "SQLITE_CANTOPEN" || code === "SQLITE_READONLY") {
     return `cannot write the embedded database (${code}): the data folder must be writable by this user`;
   }
+  if (code === "EEXIST" && e.syscall === "mkdir" && e.path) {
+    return `cannot make the folder ${e.path}: a file of that name is in the way (a data folder must be a folder)`;
+  }
   if (e.path && code in WHY) {
     const writing = ["mkdir", "open", "rename", "unlink", "rmdir", "copyfile", "link", "write"].includes(
       e.syscall ?? "",
     );
-    const verb = code === "ENOENT" ? "cannot read" : writing ? "cannot write" : "cannot use";
+    const verb =
+      code === "ENOENT"
+        ? "cannot read"
+        : e.syscall === "open"
+          ? openVerb(e.path)
+          : writing
+            ? "cannot write"
+            : "cannot use";
     return `${verb} ${e.path}: ${WHY[code]}`;
   }
   if (code.startsWith("ERR_OSSL") || /PEM|asn1|certificate/i.test(e.message)) {
     return `a certificate or key file is not usable (tlsCert, tlsKey, clientCa): ${firstLine(e.message)}`;
   }
   return firstLine(e.message);
+}
+
+/**
+ * What a refused `open` was, told from the file: one that exists and this user may not read was being read (a
+ * certificate, a key, a config file); one that is absent was being created; else it cannot be told.
+ */
+function openVerb(file: string): string {
+  const can = (mode: number) => {
+    try {
+      accessSync(file, mode);
+      return "yes";
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : "no";
+    }
+  };
+  const exists = can(constants.F_OK);
+  if (exists === "absent") return "cannot write";
+  if (exists === "no") return "cannot open";
+  return can(constants.R_OK) === "yes" ? "cannot write" : "cannot read";
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,5 @@
 /** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, store. */
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
 import { registerBackupCommands } from "./backup.ts";
@@ -18,9 +19,15 @@ import { registerTokenCommand } from "./token.ts";
 import { registerUploadCommand } from "./upload-command.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
+/** The package's version (package.json is two folders up from both src/cli and dist/cli). */
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
 const program = new Command()
   .name("d1node")
   .description("DataONE Member Node and Coordinating Node")
+  .version(`d1node ${version}`, "-V, --version", "print the version")
   .showHelpAfterError();
 registerServeCommand(program);
 registerFederationCommand(program);

@@ -5,8 +5,11 @@
  * node; the call carries the node certificate (over https) or `--token`. Prints what the CN answered: pending
  * approval, approved, or refused and why (exit 1).
  */
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { FormData } from "undici";
+import { signingKeyPath } from "../auth/keys.ts";
+import { sendsNodeToken } from "../auth/node-credentials.ts";
 import type { NodeContext } from "../services/context.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { parseNode, serializeNode } from "../types/index.ts";
@@ -49,6 +52,14 @@ export function registerRegisterCommand(program: Command): void {
         ...peerSettings(flags),
       });
       const cn = flags.cn.replace(/\/+$/, "");
+      // Without --token or a certificate the call carries the node's own token, signed with the data folder's
+      // key: a folder without one is not the node's (a key made now would be one no one trusts).
+      if (!flags.token && sendsNodeToken(config, cn) && !existsSync(signingKeyPath(config.dataDir))) {
+        throw new OperatorError(
+          `nothing to register with: ${config.dataDir} holds no node signing key; give --token, ` +
+            "--node-cert and --node-key, or the node's --data-dir",
+        );
+      }
       const node = flags.nodeUrl
         ? await runningNode(config, flags.nodeUrl)
         : capabilities({ config } as NodeContext);
@@ -92,7 +103,12 @@ export function peerSettings(flags: PeerFlags) {
 }
 
 async function runningNode(config: Parameters<typeof callRunningNode>[0], url: string): Promise<Node> {
-  const answer = await callRunningNode(config, { method: "GET", url: `${url.replace(/\/+$/, "")}/v2/node` });
+  // getCapabilities is public: asked anonymously, so that nothing is read from or made in a data folder.
+  const answer = await callRunningNode(config, {
+    method: "GET",
+    url: `${url.replace(/\/+$/, "")}/v2/node`,
+    anonymous: true,
+  });
   if (answer.status !== 200)
     throw new OperatorError(`${url} did not give its Node document: ${answer.failure}`);
   return parseNode(answer.body);

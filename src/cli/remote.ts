@@ -25,7 +25,7 @@ export interface RemoteCall {
   token?: string | undefined;
   /** Sign a token for this subject with the data folder's key when no other credential is given. */
   localSubject?: string | undefined;
-  /** A public call (no credentials at all). */
+  /** No credentials at all (a public document): nothing is read from, or created in, the data folder. */
   anonymous?: boolean;
 }
 

@@ -112,12 +112,47 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ConfigInput {
   return out;
 }
 
+/** The settings of a JSON config file; a file that is absent, unreadable or not JSON is said so, with the line. */
 export function configFromFile(file: string): ConfigInput {
-  const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new Error(`config file ${file} does not exist`);
+    if (code === "EACCES" || code === "EPERM")
+      throw new Error(`cannot read config file ${file}: permission denied`);
+    if (code === "EISDIR") throw new Error(`config file ${file} is a folder`);
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `config file ${file}${jsonErrorPlace(text, (error as Error).message)}: not JSON: ${jsonErrorReason(error)}`,
+    );
+  }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new Error(`config file ${file}: expected a JSON object`);
   }
   return parsed as ConfigInput;
+}
+
+/** ", line L column C" of a JSON.parse failure (V8 names the character offset), or "" when it names none. */
+function jsonErrorPlace(text: string, message: string): string {
+  const at = /position (\d+)/.exec(message);
+  const offset = at ? Number(at[1]) : /end of JSON input/.test(message) ? text.length : undefined;
+  if (offset === undefined) return "";
+  const before = text.slice(0, offset).split("\n");
+  return `, line ${before.length} column ${(before[before.length - 1]?.length ?? 0) + 1}`;
+}
+
+/** V8's reason without its place (given as line and column instead). */
+function jsonErrorReason(error: unknown): string {
+  return (error as Error).message
+    .replace(/ in JSON at position \d+.*$/, "")
+    .replace(/ \(line \d+ column \d+\)$/, "");
 }
 
 /** Merge layers (later wins) and validate. Throws an Error naming the bad setting. */
