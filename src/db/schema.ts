@@ -245,6 +245,13 @@ export interface ImportProgressTable {
   updated_at: number;
 }
 
+/** `d1node import`: an object it wrote from a source, and the dateSysMetadataModified it wrote (ms). */
+export interface ImportCopiesTable {
+  source: string;
+  pid: string;
+  date_modified: number;
+}
+
 /** `d1node import`: a source's object that could not be copied, and why. */
 export interface ImportFailuresTable {
   source: string;
@@ -298,5 +305,6 @@ export interface Tables {
   replication_nodes: ReplicationNodesTable;
   import_progress: ImportProgressTable;
   import_failures: ImportFailuresTable;
+  import_copies: ImportCopiesTable;
   row_counts: RowCountsTable;
 }

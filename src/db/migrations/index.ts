@@ -24,6 +24,7 @@ import { searchChangesMigration } from "./0016-search-changes.ts";
 import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
 import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
 import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
+import { importCopiesMigration } from "./0020-import-copies.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   eventsCountedByWritersMigration,
   searchValuesByPidMigration,
   searchDocsWriteCostMigration,
+  importCopiesMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
