@@ -29,6 +29,10 @@ export interface ObjectsTable {
   archived: number;
   date_uploaded: number;
   date_modified: number;
+  /** Microseconds after date_uploaded's millisecond, as a source gave them (0-999; migration 0021). */
+  date_uploaded_us: number;
+  /** Microseconds after date_modified's millisecond (the list order stays by milliseconds, then pid). */
+  date_modified_us: number;
   origin_mn: string | null;
   authoritative_mn: string | null;
   serial_version: number;

@@ -25,6 +25,7 @@ import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writer
 import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
 import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
 import { importCopiesMigration } from "./0020-import-copies.ts";
+import { dateMicrosecondsMigration } from "./0021-date-microseconds.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   searchValuesByPidMigration,
   searchDocsWriteCostMigration,
   importCopiesMigration,
+  dateMicrosecondsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
