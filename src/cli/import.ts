@@ -3,9 +3,10 @@
  * v2 API, or v1) into this node, system metadata kept as the source has it, and with `--logs` its event log
  * (src/import/). With the embedded SQLite database run it while the node is stopped (the node holds the file
  * alone); with PostgreSQL any time, the node serving meanwhile. A second run continues where the first stopped.
- * Progress goes to standard error (a bar on a terminal), the summary to standard output. Exit code: 0 when every
- * object was copied, 1 when some could not be (each named on standard error, kept for the next run), 2 when the
- * import could not run or stopped (run it again to continue).
+ * Progress goes to standard error (a bar on a terminal), the summary to standard output, also when the run stops
+ * (Ctrl-C, the source gone). Exit code: 0 when every object was copied, 1 when some could not be (each named on
+ * standard error, kept for the next run) or changed at the source after the run started, 2 when the import could
+ * not run or stopped (run it again to continue); a second Ctrl-C ends it at once (130).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,7 @@ import type { Command } from "commander";
 import type { Database } from "../db/types.ts";
 import { D1Error } from "../errors/exceptions.ts";
 import { progressView } from "../import/progress.ts";
-import { type ImportSummary, runImport } from "../import/run.ts";
+import { ImportStopped, type ImportSummary, runImport } from "../import/run.ts";
 import { openSource, type SourceCredentials, type SourceNode } from "../import/source.ts";
 import { IMPORT_FOLLOWS_NOTHING } from "../import/write.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
@@ -77,9 +78,20 @@ export function registerImportCommand(program: Command): void {
       }
       const store = await createFsStore(path.join(config.dataDir, "store"));
       let source: SourceNode | undefined;
+      const view = progressView(process.stderr);
+      // Ctrl-C stops the calls under way and ends with the summary; a second one ends the process at once.
+      const stop = new AbortController();
+      const interrupt = () => {
+        view.note("import: stopping (Ctrl-C again to quit at once)");
+        stop.abort();
+        process.once("SIGINT", () => process.exit(130));
+      };
+      process.once("SIGINT", interrupt);
       try {
-        source = await openSource(flags.from, settings.credentials, settings.api);
-        const view = progressView(process.stderr);
+        source = await openSource(flags.from, settings.credentials, settings.api, {
+          maxDocumentBytes: config.maxDocumentBytes,
+          signal: stop.signal,
+        });
         if (source.node.identifier !== config.nodeId) {
           view.note(
             `note: the source is ${source.node.identifier}, this node ${config.nodeId}; the copies keep the ` +
@@ -94,12 +106,19 @@ export function registerImportCommand(program: Command): void {
           changes: IMPORT_FOLLOWS_NOTHING,
           log: stderrLog,
         };
-        const summary = await runImport(ctx, { source, view, ...settings.run });
+        const summary = await runImport(ctx, { source, view, signal: stop.signal, ...settings.run });
         report(summary, flags.logs === true);
-        if (summary.failures.length > 0 || summary.logFailure) process.exitCode = 1;
+        if (summary.failures.length > 0 || summary.logFailure || summary.deferred > 0) process.exitCode = 1;
       } catch (error) {
-        fail(`${source ? "stopped" : "could not start"}: ${describe(error)}; run it again to continue`);
+        if (error instanceof ImportStopped) {
+          view.finish(error.summary.counts);
+          report(error.summary, flags.logs === true);
+        }
+        const cause = error instanceof ImportStopped ? error.cause : error;
+        const why = stop.signal.aborted ? "interrupted" : describe(cause);
+        fail(`${source ? "stopped" : "could not start"}: ${why}; run it again to continue`);
       } finally {
+        process.removeListener("SIGINT", interrupt);
         await source?.close();
         await store.close();
         await db.close();
@@ -158,6 +177,11 @@ function report(summary: ImportSummary, logs: boolean): void {
       `... and ${failures.length - FAILURES_SHOWN} more (the next run tries them all again)\n`,
     );
   if (summary.logFailure) process.stderr.write(`the event log was not copied: ${summary.logFailure}\n`);
+  if (summary.deferred > 0)
+    process.stderr.write(
+      `${summary.deferred} objects changed at the source after this run started (or its clock is ahead of ` +
+        "this one's): run again to copy them\n",
+    );
   const mib = (counts.bytes / 1024 / 1024).toFixed(1);
   process.stdout.write(
     `objects copied ${counts.copied}, updated ${counts.updated}, unchanged ${counts.unchanged}, ` +

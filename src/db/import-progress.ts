@@ -1,7 +1,8 @@
 /**
  * `d1node import`'s records per source node (tables import_progress and import_failures, migration 0011-import):
  * the object listing's position (the same shape as the CN's harvest position, so the same window paging serves
- * both), the event log's position, and the objects that could not be copied.
+ * both), the event log's position, the objects that could not be copied, and the objects the import wrote
+ * (import_copies, migration 0021-import-copies).
  */
 import type { Kysely } from "kysely";
 import { type HarvestProgress, progressColumns, progressFromRow } from "./harvest-progress.ts";
@@ -24,6 +25,10 @@ export interface ImportProgressStore {
   failures(source: string): Promise<ImportFailure[]>;
   recordFailure(source: string, failure: ImportFailure): Promise<void>;
   clearFailure(source: string, pid: string): Promise<void>;
+  /** An object written from `source`, with the dateSysMetadataModified written. */
+  recordCopy(source: string, pid: string, modified: Date): Promise<void>;
+  /** The dateSysMetadataModified last written from `source` for each of `pids` it wrote. */
+  copiesOf(source: string, pids: readonly string[]): Promise<Map<string, Date>>;
 }
 
 const toDate = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)));
@@ -93,6 +98,26 @@ export function importProgressRepository(db: Kysely<Tables>): ImportProgressStor
 
     async clearFailure(source, pid) {
       await db.deleteFrom("import_failures").where("source", "=", source).where("pid", "=", pid).execute();
+    },
+
+    async recordCopy(source, pid, modified) {
+      const values = { date_modified: modified.getTime() };
+      await db
+        .insertInto("import_copies")
+        .values({ source, pid, ...values })
+        .onConflict((oc) => oc.columns(["source", "pid"]).doUpdateSet(values))
+        .execute();
+    },
+
+    async copiesOf(source, pids) {
+      if (pids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("import_copies")
+        .select(["pid", "date_modified"])
+        .where("source", "=", source)
+        .where("pid", "in", [...pids])
+        .execute();
+      return new Map(rows.map((row) => [row.pid, new Date(Number(row.date_modified))]));
     },
   };
 }

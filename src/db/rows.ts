@@ -1,6 +1,7 @@
 /** StoredObject <-> objects row. */
 
 import { grantsOf } from "../auth/readers.ts";
+import { dateWithMicroseconds, microsecondsOf } from "../types/datetime.ts";
 import type { Replica } from "../types/sysmeta.ts";
 import type { AccessRulesTable, ObjectsTable } from "./schema.ts";
 import type { ObjectInfo, StoredObject } from "./types.ts";
@@ -29,6 +30,8 @@ export function toRow(object: StoredObject): ObjectsTable {
     archived: s.archived ? 1 : 0,
     date_uploaded: (s.dateUploaded ?? new Date()).getTime(),
     date_modified: (s.dateSysMetadataModified ?? new Date()).getTime(),
+    date_uploaded_us: microsecondsOf(s.dateUploaded),
+    date_modified_us: microsecondsOf(s.dateSysMetadataModified),
     origin_mn: s.originMemberNode ?? null,
     authoritative_mn: s.authoritativeMemberNode ?? null,
     serial_version: s.serialVersion ?? 1,
@@ -68,8 +71,8 @@ export function fromRow(row: ObjectsTable): StoredObject {
       ...(row.obsoletes !== null ? { obsoletes: row.obsoletes } : {}),
       ...(row.obsoleted_by !== null ? { obsoletedBy: row.obsoleted_by } : {}),
       archived: row.archived === 1,
-      dateUploaded: new Date(Number(row.date_uploaded)),
-      dateSysMetadataModified: new Date(Number(row.date_modified)),
+      dateUploaded: dateWithMicroseconds(Number(row.date_uploaded), Number(row.date_uploaded_us ?? 0)),
+      dateSysMetadataModified: modifiedOf(row),
       ...(row.origin_mn !== null ? { originMemberNode: row.origin_mn } : {}),
       ...(row.authoritative_mn !== null ? { authoritativeMemberNode: row.authoritative_mn } : {}),
       replicas,
@@ -87,15 +90,20 @@ export const INFO_COLUMNS = [
   "checksum_algorithm",
   "checksum_value",
   "date_modified",
+  "date_modified_us",
   "size",
 ] as const;
+
+/** dateSysMetadataModified: milliseconds (the list order's key) and the microseconds a source gave after them. */
+const modifiedOf = (row: Pick<ObjectsTable, "date_modified" | "date_modified_us">) =>
+  dateWithMicroseconds(Number(row.date_modified), Number(row.date_modified_us ?? 0));
 
 export function toInfo(row: Pick<ObjectsTable, (typeof INFO_COLUMNS)[number]>): ObjectInfo {
   return {
     identifier: row.pid,
     formatId: row.format_id,
     checksum: { algorithm: row.checksum_algorithm, value: row.checksum_value },
-    dateSysMetadataModified: new Date(Number(row.date_modified)),
+    dateSysMetadataModified: modifiedOf(row),
     size: Number(row.size),
   };
 }

@@ -29,6 +29,10 @@ export interface ObjectsTable {
   archived: number;
   date_uploaded: number;
   date_modified: number;
+  /** Microseconds after date_uploaded's millisecond, as a source gave them (0-999; migration 0021). */
+  date_uploaded_us: number;
+  /** Microseconds after date_modified's millisecond (the list order stays by milliseconds, then pid). */
+  date_modified_us: number;
   origin_mn: string | null;
   authoritative_mn: string | null;
   serial_version: number;
@@ -247,6 +251,13 @@ export interface ImportProgressTable {
   updated_at: number;
 }
 
+/** `d1node import`: an object it wrote from a source, and the dateSysMetadataModified it wrote (ms). */
+export interface ImportCopiesTable {
+  source: string;
+  pid: string;
+  date_modified: number;
+}
+
 /** `d1node import`: a source's object that could not be copied, and why. */
 export interface ImportFailuresTable {
   source: string;
@@ -300,5 +311,6 @@ export interface Tables {
   replication_nodes: ReplicationNodesTable;
   import_progress: ImportProgressTable;
   import_failures: ImportFailuresTable;
+  import_copies: ImportCopiesTable;
   row_counts: RowCountsTable;
 }

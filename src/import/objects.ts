@@ -1,18 +1,29 @@
 /**
  * Copying one object the source lists. An object held here as the source lists it (same dateSysMetadataModified
- * and checksum) is skipped without a request; one held with other system metadata but the same bytes gets the
- * source's system metadata; a new one is copied with its bytes. Chains stay consistent: before a version is
- * written, the versions it obsoletes that are not here yet are copied, oldest first, so that every version
- * arrives after the one it obsoletes and a series' head moves along the chain as it did at the source.
+ * and checksum) is skipped without a request; a new one is copied with its bytes. Chains stay consistent: before
+ * a version is written, the versions it obsoletes that are not here yet are copied, oldest first, so that every
+ * version arrives after the one it obsoletes and a series' head moves along the chain as it did at the source.
+ *
+ * The source speaks only for what it gave: system metadata must name the PID it was asked for; a held record gets
+ * the source's newer system metadata only when an import from this source wrote it and nothing here changed it
+ * since (`import_copies`); a new version may not join a chain or series held here that the import did not write.
+ * Anything else held here is this node's, and stays as it is (the object is named as a failure).
  */
 import { DuplicateKeyError, SeriesConflictError } from "../db/errors.ts";
 import type { ImportFailure } from "../db/types.ts";
-import { D1Error, IdentifierNotUnique, InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
+import {
+  D1Error,
+  IdentifierNotUnique,
+  InvalidRequest,
+  InvalidSystemMetadata,
+  NotAuthorized,
+} from "../errors/exceptions.ts";
 import type { ObjectInfo } from "../types/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import { serializeSystemMetadata } from "../types/sysmeta-xml.ts";
-import { type SourceNode, SourceUnreachable } from "./source.ts";
+import { cappedAt } from "./capped-bytes.ts";
+import type { SourceNode } from "./source.ts";
 import { type WriteContext, writeImported } from "./write.ts";
 
 export type Outcome = "copied" | "updated" | "unchanged";
@@ -23,15 +34,13 @@ export interface ObjectImport {
   source: SourceNode;
   /** Records held as replicas: those whose authoritative node is not the source. */
   sourceNodeId: string;
-  /** Bytes received for a copied object. */
+  /** Bytes received, as they arrive. */
   onBytes(size: number): void;
-  /** An object written (copied or updated), for the search index. */
-  onWritten(pid: string, outcome: Exclude<Outcome, "unchanged">): void;
+  /** An object written (copied or updated), for the search index; `ahead` for an older version copied first. */
+  onWritten(pid: string, outcome: Exclude<Outcome, "unchanged">, ahead?: boolean): void;
   /** An older version, copied ahead of the listed one that obsoletes it, could not be copied. */
   onFailure(failure: ImportFailure): Promise<void>;
 }
-
-const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
 
 /** Longest run of older versions copied ahead of a listed one (guards against a cycle of obsoletes links). */
 const MAX_CHAIN = 10_000;
@@ -53,7 +62,19 @@ export async function importListed(
   held?: StoredObject,
 ): Promise<Outcome> {
   if (isListedAsHeld(held, info)) return "unchanged";
-  return importRecord(run, await run.source.getSystemMetadata(info.identifier));
+  return importRecord(run, await recordOf(run, info.identifier));
+}
+
+/** The source's system metadata for `pid`, which must be that object's (not another one's). */
+export async function recordOf(run: ObjectImport, pid: string): Promise<SystemMetadata> {
+  const sysmeta = await run.source.getSystemMetadata(pid);
+  if (sysmeta.identifier !== pid) {
+    throw new InvalidSystemMetadata(
+      `the source's system metadata for "${pid}" is that of "${sysmeta.identifier}": nothing was written.`,
+      { pid },
+    );
+  }
+  return sysmeta;
 }
 
 /** Copies or updates the object `sysmeta` describes (the source's record). */
@@ -74,16 +95,47 @@ async function updateHeld(run: ObjectImport, held: StoredObject, sysmeta: System
       { pid },
     );
   }
-  // Changed here since it was copied (a node serving on PostgreSQL meanwhile): this node's record is the newer.
-  if (
-    (held.sysmeta.dateSysMetadataModified?.getTime() ?? 0) > (sysmeta.dateSysMetadataModified?.getTime() ?? 0)
-  )
+  const written = (await run.ctx.db.importProgress.copiesOf(run.source.baseUrl, [pid])).get(pid);
+  if (!written) throw notGiven(pid, "is held here and was not copied from this source");
+  // Changed here since it was copied (a node serving on PostgreSQL meanwhile): this node's record stays; so does
+  // a record newer than the source's.
+  const heldAt = held.sysmeta.dateSysMetadataModified?.getTime() ?? 0;
+  if (heldAt !== written.getTime() || heldAt > (sysmeta.dateSysMetadataModified?.getTime() ?? 0))
     return "unchanged";
   await writeImported(run.ctx, { kind: "sysmeta", sysmeta }).catch((error: unknown) => {
     throw refusal(error, sysmeta);
   });
+  await recordCopy(run, sysmeta);
   run.onWritten(pid, "updated");
   return "updated";
+}
+
+const notGiven = (pid: string, what: string) =>
+  new NotAuthorized(`"${pid}" ${what}: this node's record is kept as it is.`, { pid });
+
+const recordCopy = (run: ObjectImport, sysmeta: SystemMetadata) =>
+  run.ctx.db.importProgress.recordCopy(
+    run.source.baseUrl,
+    sysmeta.identifier,
+    sysmeta.dateSysMetadataModified ?? new Date(0),
+  );
+
+/** A new version may join only what this import wrote: the version it obsoletes and its series' head. */
+async function checkJoins(run: ObjectImport, sysmeta: SystemMetadata): Promise<void> {
+  const { db } = run.ctx;
+  const joined = [
+    ...(sysmeta.obsoletes && (await db.objects.get(sysmeta.obsoletes)) ? [sysmeta.obsoletes] : []),
+    ...(sysmeta.seriesId ? [await db.objects.headOfSeries(sysmeta.seriesId)] : []),
+  ].filter((pid): pid is string => pid !== undefined);
+  const copies = await db.importProgress.copiesOf(run.source.baseUrl, joined);
+  const foreign = joined.find((pid) => !copies.has(pid));
+  if (foreign) {
+    throw new NotAuthorized(
+      `"${sysmeta.identifier}" would follow "${foreign}", which is held here and was not copied from this ` +
+        "source: nothing was written.",
+      { pid: sysmeta.identifier },
+    );
+  }
 }
 
 /** The versions `sysmeta` obsoletes that are not here, copied oldest first; one the source will not give ends the walk. */
@@ -95,7 +147,7 @@ async function importPredecessors(run: ObjectImport, sysmeta: SystemMetadata): P
     if (await run.ctx.db.objects.get(pid)) break;
     let record: SystemMetadata;
     try {
-      record = await run.source.getSystemMetadata(pid);
+      record = await recordOf(run, pid);
     } catch (error) {
       if (error instanceof D1Error && error.exception !== "ServiceFailure") break; // gone, or not ours to read
       throw error;
@@ -105,7 +157,7 @@ async function importPredecessors(run: ObjectImport, sysmeta: SystemMetadata): P
   }
   for (const record of older.reverse()) {
     try {
-      await copyObject(run, record);
+      await copyObject(run, record, true);
     } catch (error) {
       if (!(error instanceof D1Error) || error.exception === "ServiceFailure") throw error;
       await run.onFailure({ pid: record.identifier, reason: `${error.exception}: ${error.description}` });
@@ -113,22 +165,15 @@ async function importPredecessors(run: ObjectImport, sysmeta: SystemMetadata): P
   }
 }
 
-async function copyObject(run: ObjectImport, sysmeta: SystemMetadata): Promise<Outcome> {
+async function copyObject(run: ObjectImport, sysmeta: SystemMetadata, ahead = false): Promise<Outcome> {
   const pid = sysmeta.identifier;
-  const bytes = await run.source.get(pid);
-  const staged = await run.ctx.store
-    .stage(bytes, { algorithm: sysmeta.checksum.algorithm, expectedSize: sysmeta.size })
-    .catch((error: unknown) => {
-      // The connection failed while the bytes came (worth trying again); anything else is this node's trouble.
-      const code = String((error as NodeJS.ErrnoException).code ?? "");
-      if (code.startsWith("UND_ERR") || NETWORK_CODES.has(code))
-        throw new SourceUnreachable(`the bytes of "${pid}" stopped coming: ${(error as Error).message}`, {
-          pid,
-        });
-      throw error;
-    });
+  await checkJoins(run, sysmeta);
+  const bytes = cappedAt(await run.source.get(pid, sysmeta.size), sysmeta.size, pid, run.onBytes);
+  const staged = await run.ctx.store.stage(bytes, {
+    algorithm: sysmeta.checksum.algorithm,
+    expectedSize: sysmeta.size,
+  });
   try {
-    run.onBytes(staged.digests.size);
     const isReplica =
       sysmeta.authoritativeMemberNode !== undefined && sysmeta.authoritativeMemberNode !== run.sourceNodeId;
     await writeImported(run.ctx, { kind: "object", staged, sysmeta, isReplica });
@@ -139,7 +184,8 @@ async function copyObject(run: ObjectImport, sysmeta: SystemMetadata): Promise<O
   } finally {
     await staged.discard();
   }
-  run.onWritten(pid, "copied");
+  await recordCopy(run, sysmeta);
+  run.onWritten(pid, "copied", ahead);
   return "copied";
 }
 

@@ -88,8 +88,15 @@ export function serializeLog(page: Slice<LogEntry>, version: "v1" | "v2"): strin
   return document(namespaceOf(version), "log", sliceAttributes(count, page.start, page.total), content);
 }
 
-/** Read an objectList document (another node's listObjects answer). */
-export function parseObjectList(xml: string | Buffer, fail: ErrorClass = InvalidRequest): Slice<ObjectInfo> {
+/**
+ * Read an objectList document (another node's listObjects answer). `anyIdentifier` keeps an entry whose
+ * identifier is not a valid DataONE identifier (the caller judges each entry: one bad entry need not lose a page).
+ */
+export function parseObjectList(
+  xml: string | Buffer,
+  fail: ErrorClass = InvalidRequest,
+  { anyIdentifier = false } = {},
+): Slice<ObjectInfo> {
   const root = parseXml(xml, fail);
   expectRoot(root, "objectList", [NS_V1], fail);
   const r = new Reader(root, "objectList", ["objectInfo"], fail, ["count", "start", "total"]);
@@ -98,7 +105,9 @@ export function parseObjectList(xml: string | Buffer, fail: ErrorClass = Invalid
   const items = r.many("objectInfo").map((info): ObjectInfo => {
     const o = new Reader(info, path, names, fail);
     const item: ObjectInfo = {
-      identifier: checkIdentifier(requiredText(o, "identifier"), `${path}/identifier`, fail),
+      identifier: anyIdentifier
+        ? requiredText(o, "identifier")
+        : checkIdentifier(requiredText(o, "identifier"), `${path}/identifier`, fail),
       formatId: nonEmpty(requiredText(o, "formatId"), `${path}/formatId`, fail),
       checksum: readChecksum(o.required("checksum"), `${path}/checksum`, fail),
       dateSysMetadataModified: parseDate(

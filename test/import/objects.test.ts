@@ -125,7 +125,7 @@ forEachDialect((_name, open) => {
     assert.equal((await db.blobIntents.list()).length, 0);
   });
 
-  it("calls a connection cut while the bytes come an unreachable source, and keeps nothing", async () => {
+  it("passes on a connection cut while the bytes come (the source's SourceUnreachable), and keeps nothing", async () => {
     const sysmeta = record("cut", "never complete");
     const source: SourceNode = {
       ...fakeSource(new Map([["cut", { sysmeta, bytes: "never complete" }]])),
@@ -133,7 +133,7 @@ forEachDialect((_name, open) => {
         new Readable({
           read() {
             this.push(Buffer.from("never"));
-            this.destroy(Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }));
+            this.destroy(new SourceUnreachable("GET /object/cut could not be reached: other side closed"));
           },
         }),
     };

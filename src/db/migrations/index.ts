@@ -25,6 +25,8 @@ import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writer
 import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
 import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
 import { nodePendingSubjectsMigration } from "./0020-node-pending-subjects.ts";
+import { importCopiesMigration } from "./0021-import-copies.ts";
+import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -50,6 +52,8 @@ export const MIGRATIONS: readonly Migration[] = [
   searchValuesByPidMigration,
   searchDocsWriteCostMigration,
   nodePendingSubjectsMigration,
+  importCopiesMigration,
+  dateMicrosecondsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

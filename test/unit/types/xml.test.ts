@@ -157,6 +157,25 @@ describe("DateTime", () => {
     for (const [text, iso] of cases) assert.equal(parseDateTime(text)?.toISOString(), iso, text);
   });
 
+  it("keeps microseconds a text gave, and writes them again", () => {
+    assert.equal(
+      formatDateTime(parseDateTime("2026-12-05T02:19:01.762874") as Date),
+      "2026-12-05T02:19:01.762874Z",
+    );
+    assert.equal(
+      formatDateTime(parseDateTime("2026-12-05T02:19:01.7628749Z") as Date),
+      "2026-12-05T02:19:01.762874Z",
+    );
+    assert.equal(
+      formatDateTime(parseDateTime("2026-12-05T02:19:01.762000") as Date),
+      "2026-12-05T02:19:01.762Z",
+    );
+    assert.equal(
+      formatDateTime(parseDateTime("2026-12-05T03:19:01.000001+01:00") as Date),
+      "2026-12-05T02:19:01.000001Z",
+    );
+  });
+
   it("returns undefined for invalid dates", () => {
     for (const text of [
       "",
