@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload, store. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, register, audit, backup, restore, upload, uploads, store. */
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
 import { registerBackupCommands } from "./backup.ts";
@@ -15,6 +15,7 @@ import { registerServeCommand } from "./serve.ts";
 import { registerStoreCommands } from "./store.ts";
 import { registerTokenCommand } from "./token.ts";
 import { registerUploadCommand } from "./upload-command.ts";
+import { registerUploadsCommand } from "./uploads-command.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
 const program = new Command()
@@ -34,6 +35,7 @@ registerRegisterCommand(program);
 registerAuditCommand(program);
 registerBackupCommands(program);
 registerUploadCommand(program);
+registerUploadsCommand(program);
 registerStoreCommands(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {
