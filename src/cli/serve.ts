@@ -23,6 +23,8 @@ interface ServeFlags extends CommonFlags {
   cnBaseUrl?: string;
   logReaders?: string;
   metrics?: string;
+  metricsPort?: string;
+  metricsHost?: string;
   statusPage?: string;
   also?: string[];
   /** false with --no-worker. */
@@ -71,6 +73,11 @@ export function registerServeCommand(program: Command): void {
       "Prometheus metrics at <base path>/metrics: off, public or admin (default) (env: D1NODE_METRICS)",
     )
     .option(
+      "--metrics-port <port>",
+      "this process's own scrape target, GET /metrics on this port (env: D1NODE_METRICS_PORT; default none)",
+    )
+    .option("--metrics-host <address>", "the address --metrics-port listens on (default 127.0.0.1)")
+    .option(
       "--status-page <who>",
       "status page at <base path>/status: off, public or admin (default) (env: D1NODE_STATUS_PAGE)",
     )
@@ -93,6 +100,8 @@ export function registerServeCommand(program: Command): void {
         "nodeId",
         "logLevel",
         "metrics",
+        "metricsPort",
+        "metricsHost",
         "statusPage",
       ] as const;
       const node = ["nodeSubject", "nodeCert", "nodeKey", "peerCa", "nodeTokens"] as const;
@@ -119,6 +128,7 @@ export function registerServeCommand(program: Command): void {
         const node = await startNode(each, { worker: flags.worker });
         nodes.push(node);
         process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
+        if (node.metricsUrl) process.stdout.write(`metrics of this process at ${node.metricsUrl}\n`);
       }
       const stop = async () => {
         await Promise.all(nodes.map((node) => node.close()));
