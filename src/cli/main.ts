@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, store. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, store. */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
@@ -17,6 +17,7 @@ import { registerServeCommand } from "./serve.ts";
 import { registerStoreCommands } from "./store.ts";
 import { registerTokenCommand } from "./token.ts";
 import { registerUploadCommand } from "./upload-command.ts";
+import { registerUploadsCommand } from "./uploads-command.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
 /** The package's version (package.json is two folders up from both src/cli and dist/cli). */
@@ -43,6 +44,7 @@ registerRegisterCommand(program);
 registerAuditCommand(program);
 registerBackupCommands(program);
 registerUploadCommand(program);
+registerUploadsCommand(program);
 registerStoreCommands(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {

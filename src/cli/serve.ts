@@ -25,6 +25,8 @@ interface ServeFlags extends CommonFlags {
   cnBaseUrl?: string;
   logReaders?: string;
   metrics?: string;
+  metricsPort?: string;
+  metricsHost?: string;
   statusPage?: string;
   also?: string[];
   nodeName?: string;
@@ -84,6 +86,11 @@ export function registerServeCommand(program: Command): void {
       "Prometheus metrics at <base path>/metrics: off, public or admin (default) (env: D1NODE_METRICS)",
     )
     .option(
+      "--metrics-port <port>",
+      "this process's own scrape target, GET /metrics on this port (env: D1NODE_METRICS_PORT; default none)",
+    )
+    .option("--metrics-host <address>", "the address --metrics-port listens on (default 127.0.0.1)")
+    .option(
       "--status-page <who>",
       "status page at <base path>/status: off, public or admin (default) (env: D1NODE_STATUS_PAGE)",
     )
@@ -106,6 +113,8 @@ export function registerServeCommand(program: Command): void {
         "nodeId",
         "logLevel",
         "metrics",
+        "metricsPort",
+        "metricsHost",
         "statusPage",
         "nodeName",
         "nodeDescription",
@@ -139,6 +148,7 @@ export function registerServeCommand(program: Command): void {
         warnAboutNodeCertificate(node.ctx.config);
         for (const warning of advertisedAddressWarnings(node.ctx.config))
           process.stderr.write(`warning: ${warning}\n`);
+        if (node.metricsUrl) process.stdout.write(`metrics of this process at ${node.metricsUrl}\n`);
       }
       const stop = async () => {
         await Promise.all(nodes.map((node) => node.close()));

@@ -4,6 +4,9 @@
  * same configuration: each task is leased to one of them at a time.
  */
 import type { Command } from "commander";
+import { startMetricsListener } from "../metrics/metrics-listener.ts";
+import { NodeMetrics } from "../metrics/node-metrics.ts";
+import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { openNodeContext } from "../node/open-context.ts";
 import { createNodeLogger } from "../services/logger.ts";
 import { TASK_LIMITS } from "../tasks/kinds.ts";
@@ -15,6 +18,8 @@ interface WorkerFlags extends CommonFlags {
   concurrency: string;
   leaseSeconds: string;
   verbose?: boolean;
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 export function registerWorkerCommand(program: Command): void {
@@ -29,9 +34,16 @@ export function registerWorkerCommand(program: Command): void {
       "60",
     )
     .option("--verbose", "print each task as it finishes")
+    .option(
+      "--metrics-port <port>",
+      "this worker's scrape target, GET /metrics on this port: its task failures and audits, the queue (env: D1NODE_METRICS_PORT)",
+    )
+    .option("--metrics-host <address>", "the address --metrics-port listens on (default 127.0.0.1)")
     .action(async (flags: WorkerFlags) => {
       const config = configFromFlags(flags as WorkerFlags & Record<string, unknown>, {
         ...(flags.role ? { role: flags.role } : {}),
+        ...(flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
+        ...(flags.metricsHost !== undefined ? { metricsHost: flags.metricsHost } : {}),
       });
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -54,13 +66,21 @@ export function registerWorkerCommand(program: Command): void {
             }
           : {}),
         onError: (task, error) => {
+          recordTaskFailure(ctx, task.kind);
           const message = error instanceof Error ? error.message : String(error);
           process.stderr.write(`task ${task.kind} ${task.key} (run ${task.attempts}) failed: ${message}\n`);
         },
       });
+      // Its own scrape target: a worker serves no API, so nothing else shows what it ran and found.
+      const metrics =
+        config.metricsPort === undefined
+          ? undefined
+          : await startMetricsListener(new NodeMetrics(ctx), config.metricsHost, config.metricsPort);
       process.stdout.write(`d1node worker for ${config.nodeId} running\n`);
+      if (metrics) process.stdout.write(`metrics of this process at ${metrics.url}\n`);
       const stop = async () => {
         await worker.stop();
+        await metrics?.close();
         await close();
         process.exit(0);
       };

@@ -157,6 +157,15 @@ export interface Config {
    * power cut or OS crash may lose the last acknowledged writes; a crash of the process alone loses none).
    */
   sqliteDurableCommits: boolean;
+  /**
+   * Seconds a serving process, told to stop, keeps answering while its ping fails (so that a balancer's health
+   * check takes it out first), before it stops accepting connections (0: stops at once).
+   */
+  shutdownGrace: number;
+  /** This process's own Prometheus scrape target, GET /metrics on this port (absent: none; 0 picks a free one). */
+  metricsPort: number | undefined;
+  /** The address metricsPort listens on. */
+  metricsHost: string;
   /** Prometheus metrics at {basePath}/metrics: off, public, or admin (an authenticated administrator subject). */
   metrics: Exposure;
   /** The operators' status page at {basePath}/status: off, public, or admin. */

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import https from "node:https";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { loadCaBundle } from "../auth/certificates.ts";
@@ -18,6 +19,7 @@ import type { Config } from "../config/config.ts";
 import { startupJobs } from "../federation/startup.ts";
 import { buildApp } from "../http/app.ts";
 import type { MetricsOptions } from "../http/plugins/metrics.ts";
+import { startMetricsListener } from "../metrics/metrics-listener.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { startControlSocket } from "../ops/control-socket.ts";
 import { warmSearch } from "../search/warm.ts";
@@ -36,6 +38,8 @@ export interface RunningNode {
   searchCaughtUp: Promise<number>;
   /** The base URL clients use (before /v1 or /v2). */
   baseUrl: string;
+  /** This process's own scrape target (with a metricsPort). */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -103,6 +107,10 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   const control = config.databaseUrl
     ? undefined
     : await startControlSocket(ctx, (message) => app.log.warn(message));
+  const metricsListener =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsListener(app.nodeMetrics, config.metricsHost, config.metricsPort);
   const warming = warmSearch(ctx.search, (error) => app.log.warn({ err: error }, "search warm-up failed"));
   const listsWarming = warmLists(ctx, app);
   let closed = false;
@@ -111,9 +119,11 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
     ctx,
     searchCaughtUp: opened.searchCatchUp.done,
     baseUrl,
+    metricsUrl: metricsListener?.url,
     async close() {
       if (closed) return;
       closed = true;
+      await drain(ctx, app, config.shutdownGrace);
       cnSubjects?.close();
       await warming;
       await listsWarming.stop();
@@ -125,9 +135,21 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       await app.close().finally(() => clearInterval(idle));
       await tlsClosed;
       await worker?.stop();
+      await metricsListener?.close();
       await opened.close();
     },
   };
+}
+
+/**
+ * The shutdown's grace: the ping fails (ServiceFailure) for `seconds` while every other request is still answered,
+ * so that a balancer's health check takes the process out before it stops accepting connections.
+ */
+async function drain(ctx: NodeContext, app: FastifyInstance, seconds: number): Promise<void> {
+  if (seconds <= 0) return;
+  ctx.draining = true;
+  app.log.info(`shutting down: the ping fails for ${seconds} s while requests are still answered`);
+  await sleep(seconds * 1000);
 }
 
 /** The list positions' warm-up (Database.warmLists), in the background; stop() aborts it and waits for it. */

@@ -33,6 +33,11 @@ export interface NodeContext {
   log: NodeLog;
   /** Audit results and task failures, counted for the metrics (src/metrics/outcomes.ts). */
   outcomes: NodeOutcomes;
+  /**
+   * Set when this process begins to shut down with a `shutdownGrace`: its ping fails, so that balancers send it
+   * no new requests, while it still answers every other request.
+   */
+  draining?: boolean;
   /** Where time-based rules read the time (a harvest's window end); absent: the system clock. */
   clock?: Clock;
   /** Asks the CN whether a replica may go to a calling node (absent when the node runs standalone). */

@@ -10,6 +10,9 @@ import type { NodeContext } from "./context.ts";
 const PING_SECONDS = 5;
 
 export async function checkHealth(ctx: NodeContext): Promise<void> {
+  if (ctx.draining) {
+    throw new ServiceFailure("This process is shutting down: it takes no new requests once its grace ends.");
+  }
   const seconds = Math.min(PING_SECONDS, ctx.config.databaseStatementTimeout);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {

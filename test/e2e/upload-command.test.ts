@@ -6,67 +6,35 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { type CliRun, runCli as runAnyCli } from "../helpers/cli.ts";
 import { call } from "../helpers/client.ts";
-import { startTestNode, type TestNode } from "../helpers/node.ts";
+import type { TestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+import { firstMatching, startProxiedNode, type TcpProxy } from "../helpers/tcp-proxy.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
-/**
- * A TCP proxy to `port` that closes the first `cuts` connections carrying a PATCH after `bytes` bytes from the
- * client: a dropped connection in the middle of an upload.
- */
-async function cuttingProxy(
-  port: number,
-  cuts: number,
-  bytes: number,
-): Promise<{ port: number; close(): void }> {
-  let left = cuts;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, "127.0.0.1");
-    let seen = 0;
-    let cutting = false;
-    client.on("data", (chunk) => {
-      if (!cutting && left > 0 && chunk.toString("latin1").startsWith("PATCH ")) {
-        cutting = true;
-        left--;
-      }
-      seen += chunk.length;
-      if (cutting && seen > bytes) {
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-    client.on("error", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
-    client.on("close", () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address() as net.AddressInfo;
-  return { port: address.port, close: () => server.close() };
-}
-
 describe("d1node upload", () => {
   let node: TestNode;
+  /** Every request to the node goes through it (upload URLs too: the node's base URL is the proxy's). */
+  let proxy: TcpProxy;
   let folder: string;
   let tokenFile: string;
+  /** The command, remembering its uploads in the test's folder. */
+  const runCli = (args: string[]): Promise<CliRun> => runAnyCli(args, { XDG_STATE_HOME: folder });
   before(async () => {
-    node = await startTestNode("sqlite");
+    ({ node, proxy } = await startProxiedNode());
     folder = await mkdtemp(path.join(tmpdir(), "d1node-upload-"));
     tokenFile = path.join(folder, "token");
     await writeFile(tokenFile, await node.token(ALICE));
   });
   after(async () => {
     await node.close();
+    proxy.close();
     await rm(folder, { recursive: true, force: true });
   });
 
@@ -82,26 +50,21 @@ describe("d1node upload", () => {
   it("uploads through dropped connections, creates the object and prints its identifier", async () => {
     const bytes = randomBytes(6 << 20);
     const { file, sysmeta, pid } = await prepare(bytes);
-    const port = Number(new URL(node.baseUrl).port);
-    const proxy = await cuttingProxy(port, 2, 1 << 20);
-    try {
-      const via = node.baseUrl.replace(`:${port}`, `:${proxy.port}`);
-      const run = await runCli([
-        "upload",
-        file,
-        "--to",
-        via,
-        "--sysmeta",
-        sysmeta,
-        "--token-file",
-        tokenFile,
-      ]);
-      assert.equal(run.code, 0, run.stderr);
-      assert.equal(run.stdout, `${pid}\n`);
-      assert.match(run.stderr, /uploaded .*6\.0 MiB/);
-    } finally {
-      proxy.close();
-    }
+    proxy.decide = firstMatching(/^PATCH /, 2, { cutAfter: 1 << 20 });
+    const run = await runCli([
+      "upload",
+      file,
+      "--to",
+      node.baseUrl,
+      "--sysmeta",
+      sysmeta,
+      "--token-file",
+      tokenFile,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `${pid}\n`);
+    assert.match(run.stderr, /uploaded .*6\.0 MiB/);
+    assert.match(run.stderr, /connection lost, retrying in 1 s\n/);
     const read = await call({ baseUrl: node.baseUrl }, "GET", `/object/${encodeURIComponent(pid)}`);
     assert.deepEqual(Buffer.from(await read.arrayBuffer()), bytes);
   });

@@ -98,6 +98,8 @@ export interface Deployment {
   baseUrl: string;
   /** Each serving process's own base URL (bypassing the balancer). */
   apiUrls: string[];
+  /** With `metricsPorts`: each process's own scrape target, the serving processes' then the workers'. */
+  metricsUrls: string[];
   apis: NodeProcess[];
   workers: WorkerProcess[];
   balancer: Balancer;
@@ -110,12 +112,20 @@ export interface Deployment {
  * `apis` serving processes and `workers` worker processes on `settings` (a PostgreSQL databaseUrl, a store,
  * dataDir with the token-signing key the processes share), written to `dir/node.json`, behind HAProxy.
  * Three serving processes use deploy/haproxy.cfg as it is; other numbers a copy with as many server lines.
+ * `metricsPorts`: every process gets its own scrape target (--metrics-port).
  */
 export async function startDeployment(
   dir: string,
   settings: ConfigInput,
-  counts: { apis: number; workers: number },
+  counts: { apis: number; workers: number; metricsPorts?: boolean },
 ): Promise<Deployment> {
+  const metricsUrls: string[] = [];
+  const metricsArgs = async () => {
+    if (!counts.metricsPorts) return [];
+    const port = await freePort();
+    metricsUrls.push(`http://127.0.0.1:${port}/metrics`);
+    return ["--metrics-port", String(port)];
+  };
   const listenPort = await freePort();
   const ports: number[] = [];
   for (let i = 0; i < counts.apis; i++) ports.push(await freePort());
@@ -132,9 +142,10 @@ export async function startDeployment(
   try {
     // One at a time: the first applies any schema migrations, the others find them done.
     for (const port of ports) {
-      apis.push(await spawnNode(["--config", configFile, "--no-worker", "--port", String(port)]));
+      const args = ["--config", configFile, "--no-worker", "--port", String(port), ...(await metricsArgs())];
+      apis.push(await spawnNode(args));
     }
-    for (let i = 0; i < counts.workers; i++) workers.push(await spawnWorker(configFile));
+    for (let i = 0; i < counts.workers; i++) workers.push(await spawnWorker(configFile, await metricsArgs()));
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     balancer =
       counts.apis === 3
@@ -155,6 +166,7 @@ export async function startDeployment(
   return {
     baseUrl,
     apiUrls: ports.map((port) => `http://127.0.0.1:${port}/mn`),
+    metricsUrls,
     apis,
     workers,
     balancer,

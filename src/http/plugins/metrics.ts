@@ -22,6 +22,10 @@ export interface MetricsOptions {
 const SAMPLE_INTERVAL_MS = 10_000;
 
 declare module "fastify" {
+  interface FastifyInstance {
+    /** The process's metrics (also served on its own metricsPort, src/metrics/metrics-listener.ts). */
+    nodeMetrics: NodeMetrics;
+  }
   interface FastifyRequest {
     /** The connection's bytes read and written when the request began (-1: no socket). */
     socketReadMark: number;
@@ -35,6 +39,7 @@ export function registerMetrics(
   options: MetricsOptions = {},
 ): NodeMetrics {
   const metrics = new NodeMetrics(ctx);
+  app.decorate("nodeMetrics", metrics);
   app.decorateRequest("socketReadMark", -1);
   app.decorateRequest("socketWrittenMark", -1);
   app.addHook("onRequest", (request, _reply, done) => {
