@@ -15,9 +15,11 @@ import { type Caller, call, form, okXml } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 
 const MN_SUBJECT = "CN=urn:node:MNA,DC=dataone,DC=org";
+/** Each registered node holds a subject of its own (a node may not hold another's). */
+const subjectOf = (id: string) => `CN=${id},DC=dataone,DC=org`;
 
 function nodeXml(id: string, baseUrl: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><d1:node xmlns:d1="http://ns.dataone.org/service/types/v2.0" replicate="false" synchronize="true" type="mn" state="up"><identifier>${id}</identifier><name>${id}</name><description>A test node</description><baseURL>${baseUrl}</baseURL><services><service name="MNCore" version="v2" available="true"/></services><synchronization><schedule hour="*" mday="*" min="0/3" mon="*" sec="0" wday="?" year="*"/></synchronization><subject>${MN_SUBJECT}</subject><contactSubject>${MN_SUBJECT}</contactSubject></d1:node>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><d1:node xmlns:d1="http://ns.dataone.org/service/types/v2.0" replicate="false" synchronize="true" type="mn" state="up"><identifier>${id}</identifier><name>${id}</name><description>A test node</description><baseURL>${baseUrl}</baseURL><services><service name="MNCore" version="v2" available="true"/></services><synchronization><schedule hour="*" mday="*" min="0/3" mon="*" sec="0" wday="?" year="*"/></synchronization><subject>${subjectOf(id)}</subject><contactSubject>${subjectOf(id)}</contactSubject></d1:node>`;
 }
 
 /** The real command, asynchronously (the CN answering runs in this process). */
@@ -46,7 +48,8 @@ for (const dialect of testDialects()) {
       elsewhere = mkdtempSync(path.join(tmpdir(), "d1node-elsewhere-"));
       for (const id of ["MNA", "MNB", "MNC"]) {
         const xml = nodeXml(`urn:node:${id}`, `https://${id.toLowerCase()}.example.org/mn`);
-        await okXml(await call(mn, "POST", "/node", { body: form({ node: { xml } }) }));
+        const registrant = { baseUrl: cn.baseUrl, token: await cn.token(subjectOf(`urn:node:${id}`)) };
+        await okXml(await call(registrant, "POST", "/node", { body: form({ node: { xml } }) }));
       }
     });
     after(async () => {
