@@ -4,6 +4,7 @@
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
+import { uploadLocks } from "../db/upload-locks.ts";
 import type { NodeContext } from "../services/context.ts";
 import { openUploadArea } from "../uploads/upload-area.ts";
 import { decorateApiMethod } from "./api-method.ts";
@@ -68,6 +69,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
       baseUrl: () => ctx.config.baseUrl,
       basePath,
       nodeId,
+      locks: uploadLocks(ctx.db.postgresUrl),
       maxSize: uploadMaxSize,
       expirySeconds: uploadExpiry,
     });

@@ -125,6 +125,11 @@ export class DigestingFileStore extends FileStore {
     await rm(this.fileOf(id), { force: true });
   }
 
+  /** Forget the running digests of `id` (its file may hold bytes they do not cover): rebuilt from the file. */
+  distrust(id: string): void {
+    this.drop(id);
+  }
+
   override async remove(id: string): Promise<void> {
     checkedUploadId(id);
     this.drop(id);
