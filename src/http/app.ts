@@ -62,7 +62,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   registerMetrics(app, ctx, metrics);
   app.decorate("uploads", undefined);
   if (ctx.config.role === "mn") {
-    const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry } = ctx.config;
+    const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry, uploadMaxOpen } = ctx.config;
     const uploads = await openUploadArea({
       dataDir,
       // Read when an upload is made: a node on port 0 knows its URL only once it listens.
@@ -71,6 +71,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
       nodeId,
       locks: uploadLocks(ctx.db.postgresUrl),
       maxSize: uploadMaxSize,
+      maxOpen: uploadMaxOpen,
       expirySeconds: uploadExpiry,
     });
     app.uploads = uploads;

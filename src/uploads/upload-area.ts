@@ -14,7 +14,7 @@ import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
-import { answerFailure, type FailureLog, StalledBody } from "./tus-failures.ts";
+import { answerFailure, exceptionAnswer, type FailureLog, StalledBody } from "./tus-failures.ts";
 import { isUploadId } from "./upload-id.ts";
 import { UploadLocker } from "./upload-locker.ts";
 
@@ -39,6 +39,8 @@ export interface UploadAreaOptions {
   /** The node's id, in the exceptions failed upload requests answer. */
   nodeId: string;
   maxSize: number;
+  /** Uploads one subject may hold at once. */
+  maxOpen: number;
   expirySeconds: number;
   /** Holds uploads across the processes that share them (the database's; closed with the area). */
   locks: UploadLocks;
@@ -94,6 +96,14 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
           body: `${ALGORITHM_METADATA}: ${unsupportedAlgorithm(algorithm).message}\n`,
         };
       }
+      if ((await store.countOwnedBy(OWNER_METADATA, owner)) >= options.maxOpen) {
+        throw exceptionAnswer(
+          res,
+          "InsufficientResources",
+          `You hold ${options.maxOpen} uploads, the most this node keeps for one subject: use, finish or end (DELETE) one first, or wait until unused ones expire.`,
+          options.nodeId,
+        );
+      }
       return { res, metadata: { ...upload.metadata, [OWNER_METADATA]: owner } };
     },
   });
@@ -136,6 +146,8 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       if (!release) throw new InvalidRequest(`Upload ${id} is being used by another request.`);
       try {
         // Under the hold: no request of any process writes the file while its digests are taken and it is staged.
+        // A create that won the race for it may have used it up meanwhile.
+        if (!(await find(id))) throw new InvalidRequest(`Upload ${id} was used by another request.`);
         const digests = await store.finishedDigests(id);
         if (!digests) {
           const now = (await find(id)) ?? upload;
