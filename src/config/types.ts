@@ -139,6 +139,8 @@ export interface Config {
   uploadMaxSize: number;
   /** Seconds after its creation when a resumable upload not used by a create or update is removed. */
   uploadExpiry: number;
+  /** Uploads one subject may hold at once (made and not yet used up or expired). */
+  uploadMaxOpen: number;
   /**
    * Whether a client's create / update of a resource map needs every object it aggregates on this node (`local`)
    * or accepts objects held elsewhere (`anywhere`).

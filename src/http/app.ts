@@ -4,6 +4,7 @@
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SessionResolver } from "../auth/session.ts";
+import { uploadLocks } from "../db/upload-locks.ts";
 import type { NodeContext } from "../services/context.ts";
 import { openUploadArea } from "../uploads/upload-area.ts";
 import { decorateApiMethod } from "./api-method.ts";
@@ -61,14 +62,16 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   registerMetrics(app, ctx, metrics);
   app.decorate("uploads", undefined);
   if (ctx.config.role === "mn") {
-    const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry } = ctx.config;
+    const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry, uploadMaxOpen } = ctx.config;
     const uploads = await openUploadArea({
       dataDir,
       // Read when an upload is made: a node on port 0 knows its URL only once it listens.
       baseUrl: () => ctx.config.baseUrl,
       basePath,
       nodeId,
+      locks: uploadLocks(ctx.db.postgresUrl),
       maxSize: uploadMaxSize,
+      maxOpen: uploadMaxOpen,
       expirySeconds: uploadExpiry,
     });
     app.uploads = uploads;

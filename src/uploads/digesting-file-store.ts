@@ -20,7 +20,7 @@ import { directOffset } from "../store/direct-io.ts";
 import { createHasherPool, type HasherPool } from "../store/hasher-pool.ts";
 import type { Digests } from "../types/stored-object.ts";
 import { RunningDigests } from "./running-digests.ts";
-import { checkedUploadId } from "./upload-id.ts";
+import { checkedUploadId, isUploadId } from "./upload-id.ts";
 
 /**
  * Upload metadata key naming the checksum algorithm of the object's system metadata (a DataONE name: MD5, SHA-1,
@@ -123,6 +123,39 @@ export class DigestingFileStore extends FileStore {
     this.drop(id);
     await this.configstore.delete(id);
     await rm(this.fileOf(id), { force: true });
+  }
+
+  /**
+   * Remove uploads older than the expiry, counted from their creation, whatever their size: the library's own
+   * keeps those whose recorded offset equals their size, which an upload of no bytes always has.
+   */
+  override async deleteExpired(): Promise<number> {
+    const expiry = this.getExpiration();
+    if (expiry <= 0 || !this.configstore.list) return 0;
+    const now = Date.now();
+    let removed = 0;
+    for (const id of await this.configstore.list()) {
+      if (!isUploadId(id)) continue;
+      const created = Date.parse((await this.configstore.get(id))?.creation_date ?? "");
+      if (Number.isNaN(created) || now <= created + expiry) continue;
+      await this.remove(id).catch(() => undefined);
+      removed++;
+    }
+    return removed;
+  }
+
+  /** How many uploads name `owner` in their metadata key `key`. */
+  async countOwnedBy(key: string, owner: string): Promise<number> {
+    let count = 0;
+    for (const id of (await this.configstore.list?.()) ?? []) {
+      if (isUploadId(id) && (await this.configstore.get(id))?.metadata?.[key] === owner) count++;
+    }
+    return count;
+  }
+
+  /** Forget the running digests of `id` (its file may hold bytes they do not cover): rebuilt from the file. */
+  distrust(id: string): void {
+    this.drop(id);
   }
 
   override async remove(id: string): Promise<void> {

@@ -9,12 +9,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Server } from "@tus/server";
 import type { Upload } from "@tus/utils";
+import type { UploadLocks } from "../db/upload-locks.ts";
 import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
-import { answerFailure, type FailureLog, StalledBody } from "./tus-failures.ts";
+import { answerFailure, exceptionAnswer, type FailureLog, StalledBody } from "./tus-failures.ts";
 import { isUploadId } from "./upload-id.ts";
+import { UploadLocker } from "./upload-locker.ts";
 
 /** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
 const OWNER_METADATA = "owner";
@@ -37,7 +39,11 @@ export interface UploadAreaOptions {
   /** The node's id, in the exceptions failed upload requests answer. */
   nodeId: string;
   maxSize: number;
+  /** Uploads one subject may hold at once. */
+  maxOpen: number;
   expirySeconds: number;
+  /** Holds uploads across the processes that share them (the database's; closed with the area). */
+  locks: UploadLocks;
   /** How often expired uploads are looked for (default: a tenth of the expiry, at most an hour). */
   cleanupIntervalMs?: number;
 }
@@ -68,12 +74,13 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
   await mkdir(folder, { recursive: true });
   const store = new DigestingFileStore(folder, options.expirySeconds * 1000);
   const calls = new WeakMap<IncomingMessage, UploadCall>();
-  const inUse = new Set<string>();
+  const locker = new UploadLocker(options.locks, (id) => store.distrust(id));
   const route = `${options.basePath}/uploads`;
   const tus = new Server({
     path: route,
     datastore: store,
     maxSize: options.maxSize,
+    locker,
     generateUrl: (_req, { id }) => `${options.baseUrl()}/uploads/${id}`,
     // The id the route validated (and checked the owner of): the library's own reading of the raw URL takes the
     // last segment of path and query alike, so `/uploads/U/` or `/uploads/V?x=/U` would name another upload.
@@ -88,6 +95,14 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
           status_code: 400,
           body: `${ALGORITHM_METADATA}: ${unsupportedAlgorithm(algorithm).message}\n`,
         };
+      }
+      if ((await store.countOwnedBy(OWNER_METADATA, owner)) >= options.maxOpen) {
+        throw exceptionAnswer(
+          res,
+          "InsufficientResources",
+          `You hold ${options.maxOpen} uploads, the most this node keeps for one subject: use, finish or end (DELETE) one first, or wait until unused ones expire.`,
+          options.nodeId,
+        );
       }
       return { res, metadata: { ...upload.metadata, [OWNER_METADATA]: owner } };
     },
@@ -127,15 +142,19 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       if (upload.metadata?.[OWNER_METADATA] !== subject) {
         throw new NotAuthorized(`Upload ${id} belongs to another subject; only its creator may use it.`);
       }
-      if (inUse.has(id)) throw new InvalidRequest(`Upload ${id} is being used by another request.`);
-      const digests = await store.finishedDigests(id);
-      if (!digests) {
-        throw new InvalidRequest(
-          `Upload ${id} is not finished: it has ${upload.offset} of ${upload.size ?? "an undeclared number of"} bytes.`,
-        );
-      }
-      inUse.add(id);
+      const release = await locker.tryTake(id);
+      if (!release) throw new InvalidRequest(`Upload ${id} is being used by another request.`);
       try {
+        // Under the hold: no request of any process writes the file while its digests are taken and it is staged.
+        // A create that won the race for it may have used it up meanwhile.
+        if (!(await find(id))) throw new InvalidRequest(`Upload ${id} was used by another request.`);
+        const digests = await store.finishedDigests(id);
+        if (!digests) {
+          const now = (await find(id)) ?? upload;
+          throw new InvalidRequest(
+            `Upload ${id} is not finished: it has ${now.offset} of ${now.size ?? "an undeclared number of"} bytes.`,
+          );
+        }
         const file = store.fileOf(id);
         const algorithm = upload.metadata?.[ALGORITHM_METADATA];
         const staged = objects.adopt
@@ -144,13 +163,9 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
               ...(algorithm ? { algorithm } : {}),
               expectedSize: digests.size,
             });
-        return usingUp(
-          staged,
-          () => store.forget(id),
-          () => inUse.delete(id),
-        );
+        return usingUp(staged, () => store.forget(id), once(release));
       } catch (error) {
-        inUse.delete(id);
+        await release();
         throw error;
       }
     },
@@ -160,6 +175,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
     async close() {
       clearInterval(timer);
       await store.close();
+      await options.locks.close();
     },
   };
 }
@@ -176,8 +192,15 @@ function uploadIdOf(reference: string): string {
   return id;
 }
 
-/** Staged bytes whose commit also forgets the upload (used up), and whose discard frees it for another try. */
-function usingUp(staged: StagedObject, forget: () => Promise<void>, release: () => void): StagedObject {
+/**
+ * Staged bytes whose commit also forgets the upload (used up), and whose discard frees it for another try; either
+ * lets go of the upload's hold.
+ */
+function usingUp(
+  staged: StagedObject,
+  forget: () => Promise<void>,
+  release: () => Promise<void>,
+): StagedObject {
   return {
     get digests() {
       return staged.digests;
@@ -188,12 +211,22 @@ function usingUp(staged: StagedObject, forget: () => Promise<void>, release: () 
     async commit() {
       await staged.commit();
       await forget();
+      await release();
     },
     read: () => staged.read(),
     addDigest: (algorithm) => staged.addDigest(algorithm),
     async discard() {
       await staged.discard();
-      release();
+      await release();
     },
+  };
+}
+
+/** `work` run on the first call only. */
+function once(work: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= work();
+    return done;
   };
 }
