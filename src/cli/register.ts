@@ -89,7 +89,14 @@ export function registerRegisterCommand(program: Command): void {
         url: `${cn}/v2/node/${encodeURIComponent(id)}`,
         token: flags.token,
       });
-      const state = check.status === 200 ? "approved" : "pending approval by the CN's administrators";
+      // A change of an approved node's subjects waits for the administrators too; the CN keeps the old ones.
+      const inForce = check.status === 200 ? parseNode(check.body).subjects : [];
+      const state =
+        check.status !== 200
+          ? "pending approval by the CN's administrators"
+          : node.subjects.every((s) => inForce.includes(s))
+            ? "approved"
+            : `approved; the new subjects await approval by the CN's administrators (in force: ${inForce.join("; ")})`;
       process.stdout.write(`${id} ${verb} with ${cn} as ${node.subjects.join("; ")}: ${state}\n`);
     });
 }

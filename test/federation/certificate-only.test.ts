@@ -99,6 +99,14 @@ for (const dialect of testDialects()) {
         ...["--peer-ca", pki.caFile, "--data-dir", path.join(dir, "cli")],
       ]);
       assert.equal(approved.code, 0, approved.stderr);
+      // Registering again updates the capabilities; the same subjects stay approved.
+      const again = await runCli([
+        ...["register", "--cn", cn.baseUrl, "--node-url", mn.baseUrl],
+        ...["--node-cert", mnCert.certFile, "--node-key", mnCert.keyFile, "--peer-ca", pki.caFile],
+        ...["--data-dir", path.join(dir, "cli")],
+      ]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /already registered; capabilities updated .*: approved\n$/);
 
       const pid = `certonly-${Date.now()}`;
       const bytes = Buffer.from(`a,b\n${pid},1\n`);

@@ -12,32 +12,16 @@ import { Readable } from "node:stream";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { NotFound } from "../../src/errors/exceptions.ts";
-import { type SourceNode, synchronizeObject } from "../../src/federation/harvest/object.ts";
-import type { Checksum, SystemMetadata } from "../../src/types/sysmeta.ts";
+import { synchronizeObject } from "../../src/federation/harvest/object.ts";
+import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
+import { memberSource } from "../helpers/member-source.ts";
 import { storedSysmeta, submittedSysmeta, uniquePid } from "../helpers/sysmeta.ts";
 
 const MN1 = "urn:node:CLAIMMN1";
 const MN2 = "urn:node:CLAIMMN2";
 const ZEROS = { algorithm: "MD5", value: "0".repeat(32) };
-
-/** A Member Node serving one object's system metadata and answering getChecksum with `checksum(algorithm)`. */
-function memberNode(
-  sysmeta: SystemMetadata,
-  checksum: (algorithm: string) => Checksum = () => sysmeta.checksum,
-): SourceNode & { failures: string[] } {
-  const failures: string[] = [];
-  return {
-    failures,
-    getSystemMetadata: async () => sysmeta,
-    getChecksum: async (_pid, algorithm) => checksum(algorithm),
-    get: async () => Readable.from([Buffer.from("data stays on the member node\n")]),
-    synchronizationFailed: async (_pid, description) => {
-      failures.push(description);
-    },
-  };
-}
 
 forEachDialect((_name, open) => {
   describe("what the harvester believes of a Member Node", () => {
@@ -63,7 +47,7 @@ forEachDialect((_name, open) => {
     it("a new object claimed for another node (authoritative and origin) is refused and reported", async () => {
       const ctx = await contextOver(db);
       const pid = uniquePid("claim-other");
-      const mn2 = memberNode(sysmeta(pid, MN1));
+      const mn2 = memberSource(sysmeta(pid, MN1));
       assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "failed");
       assert.match(
         mn2.failures[0] ?? "",
@@ -75,7 +59,7 @@ forEachDialect((_name, open) => {
     it("another registered node as origin is refused; an origin outside the federation is kept", async () => {
       const ctx = await contextOver(db);
       const pid = uniquePid("claim-origin");
-      const mn2 = memberNode(sysmeta(pid, MN2, { originMemberNode: MN1 }));
+      const mn2 = memberSource(sysmeta(pid, MN2, { originMemberNode: MN1 }));
       assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "failed");
       assert.match(
         mn2.failures[0] ?? "",
@@ -86,7 +70,12 @@ forEachDialect((_name, open) => {
       const moved = uniquePid("claim-moved");
       const old = "urn:node:RETIRED";
       assert.equal(
-        await synchronizeObject(ctx, MN2, memberNode(sysmeta(moved, MN2, { originMemberNode: old })), moved),
+        await synchronizeObject(
+          ctx,
+          MN2,
+          memberSource(sysmeta(moved, MN2, { originMemberNode: old })),
+          moved,
+        ),
         "created",
       );
       const stored = (await db.objects.get(moved))?.sysmeta;
@@ -98,11 +87,11 @@ forEachDialect((_name, open) => {
       const ctx = await contextOver(db);
       const pid = uniquePid("claim-replica");
       const original = sysmeta(pid, MN1);
-      assert.equal(await synchronizeObject(ctx, MN1, memberNode(original), pid), "created");
+      assert.equal(await synchronizeObject(ctx, MN1, memberSource(original), pid), "created");
       // MN2's story: the same size, an MD5 of zeros; asked for SHA-1 it keeps to its story, or makes one up.
       const claimed = { ...original, checksum: ZEROS };
       for (const answer of [() => ZEROS, () => ({ algorithm: "SHA-1", value: "1".repeat(40) })]) {
-        const mn2 = memberNode(claimed, answer);
+        const mn2 = memberSource(claimed, answer);
         assert.equal(await synchronizeObject(ctx, MN2, mn2, pid), "failed");
         assert.match(
           mn2.failures[0] ?? "",
@@ -110,7 +99,7 @@ forEachDialect((_name, open) => {
         );
       }
       // A node that answers NotFound holds nothing either.
-      const empty = memberNode(claimed, () => {
+      const empty = memberSource(claimed, () => {
         throw new NotFound("no such object");
       });
       assert.equal(await synchronizeObject(ctx, MN2, empty, pid), "failed");
@@ -122,9 +111,9 @@ forEachDialect((_name, open) => {
       const ctx = await contextOver(db);
       const pid = uniquePid("claim-proved");
       const original = sysmeta(pid, MN1);
-      assert.equal(await synchronizeObject(ctx, MN1, memberNode(original), pid), "created");
+      assert.equal(await synchronizeObject(ctx, MN1, memberSource(original), pid), "created");
       const asked: string[] = [];
-      const mn2 = memberNode(
+      const mn2 = memberSource(
         { ...original, checksum: { algorithm: "MD5", value: "a".repeat(32) } },
         (algorithm) => {
           asked.push(algorithm);
@@ -148,17 +137,17 @@ forEachDialect((_name, open) => {
         authoritativeMemberNode: MN1,
         originMemberNode: MN1,
       };
-      const mn1 = { ...memberNode(original), get: async () => Readable.from([bytes]) };
+      const mn1 = { ...memberSource(original), get: async () => Readable.from([bytes]) };
       assert.equal(await synchronizeObject(ctx, MN1, mn1, pid), "created");
       // A node that knows only the published MD5 cannot answer the CN's SHA-256 of its own copy.
       const asked: string[] = [];
-      const liar = memberNode(original, (algorithm) => {
+      const liar = memberSource(original, (algorithm) => {
         asked.push(algorithm);
         return algorithm === "MD5" ? original.checksum : { algorithm, value: "f".repeat(64) };
       });
       assert.equal(await synchronizeObject(ctx, MN2, liar, pid), "failed");
       assert.deepEqual(asked, ["SHA-256"]);
-      const honest = memberNode(original, (algorithm) => ({
+      const honest = memberSource(original, (algorithm) => ({
         algorithm,
         value: createHash("sha256").update(bytes).digest("hex"),
       }));

@@ -7,33 +7,18 @@
  * 10 rounds: each round is 16 transactions on the CN, and 10 of them show the race as well as 20 do.
  */
 import assert from "node:assert/strict";
-import { Readable } from "node:stream";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
 import { type SourceNode, synchronizeObject } from "../../src/federation/harvest/object.ts";
 import type { NodeContext } from "../../src/services/context.ts";
 import { findByPidOrSid } from "../../src/services/mn/resolve.ts";
-import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
+import { memberSource } from "../helpers/member-source.ts";
 import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
 
 const ROUNDS = 10;
 const NODES = 16;
-
-/** A Member Node serving one object's system metadata, recording what the CN reports to it. */
-function memberNode(sysmeta: SystemMetadata): SourceNode & { failures: string[] } {
-  const failures: string[] = [];
-  return {
-    failures,
-    getSystemMetadata: async () => sysmeta,
-    getChecksum: async () => sysmeta.checksum,
-    get: async () => Readable.from([Buffer.from("data stays on the member node\n")]),
-    synchronizationFailed: async (_pid, description) => {
-      failures.push(description);
-    },
-  };
-}
 
 forEachDialect((_name, open) => {
   describe("harvested objects racing for one new seriesId", () => {
@@ -58,7 +43,7 @@ forEachDialect((_name, open) => {
             authoritativeMemberNode: nodeIds[i],
             originMemberNode: nodeIds[i],
           });
-          return memberNode({ ...sysmeta, obsoletedBy: undefined, replicas: [] });
+          return memberSource({ ...sysmeta, obsoletedBy: undefined, replicas: [] });
         });
         const outcomes = await Promise.all(
           pids.map((pid, i) => synchronizeObject(ctx, nodeIds[i] as string, nodes[i] as SourceNode, pid)),
