@@ -374,7 +374,7 @@ def main():
     fs = PowerCutFs()
     threading.Thread(target=control, args=(fs,), daemon=True).start()
     while True:
-        FUSE(fs, mountpoint, foreground=True, nothreads=True, hard_remove=True, kernel_cache=True, big_writes=True)
+        FUSE(fs, mountpoint, foreground=True, nothreads=True, hard_remove=True)
         if not fs.frozen:
             return
         fs.thaw()
