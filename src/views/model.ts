@@ -15,6 +15,8 @@ export interface Coverage {
 
 export interface DataEntity {
   name: string;
+  /** What the document calls it: EML's element (dataTable, otherEntity, spatialRaster, ...), when it says. */
+  kind?: string;
   description?: string;
   /** An identifier the document gives the entity (EML's id attribute), maybe a pid held by the node. */
   id?: string;

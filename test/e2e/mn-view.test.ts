@@ -111,7 +111,12 @@ for (const dialect of testDialects()) {
         fragment,
         /<label class="control-label">North<\/label><div class="controls controls-well">43.10&nbsp;degrees/,
       );
-      assert.ok(fragment.includes(`class="row-fluid entitydetails" data-id="${data}"`));
+      assert.ok(fragment.includes(`class="controls controls-well entitydetails" data-id="${data}"`));
+      // The citation is the form's first child (MetacatUI hides it there and shows its own header).
+      assert.match(
+        fragment,
+        /^<div id="Metadata" class="container">\s*<form class="form-horizontal">\s*<div class="well citation">/,
+      );
       assert.doesNotMatch(fragment, /<html|<body/);
     });
 

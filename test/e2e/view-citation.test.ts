@@ -1,7 +1,8 @@
 /**
  * The metacatui view's citation gives the year the document says the data were published (EML pubDate, ISO
- * 19139 publication date, FGDC pubdate), the upload year only when it says none; each entity heading keeps
- * "Data entity:" apart from the identifier. Through a real node.
+ * 19139 publication date, FGDC pubdate), the upload year only when it says none; each entity block is labelled
+ * with its kind ("Data Table", "Other Entity") and names the entity, not its identifier, as Metacat's stylesheet
+ * does. Through a real node.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -18,14 +19,16 @@ const ISO_PUBLICATION =
   '<gmd:date><gmd:CI_Date><gmd:date><gco:Date>2011-06-30</gco:Date></gmd:date><gmd:dateType><gmd:CI_DateTypeCode codeList="http://www.isotc211.org/2005/resources/Codelist/gmxCodelists.xml#CI_DateTypeCode" codeListValue="publication">publication</gmd:CI_DateTypeCode></gmd:dateType></gmd:CI_Date></gmd:date>';
 const ISO_REVISION = ISO_PUBLICATION.replace(/publication/g, "revision").replace("2011-06-30", "2015-01-01");
 
-/** The citation's text and each entity heading's text, as a reader sees them. */
-function readable(fragment: string): { citation: string; headings: string[] } {
+/** The citation's text and each entity block's label and name, as a reader sees them. */
+function readable(fragment: string): { citation: string; entities: string[] } {
   const plain = (html: string) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ");
   const citation = /<span id="viewMetadataCitationLink">(.*?)<\/span>/s.exec(fragment)?.[1] ?? "";
-  const headings = [...fragment.matchAll(/<div class="row-fluid entitydetails"[^>]*><h4>(.*?)<\/h4>/gs)].map(
-    (m) => plain(m[1] as string),
-  );
-  return { citation: plain(citation), headings };
+  const entities = [
+    ...fragment.matchAll(
+      /<div class="controls controls-well entitydetails" data-id="[^"]*"><label class="control-label">([^<]*)<\/label>\s*<div class="control-group"><label class="control-label">Entity Name<\/label><div class="controls controls-well"><strong class="entityName" data-entity-name="([^"]*)">/g,
+    ),
+  ].map((m) => `${m[1]}: ${m[2]}`);
+  return { citation: plain(citation), entities };
 }
 
 describe("metacatui view citation and entity headings", () => {
@@ -75,9 +78,14 @@ describe("metacatui view citation and entity headings", () => {
     assert.match(citation, new RegExp(`2019-2021\\. ${year}\\. `));
   });
 
-  it("an entity heading reads 'Data entity: <identifier>'", async () => {
-    const { headings } = await fragmentOf(fixture("eml-lake.xml").replace("DATA_PID", "entity-1"), EML);
-    assert.ok(headings.length > 0);
-    for (const heading of headings) assert.match(heading, /^Data entity:\s+\S/);
+  it("an entity is labelled with its kind and named by its entityName, not its identifier", async () => {
+    const other =
+      "<otherEntity><entityName>site photos.zip</entityName><entityType>application/zip</entityType></otherEntity>";
+    const eml = fixture("eml-lake.xml")
+      .replace("DATA_PID", "entity-1")
+      .replace("</dataset>", `${other}</dataset>`);
+    const { entities } = await fragmentOf(eml, EML);
+    const table = /<entityName>([^<]*)<\/entityName>/.exec(fixture("eml-lake.xml"))?.[1];
+    assert.deepEqual(entities, [`Data Table: ${table}`, "Other Entity: site photos.zip"]);
   });
 });

@@ -51,6 +51,7 @@ export function extractEml(root: XmlElement, standard: string): MetadataModel {
       const description = firstText(entity, "entityDescription");
       model.entities.push({
         name: firstText(entity, "entityName") ?? "(unnamed entity)",
+        kind: type,
         ...(description ? { description } : {}),
         ...(id ? { id } : {}),
         ...(url ? { url } : {}),

@@ -29,7 +29,7 @@ describe("extractMetadata", () => {
     ]);
     assert.deepEqual(m.methods, ["Thermistor chain read every hour by a data logger."]);
     assert.deepEqual(m.entities, [
-      { name: "temperatures.csv", description: "Hourly temperatures", id: "DATA_PID" },
+      { name: "temperatures.csv", kind: "dataTable", description: "Hourly temperatures", id: "DATA_PID" },
     ]);
   });
 
