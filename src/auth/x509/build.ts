@@ -103,7 +103,9 @@ const extension = (extnID: string, value: unknown, critical = false) =>
   new Extension({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
 
 /** The extensions an end entity (or a CA) gets: key usages, extended key usages, alternative names. */
-function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer" | "publicKey">): Extension[] {
+function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer">): Extension[] {
+  // keyEncipherment is an RSA key's (TLS key transport); an EC key signs only.
+  const rsa = o.publicKey.asymmetricKeyType === "rsa";
   const list = [
     extension("2.5.29.19", new BasicConstraints({ cA: o.ca ?? false }), true),
     extension(
@@ -111,7 +113,7 @@ function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer" | "pub
       new KeyUsage(
         o.ca
           ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign
-          : KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment,
+          : KeyUsageFlags.digitalSignature | (rsa ? KeyUsageFlags.keyEncipherment : 0),
       ),
       true,
     ),
