@@ -12,6 +12,7 @@ import {
   RelativeDistinguishedName,
 } from "@peculiar/asn1-x509";
 import {
+  ATTRIBUTE_OIDS,
   buildCertificate as buildSigned,
   CLIENT_AUTH,
   type Issuer,
@@ -30,15 +31,9 @@ export type Ava = [
 export type { Issuer };
 
 const OIDS: Record<string, string> = {
-  CN: "2.5.4.3",
-  O: "2.5.4.10",
-  OU: "2.5.4.11",
-  C: "2.5.4.6",
-  L: "2.5.4.7",
-  ST: "2.5.4.8",
+  ...ATTRIBUTE_OIDS,
   SN: "2.5.4.4",
   STREET: "2.5.4.9",
-  DC: "0.9.2342.19200300.100.1.25",
   UID: "0.9.2342.19200300.100.1.1",
   email: "1.2.840.113549.1.9.1",
 };
