@@ -30,7 +30,8 @@ import {
 export const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 export const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
 
-const OIDS: Readonly<Record<string, string>> = {
+/** The attribute types a subject names by short name. */
+export const ATTRIBUTE_OIDS: Readonly<Record<string, string>> = {
   CN: "2.5.4.3",
   O: "2.5.4.10",
   OU: "2.5.4.11",
@@ -53,7 +54,7 @@ export function nameFromSubjectOrder(avas: readonly Ava[]): Name {
     [...avas].reverse().map(([type, value]) => {
       const kind = type === "DC" ? "ia5String" : type === "C" ? "printableString" : "utf8String";
       const ava = new AttributeTypeAndValue({
-        type: OIDS[type] ?? type,
+        type: ATTRIBUTE_OIDS[type] ?? type,
         value: new AttributeValue({ [kind]: value }),
       });
       return new RelativeDistinguishedName([ava]);
@@ -103,7 +104,9 @@ const extension = (extnID: string, value: unknown, critical = false) =>
   new Extension({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
 
 /** The extensions an end entity (or a CA) gets: key usages, extended key usages, alternative names. */
-function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer" | "publicKey">): Extension[] {
+function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer">): Extension[] {
+  // keyEncipherment is an RSA key's (TLS key transport); an EC key signs only.
+  const rsa = o.publicKey.asymmetricKeyType === "rsa";
   const list = [
     extension("2.5.29.19", new BasicConstraints({ cA: o.ca ?? false }), true),
     extension(
@@ -111,7 +114,7 @@ function usageExtensions(o: Omit<CertificateOptions, "subject" | "issuer" | "pub
       new KeyUsage(
         o.ca
           ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign
-          : KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment,
+          : KeyUsageFlags.digitalSignature | (rsa ? KeyUsageFlags.keyEncipherment : 0),
       ),
       true,
     ),
