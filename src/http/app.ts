@@ -9,6 +9,7 @@ import { openUploadArea } from "../uploads/upload-area.ts";
 import { decorateApiMethod } from "./api-method.ts";
 import { listPathRewriter } from "./list-paths.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
+import { registerAccessLog } from "./plugins/access-log.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { FrameworkErrors } from "./plugins/framework-errors.ts";
@@ -55,6 +56,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });
   registerSessions(app, sessions, ctx.config);
+  registerAccessLog(app);
   registerRequestBodies(app, ctx.config);
   registerTokenKeysRoute(app, ctx.config);
   if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
