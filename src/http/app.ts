@@ -18,6 +18,7 @@ import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
+import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
@@ -76,6 +77,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
   }
+  registerFrontDoor(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);
