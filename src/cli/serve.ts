@@ -19,6 +19,7 @@ interface ServeFlags extends CommonFlags {
   peerCa?: string[];
   nodeTokens?: string;
   logLevel?: string;
+  logFormat?: string;
   tlsCert?: string;
   tlsKey?: string;
   clientCa?: string[];
@@ -70,6 +71,10 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--replicate", "Member Node: accept replicas from other nodes (env: D1NODE_REPLICATE=true)")
     .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
+    .option(
+      "--log-format <format>",
+      "text (readable lines, the default) or json (one JSON object per line) (env: D1NODE_LOG_FORMAT)",
+    )
     .option("--tls-cert <file>", "server certificate (PEM): listen with HTTPS (env: D1NODE_TLS_CERT)")
     .option("--tls-key <file>", "server private key (PEM) (env: D1NODE_TLS_KEY)")
     .option("--client-ca <file...>", "CA bundle(s) client certificates must chain to (env: D1NODE_CLIENT_CA)")
@@ -112,6 +117,7 @@ export function registerServeCommand(program: Command): void {
         "baseUrl",
         "nodeId",
         "logLevel",
+        "logFormat",
         "metrics",
         "metricsPort",
         "metricsHost",
@@ -144,14 +150,23 @@ export function registerServeCommand(program: Command): void {
       for (const each of configs) {
         const node = await startNode(each, { worker: flags.worker });
         nodes.push(node);
-        process.stdout.write(`d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}\n`);
+        const serving = `d1node ${each.role.toUpperCase()} ${each.nodeId} serving ${node.baseUrl}`;
+        // Whatever the log level: scripts and the operator wait for this line.
+        process.stdout.write(
+          each.logFormat === "json"
+            ? `${JSON.stringify({ level: 30, time: Date.now(), msg: serving, url: node.baseUrl })}\n`
+            : `${serving}\n`,
+        );
         warnAboutNodeCertificate(node.ctx.config);
         for (const warning of advertisedAddressWarnings(node.ctx.config))
           process.stderr.write(`warning: ${warning}\n`);
         if (node.metricsUrl) process.stdout.write(`metrics of this process at ${node.metricsUrl}\n`);
       }
-      const stop = async () => {
+      const stop = async (signal: NodeJS.Signals) => {
+        for (const node of nodes)
+          node.app.log.info({ signal }, "shutting down: finishing the requests in flight");
         await Promise.all(nodes.map((node) => node.close()));
+        for (const node of nodes) node.app.log.info("stopped");
         process.exit(0);
       };
       process.once("SIGINT", stop);

@@ -52,7 +52,10 @@ export function registerWorkerCommand(program: Command): void {
       if (!Number.isFinite(leaseSeconds) || leaseSeconds <= 0)
         throw new Error("--lease-seconds: a positive number");
       // Its standard output lists the tasks run; the node's log (index failures, ...) goes to standard error.
-      const { ctx, close } = await openNodeContext({ ...config }, createNodeLogger(config.logLevel, 2));
+      const { ctx, close } = await openNodeContext(
+        { ...config },
+        createNodeLogger(config.logLevel, 2, config.logFormat),
+      );
       const worker = startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
         concurrency,
         limits: TASK_LIMITS,

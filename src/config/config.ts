@@ -102,6 +102,7 @@ export function defaultConfig(): Config {
     metrics: "admin",
     statusPage: "admin",
     logLevel: "info",
+    logFormat: "text",
   };
 }
 
@@ -247,6 +248,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
     logLevel: oneOf("logLevel", c.logLevel, ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    logFormat: oneOf("logFormat", c.logFormat, ["text", "json"]),
   };
   checkAuthSettings(config);
   if (!NODE_ID.test(config.nodeId)) {

@@ -173,6 +173,8 @@ export interface Config {
   /** The operators' status page at {basePath}/status: off, public, or admin. */
   statusPage: Exposure;
   logLevel: string;
+  /** How log lines are written: "text" (readable lines, for a terminal or the journal) or "json" (one JSON object per line, for log shippers). */
+  logFormat: "text" | "json";
 }
 
 export type ConfigInput = Partial<Record<keyof Config, unknown>>;

@@ -18,7 +18,8 @@ export interface StoredCounts {
 
 export interface TaskCount {
   kind: string;
-  state: "ready" | "running" | "dead";
+  /** "ready": due now; "scheduled": ready but due later (the next scheduled audit); "running"; "dead". */
+  state: "ready" | "scheduled" | "running" | "dead";
   count: number;
 }
 
@@ -79,12 +80,23 @@ export function nodeCountsRepository(db: Kysely<Tables>, dialect: "sqlite" | "po
     },
 
     async tasks() {
+      // The same literal in the select and the group by (PostgreSQL matches the expressions by their text).
+      const later = sql<number | boolean>`(run_at > ${sql.lit(Date.now())})`;
       const rows = await db
         .selectFrom("tasks")
-        .select(({ fn }) => ["kind", "state", fn.countAll<number | string>().as("n")])
-        .groupBy(["kind", "state"])
+        .select(({ fn }) => ["kind", "state", later.as("later"), fn.countAll<number | string>().as("n")])
+        .groupBy(["kind", "state", later])
         .execute();
-      return rows.map((row) => ({ kind: row.kind, state: row.state, count: num(row.n) }));
+      const merged = new Map<string, TaskCount>();
+      for (const row of rows) {
+        const state =
+          row.state === "ready" && (row.later === true || Number(row.later) === 1) ? "scheduled" : row.state;
+        const key = `${row.kind}\n${state}`;
+        const entry = merged.get(key) ?? { kind: row.kind, state, count: 0 };
+        entry.count += num(row.n);
+        merged.set(key, entry);
+      }
+      return [...merged.values()];
     },
 
     async harvestPositions() {

@@ -10,6 +10,7 @@ import { openUploadArea } from "../uploads/upload-area.ts";
 import { decorateApiMethod } from "./api-method.ts";
 import { listPathRewriter } from "./list-paths.ts";
 import { parseQueryString, type Query, refuseNulParams } from "./params.ts";
+import { registerAccessLog } from "./plugins/access-log.ts";
 import { registerCors } from "./plugins/cors.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { FrameworkErrors } from "./plugins/framework-errors.ts";
@@ -18,6 +19,7 @@ import { registerRequestBodies } from "./plugins/request-bodies.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
+import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
@@ -56,6 +58,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });
   registerSessions(app, sessions, ctx.config);
+  registerAccessLog(app);
   registerRequestBodies(app, ctx.config);
   registerTokenKeysRoute(app, ctx.config);
   if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
@@ -78,6 +81,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
   }
+  registerFrontDoor(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -55,9 +55,11 @@ export class SnapshotCache {
   }
 }
 
-/** Tasks waiting or running (the queue's depth), per kind. */
+/** Tasks due and waiting, or running (the queue's depth), per kind; those scheduled for later are not behind. */
 export function queueDepth(tasks: readonly TaskCount[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const t of tasks) if (t.state !== "dead") out.set(t.kind, (out.get(t.kind) ?? 0) + t.count);
+  for (const t of tasks) {
+    if (t.state === "ready" || t.state === "running") out.set(t.kind, (out.get(t.kind) ?? 0) + t.count);
+  }
   return out;
 }

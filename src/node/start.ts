@@ -58,7 +58,11 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
   const live: Config = { ...config };
   // The node's own logger, before anything runs: the start-up index catch-up logs through it too.
   const level = options.logLevel ?? config.logLevel;
-  const logger = level === false ? undefined : createNodeLogger(level, options.logDestination);
+  // A destination given by a test is read as JSON lines; the process's own output is in the configured format.
+  const logger =
+    level === false
+      ? undefined
+      : createNodeLogger(level, options.logDestination, options.logDestination ? "json" : config.logFormat);
   const opened = await openNodeContext(live, logger ?? silentLog);
   const { ctx } = opened;
   // CN lookup failures are logged through the node's logger: a lookup may fail before the app exists.

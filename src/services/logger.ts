@@ -5,12 +5,22 @@
  */
 import { type DestinationStream, type Logger, pino } from "pino";
 import type { NodeLog } from "../types/node-log.ts";
+import { textLines } from "./text-log.ts";
 
 export type { NodeLog };
 
-/** A pino logger at `level`, writing JSON lines to `destination`: a stream or a file descriptor (1: stdout). */
-export function createNodeLogger(level: string, destination: DestinationStream | number = 1): Logger {
-  return pino({ level }, typeof destination === "number" ? pino.destination(destination) : destination);
+/**
+ * A pino logger at `level`, writing to `destination`: a stream (tests read its JSON lines) or a file descriptor
+ * (1: stdout), in `format`: "json" (pino's lines as they are) or "text" (each line rewritten as readable text,
+ * src/services/text-log.ts).
+ */
+export function createNodeLogger(
+  level: string,
+  destination: DestinationStream | number = 1,
+  format: "text" | "json" = "json",
+): Logger {
+  const out = typeof destination === "number" ? pino.destination(destination) : destination;
+  return pino({ level }, format === "text" ? textLines(out) : out);
 }
 
 /** For contexts that log nowhere (a node started with logging off). */

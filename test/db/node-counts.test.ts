@@ -69,7 +69,8 @@ forEachDialect((_name, open) => {
       await db.tasks.fail(claimed, "broken", undefined);
       const tasks = (await db.counts.tasks()).sort((a, b) => a.kind.localeCompare(b.kind));
       assert.deepEqual(tasks, [
-        { kind: "harvest", state: "ready", count: 2 },
+        // Due in an hour: scheduled, not waiting.
+        { kind: "harvest", state: "scheduled", count: 2 },
         { kind: "synchronize", state: "dead", count: 1 },
       ]);
       await db.harvestProgress.save("urn:node:A", {

@@ -23,7 +23,8 @@ export async function spawnNode(args: string[], env: Record<string, string> = {}
     const timer = setTimeout(() => reject(new Error(`node did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /serving (\S+)/.exec(output);
+      // The line is plain text, or a JSON log line (logFormat json): the URL ends at a space or a quote.
+      const match = /serving (https?:\/\/[^\s"]+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
