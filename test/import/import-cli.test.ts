@@ -82,6 +82,8 @@ describe("d1node import (certificates, operator mistakes)", () => {
       run.stdout,
       /objects copied 5, updated 0, unchanged \d+, failed 0; [\d.]+ MiB received; log entries copied \d+/,
     );
+    // The log's copy shows progress too.
+    assert.match(run.stderr, /import: copying the event log\nimport: \d+ log entries copied/);
     // A user who may not read the source's log: the objects are fine, the log is named as not copied (exit 1).
     const { certFile: userCert, keyFile: userKey } = pki.users.reader;
     const user = ["--from", source.baseUrl, "--cert", userCert, "--key", userKey, "--ca", pki.caFile];

@@ -4,19 +4,17 @@
  * listObjects, and lists in the same order as before.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
 import { type Caller, call } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type FakeSource, fakeRecord, startFakeSource } from "./fake-source.ts";
+import { runImport } from "./import-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 const UPLOADED = "2026-01-05T02:19:01.762874";
 const MODIFIED = "2026-01-05T02:19:01.762875";
 
@@ -48,11 +46,7 @@ for (const dialect of testDialects()) {
 
     it("states the source's dates to the microsecond", async () => {
       const flags = ["--from", source.baseUrl, "-d", dataDir, ...(pg ? ["--database-url", pg.url] : [])];
-      const run = await new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile(process.execPath, [BIN, "import", ...flags], (error, _stdout, stderr) =>
-          resolve({ code: error ? Number(error.code) : 0, stderr }),
-        ),
-      );
+      const run = await runImport(flags);
       assert.equal(run.code, 0, run.stderr);
       target = await startTestNode("sqlite", { dataDir, ...(pg ? { databaseUrl: pg.url } : {}) });
       const admin: Caller = { baseUrl: target.baseUrl, token: await target.token(ADMIN) };

@@ -6,38 +6,15 @@
  * size stops there; Ctrl-C prints the summary and exits 2.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { eventually } from "../helpers/eventually.ts";
 import { type FakeSource, fakeRecord, startFakeSource } from "./fake-source.ts";
+import { type ImportRun, runImport, startImport } from "./import-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startImport(args: string[]): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, "import", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const done = new Promise<Run>((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
-  return { child, done };
-}
-
-const summaryOf = (run: Run) => {
+const summaryOf = (run: ImportRun) => {
   const m = /objects copied (\d+), updated (\d+), unchanged (\d+), failed (\d+)/.exec(run.stdout);
   assert.ok(m, `no summary:\n${run.stdout}\n${run.stderr}`);
   return { copied: Number(m[1]), updated: Number(m[2]), unchanged: Number(m[3]), failed: Number(m[4]) };
@@ -46,8 +23,7 @@ const summaryOf = (run: Run) => {
 describe("d1node import runs", () => {
   let fake: FakeSource;
   let dataDir: string;
-  const importInto = (...extra: string[]) =>
-    startImport(["--from", fake.baseUrl, "-d", dataDir, ...extra]).done;
+  const importInto = (...extra: string[]) => runImport(["--from", fake.baseUrl, "-d", dataDir, ...extra]);
 
   beforeEach(async () => {
     fake = await startFakeSource();

@@ -6,34 +6,17 @@
  * copied, changed at the source since, still gets the source's new record.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { parseSystemMetadata } from "../../src/types/index.ts";
 import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
 import { type Caller, call, create, enc } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 import { type FakeSource, fakeRecord, startFakeSource } from "./fake-source.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function d1nodeImport(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, "import", ...args], (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    );
-  });
-}
+import { runImport } from "./import-process.ts";
 
 for (const dialect of testDialects()) {
   describe(`d1node import from a hostile source (${dialect})`, () => {
@@ -116,7 +99,7 @@ for (const dialect of testDialects()) {
     });
 
     it("names each object it never gave as a failure and changes nothing held here", async () => {
-      const run = await d1nodeImport(importFlags());
+      const run = await runImport(importFlags());
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stdout, /objects copied 1, updated 0, unchanged 0, failed 3/);
       assert.match(
@@ -146,7 +129,7 @@ for (const dialect of testDialects()) {
       assert.ok(fine);
       const changed = new Date((fine.sysmeta.dateSysMetadataModified as Date).getTime() + 5);
       fine.sysmeta = { ...fine.sysmeta, archived: true, serialVersion: 2, dateSysMetadataModified: changed };
-      const run = await d1nodeImport([...importFlags(), "--restart"]);
+      const run = await runImport([...importFlags(), "--restart"]);
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stdout, /objects copied 0, updated 1, unchanged 0, failed 3/);
       const admin = await startTarget();
