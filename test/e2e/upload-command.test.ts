@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli as runAnyCli } from "../helpers/cli.ts";
@@ -14,7 +13,13 @@ import { call } from "../helpers/client.ts";
 import type { TestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
-import { firstMatching, startProxiedNode, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import {
+  closeUploadBench,
+  firstMatching,
+  openUploadBench,
+  type TcpProxy,
+  type UploadBench,
+} from "../helpers/tcp-proxy.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
@@ -26,17 +31,12 @@ describe("d1node upload", () => {
   let tokenFile: string;
   /** The command, remembering its uploads in the test's folder. */
   const runCli = (args: string[]): Promise<CliRun> => runAnyCli(args, { XDG_STATE_HOME: folder });
+  let bench: UploadBench | undefined;
   before(async () => {
-    ({ node, proxy } = await startProxiedNode());
-    folder = await mkdtemp(path.join(tmpdir(), "d1node-upload-"));
-    tokenFile = path.join(folder, "token");
-    await writeFile(tokenFile, await node.token(ALICE));
+    bench = await openUploadBench(ALICE);
+    ({ node, proxy, folder, tokenFile } = bench);
   });
-  after(async () => {
-    await node.close();
-    proxy.close();
-    await rm(folder, { recursive: true, force: true });
-  });
+  after(() => closeUploadBench(bench));
 
   async function prepare(bytes: Buffer): Promise<{ file: string; sysmeta: string; pid: string }> {
     const pid = uniquePid("cli-upload");

@@ -7,8 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { mayChangeOnRetry } from "../../src/cli/upload-retry.ts";
@@ -18,7 +17,13 @@ import { call } from "../helpers/client.ts";
 import type { TestNode } from "../helpers/node.ts";
 import { freePort } from "../helpers/scale-out.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
-import { firstMatching, startProxiedNode, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import {
+  closeUploadBench,
+  firstMatching,
+  openUploadBench,
+  type TcpProxy,
+  type UploadBench,
+} from "../helpers/tcp-proxy.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
@@ -37,17 +42,12 @@ describe("d1node upload on bad connections", () => {
         await call({ baseUrl: node.baseUrl }, "GET", `/object/${encodeURIComponent(pid)}`)
       ).arrayBuffer(),
     );
+  let bench: UploadBench | undefined;
   before(async () => {
-    ({ node, proxy } = await startProxiedNode());
-    folder = await mkdtemp(path.join(tmpdir(), "d1node-upload-robust-"));
-    tokenFile = path.join(folder, "token");
-    await writeFile(tokenFile, await node.token(ALICE));
+    bench = await openUploadBench(ALICE);
+    ({ node, proxy, folder, tokenFile } = bench);
   });
-  after(async () => {
-    await node.close();
-    proxy.close();
-    await rm(folder, { recursive: true, force: true });
-  });
+  after(() => closeUploadBench(bench));
 
   /** A public object's bytes in a file, with its system metadata (`checksum` given: a wrong one). */
   async function prepare(bytes: Buffer, checksum?: string) {

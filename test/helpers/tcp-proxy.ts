@@ -5,7 +5,10 @@
  * arrives). Counts the bytes of the PATCH requests it passed. A node's upload URLs are absolute (its baseUrl):
  * start the node with the proxy's address as its baseUrl, then set `target` to the node's port.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { startTestNode, type TestNode } from "./node.ts";
 
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.[01]$/;
@@ -99,4 +102,26 @@ export async function startProxiedNode(): Promise<{ node: TestNode; proxy: TcpPr
   const node = await startTestNode("sqlite", { baseUrl: `http://127.0.0.1:${proxy.port}/mn` });
   proxy.target = (node.node.app.server.address() as net.AddressInfo).port;
   return { node, proxy };
+}
+
+/** What the `d1node upload` tests run against: a proxied node, a folder, a token file of `subject` in it. */
+export interface UploadBench {
+  node: TestNode;
+  proxy: TcpProxy;
+  folder: string;
+  tokenFile: string;
+}
+
+export async function openUploadBench(subject: string): Promise<UploadBench> {
+  const { node, proxy } = await startProxiedNode();
+  const folder = await mkdtemp(path.join(tmpdir(), "d1node-upload-"));
+  const tokenFile = path.join(folder, "token");
+  await writeFile(tokenFile, await node.token(subject));
+  return { node, proxy, folder, tokenFile };
+}
+
+export async function closeUploadBench(bench: UploadBench | undefined): Promise<void> {
+  await bench?.node.close();
+  bench?.proxy.close();
+  if (bench) await rm(bench.folder, { recursive: true, force: true });
 }

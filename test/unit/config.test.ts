@@ -22,6 +22,14 @@ describe("config", () => {
     assert.deepEqual([resolveConfig(env).metrics, resolveConfig(env).statusPage], ["public", "off"]);
   });
 
+  it("a process's own scrape target and shutdown grace: none unless set, from the environment too", () => {
+    assert.deepEqual([resolveConfig().metricsPort, resolveConfig().shutdownGrace], [undefined, 0]);
+    const env = configFromEnv({ D1NODE_METRICS_PORT: "9464", D1NODE_SHUTDOWN_GRACE: "5" });
+    assert.deepEqual([resolveConfig(env).metricsPort, resolveConfig(env).shutdownGrace], [9464, 5]);
+    assert.throws(() => resolveConfig({ metricsPort: "x" }), /setting "metricsPort" must be an integer/);
+    assert.throws(() => resolveConfig({ shutdownGrace: -1 }), /setting "shutdownGrace" must be an integer/);
+  });
+
   it("reads ;-separated subject lists from the environment", () => {
     const c = resolveConfig(configFromEnv({ D1NODE_ADMIN_SUBJECTS: "CN=a,DC=x; CN=b,DC=y" }));
     assert.deepEqual(c.adminSubjects, ["CN=a,DC=x", "CN=b,DC=y"]);
