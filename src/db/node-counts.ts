@@ -14,6 +14,8 @@ export interface StoredCounts {
   /** Objects held as replicas of another node's, and their bytes. */
   replicaObjects: number;
   replicaBytes: number;
+  /** Bytes of the distinct content the objects reference (what the store holds: equal bytes are kept once). */
+  contentBytes: number;
 }
 
 export interface TaskCount {
@@ -66,7 +68,23 @@ export function nodeCountsRepository(db: Kysely<Tables>, dialect: "sqlite" | "po
         ])
         .groupBy("is_replica")
         .execute();
-      const out: StoredCounts = { objects: 0, bytes: 0, replicaObjects: 0, replicaBytes: 0 };
+      const distinct = await db
+        .selectFrom((eb) =>
+          eb
+            .selectFrom("objects")
+            .select(({ fn }) => ["content_key", fn.max("size").as("size")])
+            .groupBy("content_key")
+            .as("content"),
+        )
+        .select(({ fn }) => fn.coalesce(fn.sum<number | string>("size"), sql<number>`0`).as("bytes"))
+        .executeTakeFirst();
+      const out: StoredCounts = {
+        objects: 0,
+        bytes: 0,
+        replicaObjects: 0,
+        replicaBytes: 0,
+        contentBytes: num(distinct?.bytes),
+      };
       for (const row of rows) {
         if (num(row.is_replica) === 1) {
           out.replicaObjects = num(row.n);

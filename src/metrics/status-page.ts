@@ -63,7 +63,8 @@ ${card("failures", "Answered with an error", formatCount(totals.failures))}
 ${card("bytes-in", "Bytes received", formatBytes(totals.bytesIn))}
 ${card("bytes-out", "Bytes sent", formatBytes(totals.bytesOut))}
 ${card("objects", "Objects stored", formatCount(counts.stored.objects))}
-${card("object-bytes", "Bytes stored", formatBytes(counts.stored.bytes))}
+${card("object-bytes", "Bytes stored (the objects' sizes)", formatBytes(counts.stored.bytes))}
+${card("content-bytes", "On disk (equal bytes kept once)", formatBytes(counts.stored.contentBytes))}
 ${card("replica-objects", "Replicas held", `${formatCount(counts.stored.replicaObjects)} (${formatBytes(counts.stored.replicaBytes)})`)}
 ${card("queue-depth", "Tasks waiting or running", formatCount(depth))}
 ${card("dead-tasks", "Tasks failed for good", formatCount(dead), dead > 0)}

@@ -24,6 +24,7 @@ forEachDialect((_name, open) => {
         bytes: 0,
         replicaObjects: 0,
         replicaBytes: 0,
+        contentBytes: 0,
       });
       assert.deepEqual(await db.counts.tasks(), []);
       assert.deepEqual(await db.counts.harvestPositions(), []);
@@ -47,6 +48,8 @@ forEachDialect((_name, open) => {
         bytes: 1024,
         replicaObjects: 1,
         replicaBytes: 500,
+        // The three rows name one content key: the store holds it once.
+        contentBytes: 1000,
       });
       assert.deepEqual(
         await db.counts.replicaStates(),

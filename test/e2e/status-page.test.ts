@@ -87,6 +87,7 @@ describe("status page in a browser", () => {
     assert.equal(await text("#objects"), "3");
     const total = sizes.reduce((a, b) => a + b, 0);
     assert.equal(await text("#object-bytes"), `${(total / 1024).toFixed(0)} KiB`);
+    assert.equal(await text("#content-bytes"), `${(total / 1024).toFixed(0)} KiB`);
     // The harvest queued for an hour from now is scheduled, not waiting: the queue is not behind.
     assert.equal(await text("#queue-depth"), "0");
     assert.equal(await text("#index-lag"), "0");

@@ -10,7 +10,7 @@ function countingDatabase(): { db: Database; reads: () => number } {
   const counts: NodeCounts = {
     async stored() {
       reads++;
-      return { objects: reads, bytes: 0, replicaObjects: 0, replicaBytes: 0 };
+      return { objects: reads, bytes: 0, replicaObjects: 0, replicaBytes: 0, contentBytes: 0 };
     },
     tasks: async () => [],
     harvestPositions: async () => [],
