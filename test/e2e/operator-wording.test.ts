@@ -12,6 +12,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { BIN, type CliRun, runCli } from "../helpers/cli.ts";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node.ts";
 
@@ -91,6 +92,8 @@ describe("what the command says to an operator", () => {
     skip: !asRoot && "needs root to act as another user",
   }, async () => {
     const data = path.join(dir, "node-data");
+    // A node's data folder (as `serve` leaves it); `token` itself makes no data folder.
+    loadOrCreateSigningKey(data);
     assert.equal((await runCli(["token", "-d", data, "-s", ADMIN])).code, 0);
     const keys = readdirSync(path.join(data, "keys"));
     oneLine(
