@@ -3,9 +3,9 @@
  * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
  * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
  * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; replica audit results and task failures from src/metrics/outcomes.ts;
- * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`).
+ * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`); free disk space from
+ * statfs (`disk-gauges.ts`).
  */
-
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeContext } from "../services/context.ts";
 import { registerDiskGauges } from "./disk-gauges.ts";
