@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, store. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, object, store. */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerAuditCommand } from "./audit.ts";
@@ -10,6 +10,7 @@ import { registerImportCommand } from "./import.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
+import { registerObjectCommands } from "./object-command.ts";
 import { OperatorError } from "./operator-error.ts";
 import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
@@ -45,6 +46,7 @@ registerAuditCommand(program);
 registerBackupCommands(program);
 registerUploadCommand(program);
 registerUploadsCommand(program);
+registerObjectCommands(program);
 registerStoreCommands(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {

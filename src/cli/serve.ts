@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
 import { advertisedAddressWarnings } from "../node/advertised-address.ts";
 import { type RunningNode, startNode } from "../node/start.ts";
+import { diskSpace, lowDiskWarning } from "../ops/disk-space.ts";
 import { warnAboutNodeCertificate } from "./certificate-warning.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
@@ -158,6 +159,8 @@ export function registerServeCommand(program: Command): void {
             : `${serving}\n`,
         );
         warnAboutNodeCertificate(node.ctx.config);
+        const lowDisk = lowDiskWarning(await diskSpace(node.ctx.config));
+        if (lowDisk) process.stderr.write(`warning: ${lowDisk}\n`);
         for (const warning of advertisedAddressWarnings(node.ctx.config))
           process.stderr.write(`warning: ${warning}\n`);
         if (node.metricsUrl) process.stdout.write(`metrics of this process at ${node.metricsUrl}\n`);

@@ -3,10 +3,12 @@
  * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
  * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
  * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; replica audit results and task failures from src/metrics/outcomes.ts;
- * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`).
+ * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`); free disk space from
+ * statfs (`disk-gauges.ts`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeContext } from "../services/context.ts";
+import { registerDiskGauges } from "./disk-gauges.ts";
 import { SnapshotCache } from "./snapshot.ts";
 
 export interface AnsweredRequest {
@@ -52,6 +54,7 @@ export class NodeMetrics {
     const registers = [this.registry];
     this.snapshot = new SnapshotCache(ctx.db, ctx.config.role);
     collectDefaultMetrics({ register: this.registry });
+    registerDiskGauges(this.registry, ctx.config);
     const snapshot = this.snapshot;
     new Gauge({
       name: "d1node_info",

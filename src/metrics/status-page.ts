@@ -6,8 +6,10 @@
 
 import type { AuditRun } from "../db/types.ts";
 import { findingWord } from "../ops/audit.ts";
+import type { DiskSpace } from "../ops/disk-space.ts";
 import type { EngineStatus } from "../search/search-index.ts";
 import { type Html, html } from "../views/html.ts";
+import { diskFreeCard } from "./disk-card.ts";
 import { formatBytes, formatCount, formatDuration } from "./format.ts";
 import type { MethodTally } from "./node-metrics.ts";
 import type { NodeOutcomes } from "./outcomes.ts";
@@ -30,6 +32,8 @@ export interface StatusPageInput {
   fixity: AuditRun | undefined;
   samples: readonly Sample[];
   search: EngineStatus;
+  /** Free space of the filesystem the node writes to; undefined when it cannot be read. */
+  disk?: DiskSpace | undefined;
 }
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:76rem;margin:1.5rem auto;padding:0 1rem;color:#222}
@@ -65,6 +69,7 @@ ${card("bytes-out", "Bytes sent", formatBytes(totals.bytesOut))}
 ${card("objects", "Objects stored", formatCount(counts.stored.objects))}
 ${card("object-bytes", "Bytes stored (the objects' sizes)", formatBytes(counts.stored.bytes))}
 ${card("content-bytes", "On disk (equal bytes kept once)", formatBytes(counts.stored.contentBytes))}
+${diskFreeCard(input.disk)}
 ${card("replica-objects", "Replicas held", `${formatCount(counts.stored.replicaObjects)} (${formatBytes(counts.stored.replicaBytes)})`)}
 ${card("queue-depth", "Tasks waiting or running", formatCount(depth))}
 ${card("dead-tasks", "Tasks failed for good", formatCount(dead), dead > 0)}

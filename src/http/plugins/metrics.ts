@@ -11,6 +11,7 @@ import { NotAuthorized } from "../../errors/exceptions.ts";
 import { NodeMetrics } from "../../metrics/node-metrics.ts";
 import { type Sampler, startSampling } from "../../metrics/samples.ts";
 import { renderStatusPage } from "../../metrics/status-page.ts";
+import { diskSpace } from "../../ops/disk-space.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { apiMethodOf } from "../api-method.ts";
 
@@ -93,6 +94,7 @@ export function registerMetrics(
           fixity: await ctx.db.audit.latest(),
           samples: sampler.ring.all(),
           search: ctx.search.status(),
+          disk: await diskSpace(config),
         });
         return sendPage(reply, page);
       },
