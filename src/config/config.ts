@@ -323,6 +323,9 @@ function checkAuthSettings(config: Config): void {
   if (config.storeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(config.storeEndpoint)) {
     throw new Error('setting "storeEndpoint" must be an http(s) URL such as http://127.0.0.1:7480');
   }
+  if (config.signInRedirectBase !== undefined && !/^https?:\/\/[^/]/.test(config.signInRedirectBase)) {
+    throw new Error('setting "signInRedirectBase" must be an http(s) URL');
+  }
   if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
     throw new Error('setting "cnBaseUrl" must be an http(s) URL');
   }
