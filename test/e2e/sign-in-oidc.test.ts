@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
+import { hashOf, randomId } from "../../src/auth/browser-sessions.ts";
 import { cookieJar, type Jar } from "../helpers/cookie-jar.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
@@ -146,6 +147,20 @@ for (const dialect of testDialects()) {
       const replay = { headers: { cookie: `d1node_session=${old}` } };
       assert.equal((await fetch(`${node.baseUrl}/portal/token`, replay)).status, 401);
       assert.equal((await fetch(`${node.baseUrl}/status`, replay)).status, 401);
+    });
+
+    it("an expired session counts for nothing", async () => {
+      const id = randomId();
+      const past = Date.now() - 1000;
+      await node.node.ctx.db.browserSessions.create(hashOf(id), {
+        subject: ADMIN,
+        fullName: undefined,
+        provider: "dataone",
+        expiresAt: past,
+      });
+      const expired = { headers: { cookie: `d1node_session=${id}` } };
+      assert.equal((await fetch(`${node.baseUrl}/portal/token`, expired)).status, 401);
+      assert.equal((await fetch(`${node.baseUrl}/status`, expired)).status, 401);
     });
 
     it("a session id planted before sign-in is never honoured, and sign-in gives a new one", async () => {
