@@ -14,6 +14,7 @@ import { hashOf, randomId } from "../../src/auth/browser-sessions.ts";
 import { cookieJar, type Jar } from "../helpers/cookie-jar.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
+import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
 
 const ORCID_USER = {
   sub: "kc-orcid-1",
@@ -56,7 +57,7 @@ for (const dialect of testDialects()) {
   describe(`sign-in with OpenID Connect (${dialect})`, () => {
     let provider: TestProvider;
     let node: TestNode;
-    let second: TestNode | undefined;
+    let second: NodeProcess | undefined;
     const logLines: string[] = [];
 
     before(async () => {
@@ -94,7 +95,7 @@ for (const dialect of testDialects()) {
       );
     });
     after(async () => {
-      await second?.close();
+      await second?.kill();
       await node?.close();
       await provider?.close();
     });
@@ -267,20 +268,22 @@ for (const dialect of testDialects()) {
       }
     });
 
-    it("shares sessions with a second node process on the same PostgreSQL database", {
+    it("shares sessions with a second node process (its own OS process) on the same PostgreSQL database", {
       skip: dialect !== "postgres",
     }, async () => {
-      second = await startTestNode("sqlite", {
-        dataDir: node.dataDir,
-        databaseUrl: node.node.ctx.config.databaseUrl,
-        oidcProviders: node.node.ctx.config.oidcProviders,
-      });
+      second = await spawnNode(
+        ["--data-dir", node.dataDir, "--database-url", `${node.node.ctx.config.databaseUrl}`],
+        {
+          D1NODE_OIDC_PROVIDERS: JSON.stringify(node.node.ctx.config.oidcProviders),
+        },
+      );
       const jar = cookieJar();
       await signIn(jar, node, ADMIN_USER.sub, "/");
       const cookie = { headers: { cookie: `d1node_session=${sessionValue(jar)}` } };
       assert.equal((await fetch(`${second.baseUrl}/portal/token`, cookie)).status, 200);
       assert.equal((await fetch(`${second.baseUrl}/portal/logout`, cookie)).status, 200);
       assert.equal((await fetch(`${node.baseUrl}/portal/token`, cookie)).status, 401);
+      assert.ok(!second.output().includes(provider.clientSecret), "the secret is not in the process's output");
     });
 
     it("never writes the client secret to the log", () => {
