@@ -283,7 +283,10 @@ for (const dialect of testDialects()) {
       assert.equal((await fetch(`${second.baseUrl}/portal/token`, cookie)).status, 200);
       assert.equal((await fetch(`${second.baseUrl}/portal/logout`, cookie)).status, 200);
       assert.equal((await fetch(`${node.baseUrl}/portal/token`, cookie)).status, 401);
-      assert.ok(!second.output().includes(provider.clientSecret), "the secret is not in the process's output");
+      assert.ok(
+        !second.output().includes(provider.clientSecret),
+        "the secret is not in the process's output",
+      );
     });
 
     it("never writes the client secret to the log", () => {
