@@ -6,11 +6,16 @@
  * verified DN) and a bearer token. "A certificate or token that cannot be parsed or verified gives InvalidToken"
  * (API text, Authentication 3): a bad credential is never ignored, even next to a good one. With both a
  * certificate and a token, the certificate's subject is the primary subject and the token's subject joins the
- * session as an equivalent identity (as DataONE's Python Member Node does). No credentials: `public` only.
+ * session as an equivalent identity (as DataONE's Python Member Node does). A browser session (the sign-in
+ * cookie, when the HTTP layer lets it count) joins the same way; an unknown, expired or revoked one is ignored
+ * rather than refused (a browser keeps an old cookie; its reads must go on as public). Bearer tokens from a
+ * configured OpenID Connect provider are verified with that provider's keys (oidc/access-tokens.ts).
+ * No credentials: `public` only.
  */
 import type { KeyObject, X509Certificate } from "node:crypto";
 import type { Config } from "../config/config.ts";
 import { InvalidToken } from "../errors/exceptions.ts";
+import type { BrowserSessions } from "./browser-sessions.ts";
 import {
   type CertificateIdentity,
   readCertificate,
@@ -21,6 +26,7 @@ import type { SubjectInfoSource } from "./cn-identity.ts";
 import { isNodeSubject } from "./cn-subjects.ts";
 import type { TokenKeySource } from "./cn-token-keys.ts";
 import { subjectFromDnString } from "./dn.ts";
+import type { ProviderTokens } from "./oidc/access-tokens.ts";
 import type { Refresher } from "./refreshing.ts";
 import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";
 import { verifyToken } from "./tokens.ts";
@@ -83,6 +89,8 @@ export interface Credentials {
   dn?: string | undefined;
   /** The Authorization header. */
   authorization?: string | undefined;
+  /** The browser session cookie's value, when it may count for this request (plugins/sessions.ts). */
+  browserSession?: string | undefined;
 }
 
 export interface SessionResolver {
@@ -91,8 +99,13 @@ export interface SessionResolver {
   resolveNow?(credentials: Credentials): Session | undefined;
 }
 
-function presentsNothing({ certificate, dn, authorization }: Credentials): boolean {
-  return !certificate && dn === undefined && (authorization === undefined || authorization.trim() === "");
+function presentsNothing({ certificate, dn, authorization, browserSession }: Credentials): boolean {
+  return (
+    !certificate &&
+    dn === undefined &&
+    browserSession === undefined &&
+    (authorization === undefined || authorization.trim() === "")
+  );
 }
 
 export interface ResolverOptions {
@@ -112,6 +125,10 @@ export interface ResolverOptions {
    * subject is not among them (perhaps a CN added since the last fetch).
    */
   cnSubjects?: Refresher;
+  /** Sessions of people signed in through a browser. */
+  browserSessions?: Pick<BrowserSessions, "lookup">;
+  /** Access tokens of the configured OpenID Connect providers. */
+  providerTokens?: ProviderTokens;
 }
 
 export function createSessionResolver(config: RoleConfig, options: ResolverOptions): SessionResolver {
@@ -154,6 +171,7 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
   const tokenSubject = async (authorization: string): Promise<string> => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
+    if (options.providerTokens?.isProviders(match[1])) return options.providerTokens.verify(match[1]);
     const verify = { maxLifetime: options.maxTokenLifetime ?? 0 };
     const source = options.tokenKeys;
     if (Array.isArray(source)) return verifyToken(match[1], source, verify);
@@ -188,6 +206,10 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
         authenticated.push(subject);
       }
       if (hasToken) authenticated.push(await tokenSubject(authorization));
+      if (credentials.browserSession !== undefined && options.browserSessions) {
+        const browser = await options.browserSessions.lookup(credentials.browserSession);
+        if (browser) authenticated.push(browser.subject);
+      }
       const [primary] = authenticated;
       if (primary === undefined) return anonymousSession();
       if (options.cn) {

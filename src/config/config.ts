@@ -7,6 +7,7 @@ import path from "node:path";
 import { certificateSubject } from "../auth/node-certificate.ts";
 import { parseS3Url } from "../store/s3-location.ts";
 import { S3_MAX_PART, S3_MIN_PART } from "../store/s3-part-size.ts";
+import { oidcProviders } from "./oidc-settings.ts";
 import type { Config, ConfigInput } from "./types.ts";
 import {
   boolean,
@@ -20,7 +21,7 @@ import {
   text,
 } from "./validators.ts";
 
-export type { Config, ConfigInput, Exposure, LogReaders, NodeTokens, Role } from "./types.ts";
+export type { Config, ConfigInput, Exposure, LogReaders, NodeTokens, OidcProvider, Role } from "./types.ts";
 
 const NODE_ID = /^urn:node:\w{2,23}$/;
 
@@ -70,6 +71,9 @@ export function defaultConfig(): Config {
     isAuthorizedLimit: 600,
     isAuthorizedBlockSeconds: 300,
     corsOrigins: [],
+    oidcProviders: [],
+    signInRedirectBase: undefined,
+    signInSessionLifetime: 12 * 3600,
     maxDocumentBytes: 1024 * 1024,
     maxBufferedTextBytes: 64 * 1024 * 1024,
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
@@ -212,6 +216,9 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     isAuthorizedLimit: integer("isAuthorizedLimit", c.isAuthorizedLimit, 0, 1_000_000),
     isAuthorizedBlockSeconds: integer("isAuthorizedBlockSeconds", c.isAuthorizedBlockSeconds, 1, 86_400),
     corsOrigins: list("corsOrigins", c.corsOrigins).map(corsOrigin),
+    oidcProviders: oidcProviders(c.oidcProviders),
+    signInRedirectBase: optionalText("signInRedirectBase", c.signInRedirectBase)?.replace(/\/+$/, ""),
+    signInSessionLifetime: integer("signInSessionLifetime", c.signInSessionLifetime, 60, 30 * 86_400),
     maxDocumentBytes: integer("maxDocumentBytes", c.maxDocumentBytes, 16 * 1024, 1024 * 1024 * 1024),
     maxBufferedTextBytes: integer("maxBufferedTextBytes", c.maxBufferedTextBytes, 16 * 1024, 2 ** 40),
     replicate: boolean("replicate", c.replicate),
@@ -315,6 +322,9 @@ function checkAuthSettings(config: Config): void {
   }
   if (config.storeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(config.storeEndpoint)) {
     throw new Error('setting "storeEndpoint" must be an http(s) URL such as http://127.0.0.1:7480');
+  }
+  if (config.signInRedirectBase !== undefined && !/^https?:\/\/[^/]/.test(config.signInRedirectBase)) {
+    throw new Error('setting "signInRedirectBase" must be an http(s) URL');
   }
   if (config.cnBaseUrl !== undefined && !/^https?:\/\/[^/]/.test(config.cnBaseUrl)) {
     throw new Error('setting "cnBaseUrl" must be an http(s) URL');

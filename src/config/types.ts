@@ -101,6 +101,15 @@ export interface Config {
    * MetacatUI; any other origin's browser requests count only a bearer token (CORS answers every origin).
    */
   corsOrigins: string[];
+  /** OpenID Connect providers people sign in with and whose access tokens count (src/config/oidc-settings.ts). */
+  oidcProviders: OidcProvider[];
+  /**
+   * Where the providers send browsers back, before /portal/callback (the redirect URI registered with each
+   * provider is {signInRedirectBase}/portal/callback); unset: baseUrl.
+   */
+  signInRedirectBase: string | undefined;
+  /** Seconds a browser sign-in lasts before the person signs in again. */
+  signInSessionLifetime: number;
   /** Largest XML document part of a request (system metadata, access policy, node, ...), bytes. */
   maxDocumentBytes: number;
   /** Bytes of request text parts the node buffers at once over all requests; more: ServiceFailure. */
@@ -175,6 +184,30 @@ export interface Config {
   logLevel: string;
   /** How log lines are written: "text" (readable lines, for a terminal or the journal) or "json" (one JSON object per line, for log shippers). */
   logFormat: "text" | "json";
+}
+
+/** One OpenID Connect provider (an entry of oidcProviders). */
+export interface OidcProvider {
+  /** Short name, chosen with ?provider= at sign-in; the first provider with signIn is the default. */
+  name: string;
+  /** The issuer URL; its /.well-known/openid-configuration is read when first needed. */
+  issuer: string;
+  clientId: string;
+  /** A file holding the client secret (none: a public client, PKCE alone). */
+  clientSecretFile?: string;
+  /** An environment variable holding the client secret. */
+  clientSecretEnv?: string;
+  /** Scopes asked for at sign-in (default: openid profile email). */
+  scopes: string[];
+  /**
+   * Claims tried in order for the person's DataONE subject (default: sub); an ORCID iD in any form becomes
+   * http://orcid.org/0000-...; any other value (an LDAP DN, a CILogon subject) is taken as it is.
+   */
+  subjectClaims: string[];
+  /** Audiences an access token brought as a bearer token must name one of (default: the client id). */
+  audiences: string[];
+  /** Offered for browser sign-in (false: only its access tokens are accepted). */
+  signIn: boolean;
 }
 
 export type ConfigInput = Partial<Record<keyof Config, unknown>>;

@@ -12,6 +12,7 @@ import {
   SqliteDialect,
 } from "kysely";
 import { auditStore } from "./audit-runs.ts";
+import { browserSessionRepository } from "./browser-sessions.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
 import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
 import { cnRepository } from "./cn-repository.ts";
@@ -177,6 +178,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     importProgress: importProgressRepository(db),
     audit: auditStore(db),
     contentKeys: contentKeyLocks(db, dialect),
+    browserSessions: browserSessionRepository(db),
     events,
     async snapshotTo(file) {
       if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");

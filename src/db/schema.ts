@@ -313,4 +313,37 @@ export interface Tables {
   import_failures: ImportFailuresTable;
   import_copies: ImportCopiesTable;
   row_counts: RowCountsTable;
+  browser_sessions: BrowserSessionsTable;
+  sign_in_requests: SignInRequestsTable;
+  signed_in_people: SignedInPeopleTable;
+}
+
+/** Migration 0023-browser-sessions (src/db/browser-sessions.ts). */
+export interface BrowserSessionsTable {
+  id_hash: string;
+  subject: string;
+  full_name: string | null;
+  provider: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SignInRequestsTable {
+  state_hash: string;
+  provider: string;
+  code_verifier: string;
+  nonce: string;
+  target: string;
+  expires_at: number;
+}
+
+export interface SignedInPeopleTable {
+  subject: string;
+  full_name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  email: string | null;
+  provider: string;
+  first_signed_in: number;
+  last_signed_in: number;
 }

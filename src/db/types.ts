@@ -3,6 +3,7 @@ import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { AuditStore } from "./audit-runs.ts";
+import type { BrowserSessionStore } from "./browser-sessions.ts";
 import type { CnRepository } from "./cn-repository.ts";
 import type { ContentKeyLocks } from "./content-key-locks.ts";
 import type { HarvestProgressStore } from "./harvest-progress.ts";
@@ -203,6 +204,8 @@ export interface Database extends Repositories {
   audit: AuditStore;
   /** Content keys held across processes while bytes are committed or removed (content-key-locks.ts). */
   contentKeys: ContentKeyLocks;
+  /** Browser sign-in: sessions, sign-ins under way, people who signed in (browser-sessions.ts). */
+  browserSessions: BrowserSessionStore;
   /**
    * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).

@@ -3,6 +3,7 @@
  */
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { SignIn } from "../auth/oidc/setup.ts";
 import type { SessionResolver } from "../auth/session.ts";
 import { uploadLocks } from "../db/upload-locks.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -16,11 +17,13 @@ import { registerErrorHandling } from "./plugins/errors.ts";
 import { FrameworkErrors } from "./plugins/framework-errors.ts";
 import { type MetricsOptions, registerMetrics } from "./plugins/metrics.ts";
 import { registerRequestBodies } from "./plugins/request-bodies.ts";
+import { sessionCookie } from "./plugins/session-cookie.ts";
 import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
+import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 
@@ -31,9 +34,17 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** The status page's sampling (tests sample faster). */
   metrics?: MetricsOptions;
+  /** Browser sign-in (OpenID Connect): the session cookie counts and {basePath}/portal is served. */
+  signIn?: SignIn;
 }
 
-export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  ctx,
+  sessions,
+  logger,
+  metrics,
+  signIn,
+}: AppOptions): Promise<FastifyInstance> {
   const logLevel = logger?.level;
   const frameworkErrors = new FrameworkErrors(ctx.config.nodeId);
   const app = Fastify({
@@ -57,10 +68,14 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
   await app.register(multipart, {
     limits: { fileSize: 2 ** 50, files: 4, fields: 16, parts: 20, fieldSize: ctx.config.maxDocumentBytes },
   });
-  registerSessions(app, sessions, ctx.config);
+  const cookie = signIn
+    ? sessionCookie("d1node_session", () => signIn.redirectUri().startsWith("https:"))
+    : undefined;
+  registerSessions(app, sessions, ctx.config, cookie);
   registerAccessLog(app);
   registerRequestBodies(app, ctx.config);
   registerTokenKeysRoute(app, ctx.config);
+  if (signIn && cookie) registerPortalRoutes(app, ctx.config, signIn, cookie);
   if (ctx.config.role === "cn") registerNodeAdminRoutes(app, ctx);
   registerMetrics(app, ctx, metrics);
   app.decorate("uploads", undefined);

@@ -13,6 +13,7 @@ import { createCnSubjectInfoSource } from "../auth/cn-identity.ts";
 import { createCnSubjectSource } from "../auth/cn-subjects.ts";
 import { createCnTokenKeySource } from "../auth/cn-token-keys.ts";
 import { loadOrCreateSigningKey, loadPublicKeys } from "../auth/keys.ts";
+import { createSignIn, type SignIn } from "../auth/oidc/setup.ts";
 import type { Refresher } from "../auth/refreshing.ts";
 import { createSessionResolver, type SessionResolver } from "../auth/session.ts";
 import type { Config } from "../config/config.ts";
@@ -80,10 +81,12 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
           },
         })
       : undefined;
-  const sessions = sessionResolver(live, warn, config.role === "cn" ? ctx : undefined, cnSubjects);
+  const signIn = createSignIn(live, ctx.db.browserSessions);
+  const sessions = sessionResolver(live, warn, config.role === "cn" ? ctx : undefined, cnSubjects, signIn);
   const app = await buildApp({
     ctx,
     sessions,
+    signIn,
     ...(logger ? { logger } : {}),
     ...(options.metricsSampling ? { metrics: { sampling: options.metricsSampling } } : {}),
   });
@@ -185,6 +188,7 @@ function sessionResolver(
   warn: (message: string) => void,
   cnContext?: NodeContext,
   cnSubjects?: Refresher,
+  signIn?: SignIn,
 ): SessionResolver {
   const signing = loadOrCreateSigningKey(config.dataDir);
   const fixed = [signing.publicKey, ...loadPublicKeys(config.trustedTokenKeys)];
@@ -198,6 +202,7 @@ function sessionResolver(
     maxTokenLifetime: config.maxTokenLifetime,
     clientCas: loadCaBundle(config.clientCa),
     ...(cnSubjects ? { cnSubjects } : {}),
+    ...(signIn ? { browserSessions: signIn.sessions, providerTokens: signIn.tokens } : {}),
     cn: cnContext
       ? localSubjectInfoSource(cnContext)
       : config.cnBaseUrl

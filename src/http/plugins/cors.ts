@@ -4,8 +4,8 @@
  * and a browser accepts an answer to such a request (and its preflight) only when it echoes the origin with
  * `Access-Control-Allow-Credentials: true`: `*` would fail every logged-in call. So every origin is echoed with
  * credentials and may preflight the API's methods and the Authorization header. What keeps a page the user happens
- * to visit from acting as the user is that the node honours no ambient credential for it: no cookies exist, and
- * the client certificate counts only for the node's own origin and those the operator lists (config corsOrigins;
+ * to visit from acting as the user is that the node honours no ambient credential for it: the client certificate
+ * and the sign-in session cookie count only for the node's own origin and those the operator lists (config corsOrigins;
  * ambient-credentials.ts). The opaque origin `null` (sandboxed frames, file: pages) is answered with `*`.
  */
 import type { FastifyInstance } from "fastify";

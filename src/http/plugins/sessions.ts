@@ -2,20 +2,23 @@
  * Who is calling, for every request: the client certificate of the TLS handshake (or the one a trusted proxy
  * forwards) and the bearer token become `request.session` (see src/auth/session.ts). The isAuthorized source
  * limit is installed here too, ahead of the session, since it counts callers by the same (proxy-aware) address.
- * A browser's request for a page of another origin is not authenticated by the certificate (ambient-credentials.ts).
+ * A browser's request for a page of another origin is not authenticated by the certificate or the sign-in cookie
+ * (ambient-credentials.ts); a cookie-only request that changes state must show it comes from the node's pages.
  */
 import { TLSSocket } from "node:tls";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ClientCertificate, SessionResolver } from "../../auth/session.ts";
 import type { Config } from "../../config/config.ts";
-import { ambientCredentialsRule } from "./ambient-credentials.ts";
+import { ambientCredentialsRule, sessionCookieRule } from "./ambient-credentials.ts";
 import { registerIsAuthorizedLimit } from "./is-authorized-limit.ts";
 import { trustedProxy } from "./proxy.ts";
+import type { SessionCookie } from "./session-cookie.ts";
 
 export function registerSessions(
   app: FastifyInstance,
   sessions: SessionResolver,
   config: Readonly<Config>,
+  cookie?: SessionCookie,
 ): void {
   const proxy = trustedProxy(config);
   registerIsAuthorizedLimit(
@@ -25,6 +28,7 @@ export function registerSessions(
   );
   const viaProxy = config.proxySecret !== undefined;
   const mayUseCertificate = ambientCredentialsRule(config);
+  const mayUseCookie = sessionCookieRule(config);
   app.decorateRequest("session");
   app.decorateRequest("clientAddress", "");
   // A callback hook: an anonymous caller's session is known at once, with no promise to wait for.
@@ -33,7 +37,13 @@ export function registerSessions(
     const ambient = mayUseCertificate(request);
     const certificate = ambient ? handshakeCertificate(request) : undefined;
     const forwarded = ambient && !certificate && viaProxy ? proxy.forwarded(request) : {};
-    const credentials = { certificate, ...forwarded, authorization: request.headers.authorization };
+    const browserSession = cookie?.read(request);
+    const credentials = {
+      certificate,
+      ...forwarded,
+      authorization: request.headers.authorization,
+      ...(browserSession !== undefined && mayUseCookie(request) ? { browserSession } : {}),
+    };
     const known = sessions.resolveNow?.(credentials);
     if (known) {
       request.session = known;

@@ -1,0 +1,157 @@
+/**
+ * Browser sign-in records (migration 0023-browser-sessions): sessions keyed by the hash of their cookie value,
+ * the sign-ins under way (each taken once), and the people who signed in. Shared by every serving process.
+ */
+import type { Kysely } from "kysely";
+import type { Tables } from "./schema.ts";
+
+export interface BrowserSessionRecord {
+  subject: string;
+  fullName: string | undefined;
+  provider: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+export interface SignInRequestRecord {
+  provider: string;
+  codeVerifier: string;
+  nonce: string;
+  /** Where the browser returns once signed in (already checked against the redirect rule). */
+  target: string;
+  expiresAt: number;
+}
+
+export interface SignedInPerson {
+  subject: string;
+  fullName?: string | undefined;
+  givenName?: string | undefined;
+  familyName?: string | undefined;
+  email?: string | undefined;
+  provider: string;
+}
+
+export interface BrowserSessionStore {
+  create(idHash: string, session: BrowserSessionRecord): Promise<void>;
+  /** The session, unless unknown, revoked or expired at `now`. */
+  find(idHash: string, now: number): Promise<BrowserSessionRecord | undefined>;
+  revoke(idHash: string): Promise<void>;
+  /** Remove the sessions and sign-in requests expired at `now`. */
+  removeExpired(now: number): Promise<void>;
+  saveRequest(stateHash: string, request: SignInRequestRecord): Promise<void>;
+  /** The request with this state, removed (a state is good once), unless unknown or expired. */
+  takeRequest(stateHash: string, now: number): Promise<SignInRequestRecord | undefined>;
+  /** Add or refresh a person's record; a value the provider did not give keeps the one recorded. */
+  recordPerson(person: SignedInPerson, now: number): Promise<void>;
+  findPerson(subject: string): Promise<SignedInPerson | undefined>;
+}
+
+const orNull = (value: string | undefined) => value ?? null;
+const orUndefined = (value: string | null) => value ?? undefined;
+
+export function browserSessionRepository(db: Kysely<Tables>): BrowserSessionStore {
+  return {
+    async create(idHash, s) {
+      await db
+        .insertInto("browser_sessions")
+        .values({
+          id_hash: idHash,
+          subject: s.subject,
+          full_name: orNull(s.fullName),
+          provider: s.provider,
+          created_at: Date.now(),
+          expires_at: s.expiresAt,
+        })
+        .execute();
+    },
+    async find(idHash, now) {
+      const row = await db
+        .selectFrom("browser_sessions")
+        .select(["subject", "full_name", "provider", "expires_at"])
+        .where("id_hash", "=", idHash)
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        subject: row.subject,
+        fullName: orUndefined(row.full_name),
+        provider: row.provider,
+        expiresAt: Number(row.expires_at),
+      };
+    },
+    async revoke(idHash) {
+      await db.deleteFrom("browser_sessions").where("id_hash", "=", idHash).execute();
+    },
+    async removeExpired(now) {
+      await db.deleteFrom("browser_sessions").where("expires_at", "<=", now).execute();
+      await db.deleteFrom("sign_in_requests").where("expires_at", "<=", now).execute();
+    },
+    async saveRequest(stateHash, r) {
+      await db
+        .insertInto("sign_in_requests")
+        .values({
+          state_hash: stateHash,
+          provider: r.provider,
+          code_verifier: r.codeVerifier,
+          nonce: r.nonce,
+          target: r.target,
+          expires_at: r.expiresAt,
+        })
+        .execute();
+    },
+    async takeRequest(stateHash, now) {
+      // Deleted first: of two callbacks racing with one state, only the one whose delete removed the row goes on.
+      const row = await db
+        .deleteFrom("sign_in_requests")
+        .where("state_hash", "=", stateHash)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row || Number(row.expires_at) <= now) return undefined;
+      return {
+        provider: row.provider,
+        codeVerifier: row.code_verifier,
+        nonce: row.nonce,
+        target: row.target,
+        expiresAt: Number(row.expires_at),
+      };
+    },
+    async recordPerson(p, now) {
+      const given = {
+        full_name: orNull(p.fullName),
+        given_name: orNull(p.givenName),
+        family_name: orNull(p.familyName),
+        email: orNull(p.email),
+      };
+      const update = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
+      await db
+        .insertInto("signed_in_people")
+        .values({
+          subject: p.subject,
+          ...given,
+          provider: p.provider,
+          first_signed_in: now,
+          last_signed_in: now,
+        })
+        .onConflict((oc) =>
+          oc.column("subject").doUpdateSet({ ...update, provider: p.provider, last_signed_in: now }),
+        )
+        .execute();
+    },
+    async findPerson(subject) {
+      const row = await db
+        .selectFrom("signed_in_people")
+        .selectAll()
+        .where("subject", "=", subject)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        subject: row.subject,
+        fullName: orUndefined(row.full_name),
+        givenName: orUndefined(row.given_name),
+        familyName: orUndefined(row.family_name),
+        email: orUndefined(row.email),
+        provider: row.provider,
+      };
+    },
+  };
+}
