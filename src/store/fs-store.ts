@@ -41,8 +41,10 @@ const SHARD = /^[0-9a-f]{2}$/;
 export async function createFsStore(root: string, options: FsStoreOptions = {}): Promise<ObjectStore> {
   const objectsDir = path.join(root, "objects");
   const tmpDir = path.join(root, "tmp");
+  const uploadsDir = path.join(root, "uploads");
   await mkdir(objectsDir, { recursive: true });
   await mkdir(tmpDir, { recursive: true });
+  await mkdir(uploadsDir, { recursive: true });
   const active = new Set<string>();
   const removals = createRemovalHold();
   let pool: HasherPool | undefined;
@@ -100,6 +102,8 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   };
 
   return {
+    uploadPlace: { kind: "folder", folder: uploadsDir },
+
     async stage(source: Readable, stageOptions = {}): Promise<StagedObject> {
       if (closed) throw new Error("The object store is closed.");
       const { path: temp, digests } = await stageFile(settings, source, stageOptions);
