@@ -20,8 +20,8 @@ const FS_BYTES = 16 * 1024 * 1024;
 const UPLOAD_BYTES = 120 * 1024 * 1024;
 
 const root = await mkdtemp(path.join(tmpdir(), "d1node-uploads-full-"));
-const uploadsDir = path.join(root, "uploads");
-await mkdir(uploadsDir);
+const uploadsDir = path.join(root, "store", "uploads");
+await mkdir(uploadsDir, { recursive: true });
 let skip: string | undefined;
 try {
   execFileSync("mount", ["-t", "tmpfs", "-o", `size=${FS_BYTES}`, "tmpfs", uploadsDir], { stdio: "pipe" });
