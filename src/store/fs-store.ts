@@ -1,7 +1,8 @@
 /**
  * The object store on a local filesystem, laid out like DataONE's HashStore: committed bytes live at
  * `objects/ab/cd/abcd…` (their SHA-256 hex, sharded by the first two byte pairs), uploads in progress in
- * `tmp/` (same filesystem, so that commit is a rename). Identifiers never appear in paths.
+ * `tmp/` (same filesystem, so that commit is a rename), resumable uploads' files in `uploads/` (src/uploads).
+ * Identifiers never appear in paths.
  */
 import { createHash } from "node:crypto";
 import { closeSync, createReadStream, fsync, openSync } from "node:fs";
