@@ -1,10 +1,10 @@
 /**
  * Resumable uploads across machines, as an operator runs them: two `d1node serve --no-worker` processes, each
- * with ITS OWN data folder, on one PostgreSQL database and one store (an S3 bucket on a real RADOS Gateway, or a
+ * with its own data folder, on one PostgreSQL database and one store (an S3 bucket on a real RADOS Gateway, or a
  * store folder both mount), behind HAProxy on deploy/haproxy.cfg, round robin, no sticky sessions. An upload
  * begun on one process is seen and continued on the other (HEAD, PATCH, status page, metrics) and created from on
  * either, with the checksum it was declared with; `d1node upload` in several requests through the balancer
- * lands its PATCHes on both; after the process serving an upload and the command are killed, a rerun resumes it.
+ * lands its PATCHes on both; after one serving process and the command are killed mid-upload, a rerun resumes it.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -174,7 +174,7 @@ for (const store of ["s3", "folder"] as const) {
       }
     });
 
-    it("after the process writing an upload and the command are killed, a rerun resumes it on the other", async () => {
+    it("after one serving process and the command are killed mid-upload, a rerun resumes it on the other", async () => {
       const { bytes, pid, file, sysmeta } = await prepare(40 * MIB);
       const received = async () => {
         const client = new pg.Client({ connectionString: database.url });
