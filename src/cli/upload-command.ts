@@ -49,11 +49,18 @@ export function registerUploadCommand(program: Command): void {
     .option("--series-id <sid>", "the series the object starts")
     .option("--checksum-algorithm <name>", "MD5, SHA-1 or SHA-256 (default SHA-256)")
     .option(
+      "--chunk-size <MiB>",
+      "send the bytes in requests of at most this many MiB (default: one request; for proxies that limit bodies)",
+    )
+    .option(
       "--dry-run",
       "print the system metadata (for --package: identifier, format, file) and send nothing",
     );
   addConnectionOptions(command).action(async (file: string | undefined, flags: UploadFlags) => {
     checkSysmetaFlags(flags);
+    if (flags.chunkSize !== undefined && !(Number(flags.chunkSize) > 0)) {
+      throw new OperatorError(`--chunk-size ${flags.chunkSize} is no positive number of MiB`);
+    }
     if (flags.package !== undefined) {
       if (file !== undefined || flags.sysmeta !== undefined || flags.pid !== undefined) {
         throw new OperatorError("--package takes neither a file, --sysmeta nor --pid");

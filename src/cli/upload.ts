@@ -35,6 +35,8 @@ export interface UploadFlags extends SysmetaFlags {
   ca?: string;
   /** Print the system metadata and send nothing. */
   dryRun?: boolean;
+  /** MiB per PATCH request (as given; checked positive); unset: the whole file in one. */
+  chunkSize?: string;
 }
 
 /** As whom: a token file (read before each request) or a client certificate, and the CA to trust. */
@@ -46,6 +48,8 @@ export interface Credentials {
 /** Where and as whom: the node's base URL and the caller's credentials. */
 export interface Connection extends Credentials {
   root: string;
+  /** Bytes per PATCH request (`--chunk-size`); undefined: the whole file in one. */
+  chunkBytes?: number | undefined;
 }
 
 export interface Plan extends Connection {
@@ -91,7 +95,8 @@ export function connectionOf(flags: UploadFlags): Connection {
   }
   if (root.protocol !== "http:" && root.protocol !== "https:")
     throw new OperatorError("--to must be http or https");
-  return { root: flags.to.replace(/\/+$/, ""), ...credentialsOf(flags) };
+  const chunkBytes = flags.chunkSize === undefined ? undefined : Math.ceil(Number(flags.chunkSize) * 2 ** 20);
+  return { root: flags.to.replace(/\/+$/, ""), chunkBytes, ...credentialsOf(flags) };
 }
 
 /** The credentials of the flags, checked and read. */
@@ -243,6 +248,7 @@ async function sendFile(plan: Plan, memory: tus.UrlStorage, fingerprint: string)
     const upload = new tus.Upload(createReadStream(plan.file), {
       endpoint: `${plan.root}/uploads`,
       uploadSize: plan.size,
+      ...(plan.chunkBytes ? { chunkSize: plan.chunkBytes } : {}),
       metadata: { filename: name, checksumAlgorithm: plan.sysmeta.checksum.algorithm },
       retryDelays: RETRY_DELAYS,
       urlStorage: memory,

@@ -41,6 +41,7 @@ import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
 import { sqliteSharing } from "./sqlite-sharing.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
+import { uploadRecords } from "./upload-records.ts";
 import { WALK_FROM, warmLists } from "./warm-lists.ts";
 
 export interface OpenOptions {
@@ -177,6 +178,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     counts: nodeCountsRepository(db, dialect),
     importProgress: importProgressRepository(db),
     audit: auditStore(db),
+    uploads: uploadRecords(db),
     contentKeys: contentKeyLocks(db, dialect),
     browserSessions: browserSessionRepository(db),
     events,

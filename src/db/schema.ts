@@ -252,6 +252,19 @@ export interface ImportProgressTable {
 }
 
 /** `d1node import`: an object it wrote from a source, and the dateSysMetadataModified it wrote (ms). */
+/** A resumable upload in progress (migration 0023). */
+export interface UploadsTable {
+  id: string;
+  owner: string;
+  /** Declared length; null while deferred. */
+  size: number | null;
+  /** Bytes received so far (the tus offset). */
+  received: number;
+  created_ms: number;
+  /** JSON: the tus metadata and where the upload's bytes stand in the store. */
+  state: string;
+}
+
 export interface ImportCopiesTable {
   source: string;
   pid: string;
@@ -312,6 +325,7 @@ export interface Tables {
   import_progress: ImportProgressTable;
   import_failures: ImportFailuresTable;
   import_copies: ImportCopiesTable;
+  uploads: UploadsTable;
   row_counts: RowCountsTable;
   browser_sessions: BrowserSessionsTable;
   sign_in_requests: SignInRequestsTable;

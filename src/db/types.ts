@@ -16,6 +16,7 @@ import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
 import type { SqliteSharing } from "./sqlite-sharing.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
+import type { UploadRecords } from "./upload-records.ts";
 
 export type {
   AuditFinding,
@@ -202,6 +203,8 @@ export interface Database extends Repositories {
   importProgress: ImportProgressStore;
   /** Fixity audits: the recorded digests to check, and each run's outcome (`audit.latest()`). */
   audit: AuditStore;
+  /** Resumable uploads in progress, seen by every process (src/uploads). */
+  uploads: UploadRecords;
   /** Content keys held across processes while bytes are committed or removed (content-key-locks.ts). */
   contentKeys: ContentKeyLocks;
   /** Browser sign-in: sessions, sign-ins under way, people who signed in (browser-sessions.ts). */

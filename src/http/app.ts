@@ -82,7 +82,9 @@ export async function buildApp({
   if (ctx.config.role === "mn") {
     const { dataDir, basePath, nodeId, uploadMaxSize, uploadExpiry, uploadMaxOpen } = ctx.config;
     const uploads = await openUploadArea({
+      place: ctx.store.uploadPlace,
       dataDir,
+      records: ctx.db.uploads,
       // Read when an upload is made: a node on port 0 knows its URL only once it listens.
       baseUrl: () => ctx.config.baseUrl,
       basePath,

@@ -10,6 +10,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { NodeContext } from "../services/context.ts";
 import { registerDiskGauges } from "./disk-gauges.ts";
 import { SnapshotCache } from "./snapshot.ts";
+import { registerUploadGauges } from "./upload-gauges.ts";
 
 export interface AnsweredRequest {
   /** The route's API method ("MNRead.get"); "none" when no route matched. */
@@ -172,6 +173,7 @@ export class NodeMetrics {
         for (const [state, n] of replicaStates) this.set({ state }, n);
       },
     });
+    if (ctx.config.role === "mn") registerUploadGauges(registers, snapshot);
     new Gauge({
       name: "d1node_index_lag_objects",
       help: "Objects stored but not yet in the search index.",

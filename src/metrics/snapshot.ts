@@ -3,6 +3,7 @@
  * is loaded: a scrape never loads the node. Callers arriving while a read is under way share it.
  */
 import type { Database, HarvestPosition, StoredCounts, TaskCount } from "../db/types.ts";
+import type { UploadTotals } from "../db/upload-records.ts";
 
 /**
  * How long counts are reused. Counting objects, bytes and objects without a search document scans the objects
@@ -20,6 +21,8 @@ export interface CountsSnapshot {
   /** CN: replica entries by replicationStatus (empty on a Member Node, whose lists are the CN's to keep). */
   replicaStates: Map<string, number>;
   unindexed: number;
+  /** Resumable uploads not yet used up (any process's), and the bytes they received (none on a CN). */
+  uploads: UploadTotals;
 }
 
 export class SnapshotCache {
@@ -43,14 +46,15 @@ export class SnapshotCache {
 
   private async read(): Promise<CountsSnapshot> {
     const counts = this.db.counts;
-    const [stored, tasks, harvest, replicaStates, unindexed] = await Promise.all([
+    const [stored, tasks, harvest, replicaStates, unindexed, uploads] = await Promise.all([
       counts.stored(),
       counts.tasks(),
       this.role === "cn" ? counts.harvestPositions() : Promise.resolve([]),
       this.role === "cn" ? counts.replicaStates() : Promise.resolve(new Map<string, number>()),
       counts.unindexed(),
+      this.role === "mn" ? this.db.uploads.totals() : Promise.resolve({ uploads: 0, bytes: 0 }),
     ]);
-    this.last = { takenAt: new Date(this.now()), stored, tasks, harvest, replicaStates, unindexed };
+    this.last = { takenAt: new Date(this.now()), stored, tasks, harvest, replicaStates, unindexed, uploads };
     return this.last;
   }
 }

@@ -71,6 +71,7 @@ ${card("object-bytes", "Bytes stored (the objects' sizes)", formatBytes(counts.s
 ${card("content-bytes", "On disk (equal bytes kept once)", formatBytes(counts.stored.contentBytes))}
 ${diskFreeCard(input.disk)}
 ${card("replica-objects", "Replicas held", `${formatCount(counts.stored.replicaObjects)} (${formatBytes(counts.stored.replicaBytes)})`)}
+${card("open-uploads", "Unfinished uploads", `${formatCount(counts.uploads.uploads)} (${formatBytes(counts.uploads.bytes)} received)`)}
 ${card("queue-depth", "Tasks waiting or running", formatCount(depth))}
 ${card("dead-tasks", "Tasks failed for good", formatCount(dead), dead > 0)}
 ${card("index-lag", "Objects not yet indexed", formatCount(counts.unindexed), counts.unindexed > 0)}

@@ -1,7 +1,8 @@
 /**
  * The object store on a local filesystem, laid out like DataONE's HashStore: committed bytes live at
  * `objects/ab/cd/abcd…` (their SHA-256 hex, sharded by the first two byte pairs), uploads in progress in
- * `tmp/` (same filesystem, so that commit is a rename). Identifiers never appear in paths.
+ * `tmp/` (same filesystem, so that commit is a rename), resumable uploads' files in `uploads/` (src/uploads).
+ * Identifiers never appear in paths.
  */
 import { createHash } from "node:crypto";
 import { closeSync, createReadStream, fsync, openSync } from "node:fs";
@@ -41,8 +42,10 @@ const SHARD = /^[0-9a-f]{2}$/;
 export async function createFsStore(root: string, options: FsStoreOptions = {}): Promise<ObjectStore> {
   const objectsDir = path.join(root, "objects");
   const tmpDir = path.join(root, "tmp");
+  const uploadsDir = path.join(root, "uploads");
   await mkdir(objectsDir, { recursive: true });
   await mkdir(tmpDir, { recursive: true });
+  await mkdir(uploadsDir, { recursive: true });
   const active = new Set<string>();
   const removals = createRemovalHold();
   let pool: HasherPool | undefined;
@@ -100,6 +103,8 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
   };
 
   return {
+    uploadPlace: { kind: "folder", folder: uploadsDir },
+
     async stage(source: Readable, stageOptions = {}): Promise<StagedObject> {
       if (closed) throw new Error("The object store is closed.");
       const { path: temp, digests } = await stageFile(settings, source, stageOptions);

@@ -83,6 +83,15 @@ export async function createS3Store(options: S3StoreOptions): Promise<ObjectStor
   const copy = (from: string, to: string, size: number) => copyObject(client, Bucket, from, to, size);
 
   return {
+    uploadPlace: {
+      kind: "s3",
+      client,
+      bucket: Bucket,
+      prefix: `${location.prefix}uploads/`,
+      partSize: upload.partSize,
+      maxParts: upload.maxParts,
+    },
+
     async stage(source, stageOptions = {}): Promise<StagedObject> {
       if (closed) throw new Error("The object store is closed.");
       const temp = `${tempPrefix(location)}${randomUUID()}`;

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Digests } from "../types/stored-object.ts";
+import type { UploadPlace } from "./upload-place.ts";
 
 /** Digests computed in the single pass over an upload: a plain value defined with the domain types (src/types/). */
 export type { Digests };
@@ -59,6 +60,8 @@ export interface ObjectStore {
    * stores elsewhere (S3): callers then `stage` a read of the file.
    */
   adopt?(file: string, digests: Digests): StagedObject;
+  /** Where resumable uploads keep their bytes, shared with every process of this store (absent: none shared). */
+  readonly uploadPlace?: UploadPlace;
   /** Whether committed bytes exist under this key. */
   has(key: string): Promise<boolean>;
   /** Remove committed bytes (no error when already absent). */

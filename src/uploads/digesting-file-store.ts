@@ -5,22 +5,29 @@
  * (running-digests.ts). The file grows by whole slots written in order, and a body that ends or breaks part-way
  * has what arrived written and hashed; a write or hash that fails cuts the file back to the last whole write and
  * drops the running state (rebuilt from the file next time), so the offset tus reports (the file's size) and the
- * digests always cover the same bytes.
+ * digests always cover the same bytes. Each upload's record (owner, size, metadata) is in the database
+ * (`recordedConfigstore`) and its file in the store's shared folder, so any process serves it: digests another
+ * process left behind are rebuilt from the file, those bytes read once more (docs/decisions.md, "Uploads across
+ * machines").
  */
-import { close, ftruncate, open } from "node:fs";
+import { close, createReadStream, ftruncate, open } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { FileStore } from "@tus/file-store";
 import type { Upload } from "@tus/utils";
+import type { UploadRecords } from "../db/upload-records.ts";
 import { algorithmKey } from "../store/algorithms.ts";
 import { pumpChunks } from "../store/chunk-pump.ts";
 import { directOffset } from "../store/direct-io.ts";
 import { createHasherPool, type HasherPool } from "../store/hasher-pool.ts";
+import type { ObjectStore, StagedObject } from "../store/types.ts";
 import type { Digests } from "../types/stored-object.ts";
+import type { UploadBytes } from "./resumable-store.ts";
 import { RunningDigests } from "./running-digests.ts";
-import { checkedUploadId, isUploadId } from "./upload-id.ts";
+import { checkedUploadId } from "./upload-id.ts";
+import { recordedConfigstore } from "./upload-record.ts";
 
 /**
  * Upload metadata key naming the checksum algorithm of the object's system metadata (a DataONE name: MD5, SHA-1,
@@ -32,14 +39,22 @@ const openAsync = promisify(open);
 const closeAsync = promisify(close);
 const ftruncateAsync = promisify(ftruncate);
 
-export class DigestingFileStore extends FileStore {
+export class DigestingFileStore extends FileStore implements UploadBytes {
   private readonly running = new Map<string, RunningDigests>();
   /** Ends the body being written into an upload (by id) with an error. */
   private readonly bodies = new Map<string, (error: Error) => void>();
   private hashers: HasherPool | undefined;
 
-  constructor(folder: string, expiryMs: number) {
-    super({ directory: folder, expirationPeriodInMilliseconds: expiryMs });
+  constructor(
+    folder: string,
+    expiryMs: number,
+    private readonly records: UploadRecords,
+  ) {
+    super({
+      directory: folder,
+      expirationPeriodInMilliseconds: expiryMs,
+      configstore: recordedConfigstore(records),
+    });
   }
 
   /** The file holding the upload's bytes (`id` of the node's shape: never a path). */
@@ -88,6 +103,7 @@ export class DigestingFileStore extends FileStore {
         throw error;
       }
       digests.offset = writer.position;
+      await this.records.update(id, { received: digests.offset });
       if (broken !== undefined) throw broken;
       return digests.offset;
     } finally {
@@ -106,6 +122,22 @@ export class DigestingFileStore extends FileStore {
     return end !== undefined;
   }
 
+  async stageFinished(
+    id: string,
+    objects: ObjectStore,
+    algorithm: string | undefined,
+  ): Promise<StagedObject | undefined> {
+    const digests = await this.finishedDigests(id);
+    if (!digests) return undefined;
+    const file = this.fileOf(id);
+    // On the same filesystem the file is renamed into place; elsewhere it is streamed in once.
+    if (objects.adopt) return objects.adopt(file, digests);
+    return objects.stage(createReadStream(file), {
+      ...(algorithm ? { algorithm } : {}),
+      expectedSize: digests.size,
+    });
+  }
+
   /** The digests of the whole upload once all its bytes arrived; undefined while some are missing. */
   async finishedDigests(id: string): Promise<Digests | undefined> {
     const upload = await this.getUpload(id);
@@ -121,7 +153,7 @@ export class DigestingFileStore extends FileStore {
   /** Forget an upload whose bytes are now in the object store (its file renamed away, or copied and removed here). */
   async forget(id: string): Promise<void> {
     this.drop(id);
-    await this.configstore.delete(id);
+    await this.records.remove(id);
     await rm(this.fileOf(id), { force: true });
   }
 
@@ -131,26 +163,10 @@ export class DigestingFileStore extends FileStore {
    */
   override async deleteExpired(): Promise<number> {
     const expiry = this.getExpiration();
-    if (expiry <= 0 || !this.configstore.list) return 0;
-    const now = Date.now();
-    let removed = 0;
-    for (const id of await this.configstore.list()) {
-      if (!isUploadId(id)) continue;
-      const created = Date.parse((await this.configstore.get(id))?.creation_date ?? "");
-      if (Number.isNaN(created) || now <= created + expiry) continue;
-      await this.remove(id).catch(() => undefined);
-      removed++;
-    }
-    return removed;
-  }
-
-  /** How many uploads name `owner` in their metadata key `key`. */
-  async countOwnedBy(key: string, owner: string): Promise<number> {
-    let count = 0;
-    for (const id of (await this.configstore.list?.()) ?? []) {
-      if (isUploadId(id) && (await this.configstore.get(id))?.metadata?.[key] === owner) count++;
-    }
-    return count;
+    if (expiry <= 0) return 0;
+    const expired = await this.records.createdBefore(Date.now() - expiry);
+    for (const id of expired) await this.remove(id).catch(() => undefined);
+    return expired.length;
   }
 
   /** Forget the running digests of `id` (its file may hold bytes they do not cover): rebuilt from the file. */
@@ -158,10 +174,11 @@ export class DigestingFileStore extends FileStore {
     this.drop(id);
   }
 
+  /** The upload's file and record go (tus's termination, expiry); a file already gone is no error. */
   override async remove(id: string): Promise<void> {
-    checkedUploadId(id);
     this.drop(id);
-    await super.remove(id);
+    await rm(this.fileOf(id), { force: true });
+    await this.records.remove(id);
   }
 
   /** Stop the hasher threads. */

@@ -1,25 +1,26 @@
 /**
- * Resumable uploads (tus 1.0, through @tus/server) kept in the folder `uploads` of the data folder: who owns each
- * one, the periodic removal of expired ones, and handing a finished one to MNStorage.create / update as staged
- * bytes (`objectUpload`). Rules: docs/decisions.md, "Resumable uploads".
+ * Resumable uploads (tus 1.0, through @tus/server), each one's record in the database and its bytes where the
+ * object store keeps uploads (every process of the node sees both): who owns each one, the periodic removal of
+ * expired ones, and handing a finished one to MNStorage.create / update as staged bytes (`objectUpload`). Rules:
+ * docs/decisions.md, "Resumable uploads" and "Uploads across machines".
  */
-import { createReadStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Server } from "@tus/server";
-import type { Upload } from "@tus/utils";
 import type { UploadLocks } from "../db/upload-locks.ts";
+import type { UploadRecord, UploadRecords } from "../db/upload-records.ts";
 import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
+import type { UploadPlace } from "../store/upload-place.ts";
 import { ALGORITHM_METADATA, DigestingFileStore } from "./digesting-file-store.ts";
+import type { ResumableStore } from "./resumable-store.ts";
+import { S3UploadStore } from "./s3-upload-store.ts";
 import { answerFailure, exceptionAnswer, type FailureLog, StalledBody } from "./tus-failures.ts";
 import { isUploadId } from "./upload-id.ts";
 import { UploadLocker } from "./upload-locker.ts";
-
-/** Upload metadata key holding the creator's subject (set by the node, whatever the client sent). */
-const OWNER_METADATA = "owner";
+import { metadataOf, OWNER_METADATA } from "./upload-record.ts";
 
 /** One tus request, as the route checked it. */
 export interface UploadCall {
@@ -32,7 +33,11 @@ export interface UploadCall {
 }
 
 export interface UploadAreaOptions {
+  /** Where uploads keep their bytes (the object store's place); absent: the folder `uploads` of `dataDir`. */
+  place: UploadPlace | undefined;
   dataDir: string;
+  /** The uploads' records (the database's). */
+  records: UploadRecords;
   /** The public base URL of the node's API ({baseUrl}/uploads/{id} is an upload's URL), once it listens. */
   baseUrl: () => string;
   basePath: string;
@@ -70,9 +75,8 @@ export interface UploadArea {
 }
 
 export async function openUploadArea(options: UploadAreaOptions): Promise<UploadArea> {
-  const folder = path.join(options.dataDir, "uploads");
-  await mkdir(folder, { recursive: true });
-  const store = new DigestingFileStore(folder, options.expirySeconds * 1000);
+  const store = await openResumableStore(options);
+  const { records } = options;
   const calls = new WeakMap<IncomingMessage, UploadCall>();
   const locker = new UploadLocker(options.locks, (id) => store.distrust(id));
   const route = `${options.basePath}/uploads`;
@@ -96,7 +100,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
           body: `${ALGORITHM_METADATA}: ${unsupportedAlgorithm(algorithm).message}\n`,
         };
       }
-      if ((await store.countOwnedBy(OWNER_METADATA, owner)) >= options.maxOpen) {
+      if ((await records.countOwnedBy(owner)) >= options.maxOpen) {
         throw exceptionAnswer(
           res,
           "InsufficientResources",
@@ -108,7 +112,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
     },
   });
 
-  const find = async (id: string): Promise<Upload | undefined> => store.getUpload(id).catch(() => undefined);
+  const find = (id: string): Promise<UploadRecord | undefined> => records.get(id);
 
   const interval = options.cleanupIntervalMs ?? Math.min(options.expirySeconds * 100, 3_600_000);
   const removeExpired = () => store.deleteExpired();
@@ -125,8 +129,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
 
     async requireOwner(id, subject) {
       const upload = await find(id);
-      const owner = upload?.metadata?.[OWNER_METADATA];
-      if (upload && owner !== subject) {
+      if (upload && upload.owner !== subject) {
         throw new NotAuthorized(`Upload ${id} belongs to another subject; only its creator may use it.`);
       }
     },
@@ -139,7 +142,7 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
           `There is no upload ${id} on this node (never made, expired, or already used).`,
         );
       }
-      if (upload.metadata?.[OWNER_METADATA] !== subject) {
+      if (upload.owner !== subject) {
         throw new NotAuthorized(`Upload ${id} belongs to another subject; only its creator may use it.`);
       }
       const release = await locker.tryTake(id);
@@ -148,21 +151,14 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
         // Under the hold: no request of any process writes the file while its digests are taken and it is staged.
         // A create that won the race for it may have used it up meanwhile.
         if (!(await find(id))) throw new InvalidRequest(`Upload ${id} was used by another request.`);
-        const digests = await store.finishedDigests(id);
-        if (!digests) {
+        const algorithm = metadataOf(upload)[ALGORITHM_METADATA] ?? undefined;
+        const staged = await store.stageFinished(id, objects, algorithm);
+        if (!staged) {
           const now = (await find(id)) ?? upload;
           throw new InvalidRequest(
-            `Upload ${id} is not finished: it has ${now.offset} of ${now.size ?? "an undeclared number of"} bytes.`,
+            `Upload ${id} is not finished: it has ${now.received} of ${now.size ?? "an undeclared number of"} bytes.`,
           );
         }
-        const file = store.fileOf(id);
-        const algorithm = upload.metadata?.[ALGORITHM_METADATA];
-        const staged = objects.adopt
-          ? objects.adopt(file, digests)
-          : await objects.stage(createReadStream(file), {
-              ...(algorithm ? { algorithm } : {}),
-              expectedSize: digests.size,
-            });
         return usingUp(staged, () => store.forget(id), once(release));
       } catch (error) {
         await release();
@@ -178,6 +174,16 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
       await options.locks.close();
     },
   };
+}
+
+/** The store of the uploads' bytes: an S3 bucket's, or a folder (the file store's, else one in the data folder). */
+async function openResumableStore(options: UploadAreaOptions): Promise<ResumableStore> {
+  const expiryMs = options.expirySeconds * 1000;
+  const { place } = options;
+  if (place?.kind === "s3") return new S3UploadStore(place, options.records, expiryMs);
+  const folder = place?.folder ?? path.join(options.dataDir, "uploads");
+  await mkdir(folder, { recursive: true });
+  return new DigestingFileStore(folder, expiryMs, options.records);
 }
 
 /** The upload id in an `objectUpload` value: the id itself, or the upload's URL ({baseUrl}/uploads/{id}). */

@@ -101,6 +101,8 @@ for (const dialect of testDialects()) {
         // Due in an hour: scheduled, not ready (queue depth counts what is due now).
         assert.equal(value(families, "d1node_tasks", { kind: "metrics-test", state: "scheduled" }), 1);
         assert.equal(value(families, "d1node_index_lag_objects"), 0);
+        assert.equal(value(families, "d1node_uploads_open"), 0);
+        assert.equal(value(families, "d1node_uploads_received_bytes"), 0);
         // The search engine's memory, against its default budget.
         assert.equal(value(families, "d1node_search_engine_mode", { mode: "memory" }), 1);
         assert.equal(value(families, "d1node_search_memory_bytes", { kind: "budget" }), 2 ** 30);

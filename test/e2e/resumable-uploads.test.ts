@@ -89,7 +89,7 @@ for (const dialect of testDialects()) {
       // Used once: gone, and its file moved into the store (no copy left behind).
       const again = await createFromUpload(alice, uniquePid("tus-again"), location, sysmeta);
       assert.equal((await refusal(again, 400)).name, "InvalidRequest");
-      assert.deepEqual(await readdir(path.join(node.dataDir, "uploads")), []);
+      assert.deepEqual(await readdir(path.join(node.dataDir, "store", "uploads")), []);
     });
 
     it("a refused create leaves the upload for a corrected one; update takes uploads too", async () => {
@@ -182,7 +182,7 @@ describe("resumable uploads: expiry and restarts", () => {
       await eventually("the expired upload removed", async () =>
         (await headUpload(location, token)).status === 404 ? true : undefined,
       );
-      assert.deepEqual(await readdir(path.join(node.dataDir, "uploads")), []);
+      assert.deepEqual(await readdir(path.join(node.dataDir, "store", "uploads")), []);
     } finally {
       await node.close();
     }

@@ -91,6 +91,7 @@ describe("status page in a browser", () => {
     // The harvest queued for an hour from now is scheduled, not waiting: the queue is not behind.
     assert.equal(await text("#queue-depth"), "0");
     assert.equal(await text("#index-lag"), "0");
+    assert.equal(await text("#open-uploads"), "0 (0 B received)");
     const requests = Number((await text("#requests"))?.replace(/,/g, ""));
     assert.equal(requests, 3 + 15);
     const createRow = page.locator("#methods tr", { hasText: "MNStorage.create" });

@@ -72,7 +72,7 @@ describe("uploads of no bytes", () => {
       await eventually("the empty upload removed", async () =>
         (await headUpload(location, token)).status === 404 ? true : undefined,
       );
-      assert.deepEqual(await readdir(path.join(node.dataDir, "uploads")), []);
+      assert.deepEqual(await readdir(path.join(node.dataDir, "store", "uploads")), []);
     } finally {
       await node.close();
     }

@@ -112,12 +112,13 @@ export interface Deployment {
  * `apis` serving processes and `workers` worker processes on `settings` (a PostgreSQL databaseUrl, a store,
  * dataDir with the token-signing key the processes share), written to `dir/node.json`, behind HAProxy.
  * Three serving processes use deploy/haproxy.cfg as it is; other numbers a copy with as many server lines.
- * `metricsPorts`: every process gets its own scrape target (--metrics-port).
+ * `metricsPorts`: every process gets its own scrape target (--metrics-port). `dataDirs`: each serving process's
+ * own data folder (--data-dir), else the configuration's for all.
  */
 export async function startDeployment(
   dir: string,
   settings: ConfigInput,
-  counts: { apis: number; workers: number; metricsPorts?: boolean },
+  counts: { apis: number; workers: number; metricsPorts?: boolean; dataDirs?: string[] },
 ): Promise<Deployment> {
   const metricsUrls: string[] = [];
   const metricsArgs = async () => {
@@ -141,8 +142,10 @@ export async function startDeployment(
   };
   try {
     // One at a time: the first applies any schema migrations, the others find them done.
-    for (const port of ports) {
+    for (const [i, port] of ports.entries()) {
+      const own = counts.dataDirs?.[i];
       const args = ["--config", configFile, "--no-worker", "--port", String(port), ...(await metricsArgs())];
+      if (own) args.push("--data-dir", own);
       apis.push(await spawnNode(args));
     }
     for (let i = 0; i < counts.workers; i++) workers.push(await spawnWorker(configFile, await metricsArgs()));

@@ -28,6 +28,7 @@ import { nodePendingSubjectsMigration } from "./0020-node-pending-subjects.ts";
 import { importCopiesMigration } from "./0021-import-copies.ts";
 import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
 import { browserSessionsMigration } from "./0023-browser-sessions.ts";
+import { uploadsMigration } from "./0024-uploads.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   importCopiesMigration,
   dateMicrosecondsMigration,
   browserSessionsMigration,
+  uploadsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Upload } from "@tus/utils";
 import { DigestingFileStore } from "../../../src/uploads/digesting-file-store.ts";
+import { memoryUploadRecords } from "../../helpers/memory-upload-records.ts";
 
 const hex = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest("hex");
 
@@ -26,10 +27,12 @@ const sha256Only = (bytes: Buffer) => ({
 
 describe("DigestingFileStore", () => {
   let folder: string;
+  /** The database's records, shared by every instance (as by processes on one database). */
+  const records = memoryUploadRecords();
   const stores: DigestingFileStore[] = [];
   /** A store on the test folder (as after a restart when there was one before), closed after the tests. */
   const open = (): DigestingFileStore => {
-    const store = new DigestingFileStore(folder, 0);
+    const store = new DigestingFileStore(folder, 0, records);
     stores.push(store);
     return store;
   };
