@@ -166,6 +166,10 @@ for (const dialect of testDialects()) {
             (l) => l.startsWith("d1node_tasks{") && l.includes('"doi-registration"') && l.includes('"dead"'),
           );
         assert.match(line ?? metrics, / 1$/);
+        const status = await fetch(`${node.baseUrl}/status`, {
+          headers: { Authorization: `Bearer ${await node.token(ADMIN)}` },
+        });
+        assert.match(await status.text(), /refused by the fake/);
       } finally {
         fake.rejectRecords = false;
       }
