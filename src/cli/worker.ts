@@ -69,7 +69,7 @@ export function registerWorkerCommand(program: Command): void {
             }
           : {}),
         onError: (task, error) => {
-          recordTaskFailure(ctx, task.kind);
+          recordTaskFailure(ctx, task.kind, error);
           const message = error instanceof Error ? error.message : String(error);
           process.stderr.write(`task ${task.kind} ${task.key} (run ${task.attempts}) failed: ${message}\n`);
         },

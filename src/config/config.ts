@@ -8,6 +8,8 @@ import { certificateSubject } from "../auth/node-certificate.ts";
 import { parseS3Url } from "../store/s3-location.ts";
 import { S3_MAX_PART, S3_MIN_PART } from "../store/s3-part-size.ts";
 import { oidcProviders } from "./oidc-settings.ts";
+
+import { doiSettings } from "./doi-settings.ts";
 import type { Config, ConfigInput } from "./types.ts";
 import {
   boolean,
@@ -105,6 +107,14 @@ export function defaultConfig(): Config {
     metricsHost: "127.0.0.1",
     metrics: "admin",
     statusPage: "admin",
+    doiPrefix: undefined,
+    doiShoulder: "",
+    doiSuffix: "random",
+    dataciteUrl: "https://api.test.datacite.org",
+    dataciteRepository: undefined,
+    datacitePasswordFile: undefined,
+    doiLandingPage: undefined,
+    dataciteTimeout: 30,
     logLevel: "info",
     logFormat: "text",
   };
@@ -254,6 +264,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     sqliteDurableCommits: boolean("sqliteDurableCommits", c.sqliteDurableCommits),
     metrics: oneOf("metrics", c.metrics, ["off", "public", "admin"]),
     statusPage: oneOf("statusPage", c.statusPage, ["off", "public", "admin"]),
+    ...doiSettings(c),
     logLevel: oneOf("logLevel", c.logLevel, ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     logFormat: oneOf("logFormat", c.logFormat, ["text", "json"]),
   };

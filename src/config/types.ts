@@ -181,6 +181,31 @@ export interface Config {
   metrics: Exposure;
   /** The operators' status page at {basePath}/status: off, public, or admin. */
   statusPage: Exposure;
+  /**
+   * DOIs: the DataCite prefix the node mints under (e.g. 10.5072); unset: no DOIs (generateIdentifier knows UUID
+   * only, and MNStorage publish answers NotImplemented).
+   */
+  doiPrefix: string | undefined;
+  /** Text every minted suffix starts with (a "shoulder", e.g. "d1."), after the prefix and its slash. */
+  doiShoulder: string;
+  /** How the rest of a suffix is made: "random" (8 characters of Crockford base32, as DataCite's) or "uuid". */
+  doiSuffix: "random" | "uuid";
+  /** DataCite's REST API: https://api.test.datacite.org (test) or https://api.datacite.org (production). */
+  dataciteUrl: string;
+  /** The DataCite repository account (its repository ID, e.g. ABCD.EFGH) DOIs are registered with. */
+  dataciteRepository: string | undefined;
+  /**
+   * A file holding the repository account's password (the first line). Else the environment variable
+   * D1NODE_DATACITE_PASSWORD. The password is never a setting of its own, so that it is never shown or logged.
+   */
+  datacitePasswordFile: string | undefined;
+  /**
+   * The landing page a DOI resolves to, with {pid} for the URL-encoded identifier, e.g. MetacatUI's
+   * https://search.example.org/view/{pid}. Unset: the node's own view, {baseUrl}/v2/views/default/{pid}.
+   */
+  doiLandingPage: string | undefined;
+  /** Seconds a DataCite call may take before it counts as failed (and is retried later). */
+  dataciteTimeout: number;
   logLevel: string;
   /** How log lines are written: "text" (readable lines, for a terminal or the journal) or "json" (one JSON object per line, for log shippers). */
   logFormat: "text" | "json";

@@ -1,7 +1,9 @@
 /** Every kind of background task a node runs, and its handler. */
 
+import { runDoiRegistration } from "../doi/registration-task.ts";
 import { FIXITY_AUDIT, runFixityAudit } from "../ops/scheduled-audit.ts";
 import {
+  DOI_REGISTRATION,
   HARVEST_TASK,
   NOTIFY_CN_TASK,
   REFRESH_SYSMETA,
@@ -27,5 +29,6 @@ export const taskHandlers: FederationTaskHandlers = {
   [NODE_LOG]: runNodeLog,
   [FIXITY_AUDIT]: runFixityAudit,
   [NODE_PING]: pingNodes,
+  [DOI_REGISTRATION]: runDoiRegistration,
   ...replicationTaskHandlers,
 };

@@ -14,7 +14,7 @@ export type { AuditOutcome, AuditResult, NodeOutcomes };
 
 /** A node's outcomes, empty (one per node, opened with it: `NodeContext.outcomes`). */
 export function newOutcomes(): NodeOutcomes {
-  return { audits: new Map(), lastAudit: new Map(), taskFailures: new Map() };
+  return { audits: new Map(), lastAudit: new Map(), taskFailures: new Map(), lastTaskError: new Map() };
 }
 
 type NodeRef = { outcomes: NodeOutcomes };
@@ -32,7 +32,9 @@ export function recordAuditResult(node: NodeRef, result: AuditResult): void {
 }
 
 /** One run of a background task failed (it will be retried, or kept as dead). */
-export function recordTaskFailure(node: NodeRef, kind: string): void {
+export function recordTaskFailure(node: NodeRef, kind: string, error?: unknown): void {
   const failures = node.outcomes.taskFailures;
   failures.set(kind, (failures.get(kind) ?? 0) + 1);
+  if (error !== undefined)
+    node.outcomes.lastTaskError?.set(kind, error instanceof Error ? error.message : String(error));
 }

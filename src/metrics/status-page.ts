@@ -155,12 +155,12 @@ function taskTable(input: StatusPageInput): Html {
   for (const t of input.counts.tasks) row(t.kind)[t.state] += t.count;
   for (const kind of input.outcomes.taskFailures.keys()) row(kind);
   if (kinds.size === 0) return html`<p class="none">No tasks queued.</p>`;
-  return html`<table id="tasks"><thead><tr><th>Kind</th><th>Waiting</th><th>Running</th><th>Scheduled later</th><th>Failed for good</th><th>Failed runs (this process)</th></tr></thead><tbody>
+  return html`<table id="tasks"><thead><tr><th>Kind</th><th>Waiting</th><th>Running</th><th>Scheduled later</th><th>Failed for good</th><th>Failed runs (this process)</th><th>Last error (this process)</th></tr></thead><tbody>
 ${[...kinds]
   .sort((a, b) => a[0].localeCompare(b[0]))
   .map(
     ([kind, n]) =>
-      html`<tr><td>${kind}</td><td>${formatCount(n.ready)}</td><td>${formatCount(n.running)}</td><td>${formatCount(n.scheduled)}</td><td class="${n.dead > 0 ? "bad" : ""}">${formatCount(n.dead)}</td><td>${formatCount(input.outcomes.taskFailures.get(kind) ?? 0)}</td></tr>`,
+      html`<tr><td>${kind}</td><td>${formatCount(n.ready)}</td><td>${formatCount(n.running)}</td><td>${formatCount(n.scheduled)}</td><td class="${n.dead > 0 ? "bad" : ""}">${formatCount(n.dead)}</td><td>${formatCount(input.outcomes.taskFailures.get(kind) ?? 0)}</td><td class="error">${input.outcomes.lastTaskError?.get(kind) ?? ""}</td></tr>`,
   )}</tbody></table>`;
 }
 

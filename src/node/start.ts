@@ -105,7 +105,7 @@ export async function startNode(config: Readonly<Config>, options: StartOptions 
       : startWorker(ctx, ctx.tasks, ctx.taskHandlers, {
           limits: TASK_LIMITS,
           onError: (task, error) => {
-            recordTaskFailure(ctx, task.kind);
+            recordTaskFailure(ctx, task.kind, error);
             logTaskFailure(app.log, task, error);
           },
         });

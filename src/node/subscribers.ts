@@ -1,10 +1,11 @@
 /**
  * What follows a change to an object, registered in one place: the write core (src/objects/) calls these for
  * every write. Inside the write's transaction (durable, from the task table as outbox): notify the CN (MN),
- * announce to the holders, plan replicas (CN). After the commit: index it.
+ * announce to the holders, plan replicas (CN), register DOIs at DataCite (MN). After the commit: index it.
  */
 
 import type { TaskQueue } from "../db/types.ts";
+import { queueDoiRegistrations } from "../doi/outbox.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
@@ -34,11 +35,12 @@ export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
  * writes its rows in bulk beside the core, runs for each batch it loads (docs/architecture.md).
  */
 export async function queueFollowUps(
-  ctx: Pick<NodeContext, "config">,
+  ctx: Pick<NodeContext, "config"> & Partial<Pick<NodeContext, "store">>,
   tasks: TaskQueue,
   changes: readonly ObjectChange[],
 ): Promise<void> {
   await notifyCnOfChanges(ctx, tasks, changes);
   await announceSysmetaChanges(ctx, tasks, changes);
   await planReplicasOfChanges(ctx, tasks, changes);
+  await queueDoiRegistrations(ctx, tasks, changes);
 }

@@ -56,6 +56,12 @@ export interface PullPayload {
 }
 
 /**
+ * MN: bring one of the node's DOIs at DataCite up to date with its object: register it, update its metadata and
+ * landing page, publish, hide or (a draft whose object is gone) delete it. Key: the PID ("doi:10...").
+ */
+export const DOI_REGISTRATION = "doi-registration";
+
+/**
  * Tasks of a kind one worker runs at once at most (below its concurrency, 4 by default): harvests of large Member
  * Nodes take minutes, and must leave slots for CNRead.synchronize and the other short tasks.
  */

@@ -37,6 +37,19 @@ export interface WorkerContext<C> {
 /** Thrown by a handler: no retry, the task is kept as dead with the message. Other errors retry with backoff. */
 export class PermanentTaskError extends Error {}
 
+/**
+ * Thrown by a handler whose peer said when to come back (HTTP 429 or 503 with Retry-After): retried then, or after
+ * the usual backoff when that is later.
+ */
+export class RetryNotBefore extends Error {
+  constructor(
+    message: string,
+    readonly notBefore: Date,
+  ) {
+    super(message);
+  }
+}
+
 export interface WorkerOptions {
   /** Tasks run at once by this worker. */
   concurrency?: number;
@@ -107,7 +120,9 @@ async function runClaimed<C>(
     options.onError?.(task, error);
     const permanent = error instanceof PermanentTaskError || task.attempts >= options.maxAttempts;
     const message = error instanceof Error ? error.message : String(error);
-    const retryAt = permanent ? undefined : new Date(options.clock.now() + retryDelayMs(task.attempts));
+    const backoff = options.clock.now() + retryDelayMs(task.attempts);
+    const asked = error instanceof RetryNotBefore ? error.notBefore.getTime() : 0;
+    const retryAt = permanent ? undefined : new Date(Math.max(backoff, asked));
     await store.fail(claimed, message, retryAt).catch(() => undefined);
   } finally {
     clearInterval(keepLease);

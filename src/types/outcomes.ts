@@ -20,4 +20,6 @@ export interface NodeOutcomes {
   readonly lastAudit: Map<string, Date>;
   /** Failed task runs per kind (retried or kept dead). */
   readonly taskFailures: Map<string, number>;
+  /** The latest failure's message per kind (e.g. DataCite's reason for refusing a DOI's record). */
+  readonly lastTaskError?: Map<string, string>;
 }

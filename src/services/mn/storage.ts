@@ -1,7 +1,11 @@
-/** MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts. */
+/**
+ * MNStorage: create, update, archive, delete, generateIdentifier. updateSystemMetadata is in sysmeta-update.ts,
+ * publish in publish.ts.
+ */
 import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
 import { StaleVersionError } from "../../db/errors.ts";
+import { mintDoi, nodeDoiOf } from "../../doi/identifiers.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -12,6 +16,7 @@ import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
 import { writeObjects } from "../../objects/write.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
+import { checkReservation } from "../cn/reservations.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 import { logEntry } from "./events.ts";
 import { requireMembersHeld } from "./package-members.ts";
@@ -49,6 +54,8 @@ export async function create(
   if (await ctx.db.objects.isIdentifierInUse(pid)) {
     throw new IdentifierNotUnique(`The identifier "${pid}" is already in use on this node.`, { pid });
   }
+  // One of the node's DOIs generated for someone else is theirs to use.
+  if (nodeDoiOf(ctx.config, pid)) await checkReservation(ctx, call, pid);
   await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
   await requireMembersHeld(ctx, sysmeta, staged);
@@ -91,6 +98,7 @@ export async function update(
     );
   }
   checkIncoming(ctx, newPid, sysmeta);
+  if (nodeDoiOf(ctx.config, newPid)) await checkReservation(ctx, call, newPid);
   if (sysmeta.obsoletes !== oldPid) {
     throw new InvalidSystemMetadata(
       `The new system metadata must have obsoletes="${oldPid}" (it has ${sysmeta.obsoletes ? `"${sysmeta.obsoletes}"` : "none"}).`,
@@ -185,13 +193,36 @@ export async function remove(ctx: NodeContext, call: CallInfo, id: string): Prom
   return object.sysmeta.identifier;
 }
 
-/** MNStorage.generateIdentifier: "the first version supports only UUID and ignores fragment". */
-export function generateIdentifier(ctx: NodeContext, call: CallInfo, scheme: string | undefined): string {
+/**
+ * MNStorage.generateIdentifier: UUID (fragment ignored), and DOI when the node has a DOI prefix: a new DOI under
+ * it, reserved for the caller here; DataCite hears of it when an object takes it (docs/decisions.md, "DOIs").
+ */
+export async function generateIdentifier(
+  ctx: NodeContext,
+  call: CallInfo,
+  scheme: string | undefined,
+): Promise<string> {
   requireSubmitter(ctx, call, "generate identifiers for");
   if (scheme === undefined || scheme.trim() === "")
     throw new InvalidRequest("The scheme parameter is missing.");
-  if (scheme.trim().toUpperCase() !== "UUID") {
-    throw new InvalidRequest(`Identifier scheme "${scheme}" is not supported; the supported scheme is UUID.`);
+  const wanted = scheme.trim().toUpperCase();
+  if (wanted === "DOI" && ctx.config.doiPrefix) return reserveNewDoi(ctx, call);
+  if (wanted !== "UUID") {
+    const supported = ctx.config.doiPrefix ? "UUID and DOI" : "UUID";
+    throw new InvalidRequest(
+      `Identifier scheme "${scheme}" is not supported; the supported schemes are ${supported}.`,
+    );
   }
   return `urn:uuid:${randomUUID()}`;
+}
+
+async function reserveNewDoi(ctx: NodeContext, call: CallInfo): Promise<string> {
+  for (;;) {
+    const doi = mintDoi(ctx.config);
+    if (
+      !(await ctx.db.objects.isIdentifierInUse(doi)) &&
+      (await ctx.db.cn.reserve(doi, call.session.subject))
+    )
+      return doi;
+  }
 }

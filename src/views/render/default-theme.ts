@@ -1,6 +1,7 @@
 /** The `default` theme: a complete, readable HTML page with no script. */
 import { type Html, html } from "../html.ts";
 import type { ViewLinks, ViewModel } from "../model.ts";
+import { doiCitation } from "./doi-citation.ts";
 import { coverageText, entityLink, systemMetadataRows } from "./sections.ts";
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -52,6 +53,7 @@ export function renderDefaultPage(model: ViewModel, links: ViewLinks): string {
 <title>${title}</title><style>${STYLE}</style></head>
 <body>
 <header><h1 id="title">${title}</h1><p class="standard">${m.standard} · <code>${sysmeta.identifier}</code></p>${download}</header>
+${doiCitation(model)}
 ${section("Creators", list(m.creators))}
 ${section("Abstract", paragraphs(m.abstract))}
 ${section("Keywords", m.keywords.length ? html`<ul class="keywords">${m.keywords.map((k) => html`<li>${k}</li>`)}</ul>` : false)}

@@ -11,6 +11,7 @@
  */
 import { type Html, html } from "../html.ts";
 import type { ViewLinks, ViewModel } from "../model.ts";
+import { doiCitation } from "./doi-citation.ts";
 import { entityLink, systemMetadataRows } from "./sections.ts";
 
 const NBSP = html`&nbsp;`;
@@ -58,6 +59,7 @@ ${row("Entity Name", name)}${e.description ? row("Description", e.description) :
   return html`<div id="Metadata" class="container">
 <form class="form-horizontal">
 <div class="well citation"><span id="viewMetadataCitationLink">${citation}</span></div>
+${doiCitation(model)}
 <div class="row-fluid" data-section="general"><h4>General</h4>
 ${m.title ? row("Title", m.title) : ""}
 ${rows("Creators", m.creators)}

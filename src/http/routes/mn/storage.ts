@@ -1,7 +1,8 @@
-/** MNStorage routes: create, update, archive, delete, generateIdentifier, updateSystemMetadata. */
+/** MNStorage routes: create, update, archive, delete, generateIdentifier, updateSystemMetadata, publish. */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest, InvalidSystemMetadata } from "../../../errors/exceptions.ts";
 import { requireIdentifier } from "../../../services/identifiers.ts";
+import { publish } from "../../../services/mn/publish.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
 import { algorithmKey, recordedDigest } from "../../../store/index.ts";
@@ -70,6 +71,13 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     return sendXml(reply, serializeIdentifier(await storage.archive(ctx, callInfo(request), id)));
   });
 
+  // Metacat's publish (v1 and v2; MetacatUI calls {mn}/v2/publish/{pid} with an empty body).
+  const publishPrefix = `${prefix}/publish/`;
+  app.put(`${publishPrefix}*`, { config: { apiMethod: "MNStorage.publish" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, publishPrefix));
+    return sendXml(reply, serializeIdentifier(await publish(ctx, callInfo(request), id)));
+  });
+
   app.delete(`${objectPrefix}*`, { config: { apiMethod: "MNStorage.delete" } }, async (request, reply) => {
     const id = requiredId(identifierAfter(request, objectPrefix));
     return sendXml(reply, serializeIdentifier(await storage.remove(ctx, callInfo(request), id)));
@@ -81,7 +89,7 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
     async (request, reply) => {
       storage.requireSubmitter(ctx, callInfo(request), "generate identifiers for");
       const body = await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
-      const id = storage.generateIdentifier(ctx, callInfo(request), body.parts.get("scheme"));
+      const id = await storage.generateIdentifier(ctx, callInfo(request), body.parts.get("scheme"));
       return sendXml(reply, serializeIdentifier(id));
     },
   );

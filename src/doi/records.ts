@@ -1,0 +1,106 @@
+/**
+ * The DataCite record of an object the node holds: its system metadata, the science metadata describing it, and
+ * its neighbours (versions, packages, what documents what), gathered here and handed to the pure crosswalk.
+ */
+import { Readable } from "node:stream";
+import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../ore/index.ts";
+import type { ResourceMap } from "../ore/types.ts";
+import type { NodeContext } from "../services/context.ts";
+import { packagesOf } from "../services/mn/packages-of.ts";
+import { SMALL_READ_LIMIT } from "../store/index.ts";
+import type { StoredObject } from "../types/stored-object.ts";
+import { type DataciteSource, dataciteXmlFor, type RelatedObjects } from "./datacite/index.ts";
+
+/** Science metadata larger than this is not read for its record (the record then holds what sysmeta says). */
+const MAX_METADATA_BYTES = 16 * 1024 * 1024;
+
+/** The whole of an object's bytes. */
+export async function readBytes(ctx: Pick<NodeContext, "store">, object: StoredObject): Promise<Buffer> {
+  const { size } = object.digests;
+  if (size <= SMALL_READ_LIMIT && ctx.store.readSmall) return ctx.store.readSmall(object.contentKey, size);
+  if (size === 0) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.store.read(object.contentKey, { start: 0, end: size - 1 }))
+    chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function resourceMap(ctx: NodeContext, map: StoredObject): Promise<ResourceMap | undefined> {
+  try {
+    return await parseResourceMap(Readable.from([await readBytes(ctx, map)]));
+  } catch (error) {
+    if (error instanceof ResourceMapError) return undefined;
+    throw error;
+  }
+}
+
+/** The URL a DataONE identifier resolves at: through the CN when the node has one, else the node itself. */
+export function resolveUrlOf(ctx: Pick<NodeContext, "config">): (pid: string) => string {
+  const base = ctx.config.cnBaseUrl ?? ctx.config.baseUrl;
+  return (pid) => `${base}/v2/resolve/${encodeURIComponent(pid)}`;
+}
+
+/** What the crosswalk needs to describe `object` under `doi`. */
+export async function dataciteSourceOf(
+  ctx: NodeContext,
+  object: StoredObject,
+  doi: string,
+): Promise<DataciteSource> {
+  const { sysmeta } = object;
+  const format = ctx.formats.get(sysmeta.formatId);
+  const isMetadata = format?.formatType === "METADATA";
+  const related: RelatedObjects = {
+    ...(sysmeta.obsoletes ? { previousVersion: sysmeta.obsoletes } : {}),
+    ...(sysmeta.obsoletedBy ? { nextVersion: sysmeta.obsoletedBy } : {}),
+    packages: [],
+    parts: [],
+    describes: [],
+    describedBy: [],
+  };
+  let metadata: StoredObject | undefined = isMetadata ? object : undefined;
+  if (isResourceMapFormat(sysmeta.formatId)) {
+    const map = await resourceMap(ctx, object);
+    related.parts = map?.members ?? [];
+    const documenting = map?.documents[0]?.metadata;
+    metadata = documenting ? await ctx.db.objects.get(documenting) : undefined;
+  } else {
+    const maps = await ctx.db.objects.getMany(await packagesOf(ctx, sysmeta.identifier));
+    for (const map of maps.values()) {
+      if (map.sysmeta.obsoletedBy !== undefined || map.sysmeta.archived) continue;
+      related.packages.push(map.sysmeta.identifier);
+      for (const pair of (await resourceMap(ctx, map))?.documents ?? []) {
+        if (pair.metadata === sysmeta.identifier) related.describes.push(pair.data);
+        if (pair.data === sysmeta.identifier) related.describedBy.push(pair.metadata);
+      }
+    }
+    if (!metadata && related.describedBy[0]) metadata = await ctx.db.objects.get(related.describedBy[0]);
+  }
+  const metadataFormat = metadata && ctx.formats.get(metadata.sysmeta.formatId);
+  return {
+    doi,
+    sysmeta,
+    isMetadata,
+    publisher: ctx.config.nodeName,
+    related,
+    resolveUrl: resolveUrlOf(ctx),
+    ...(format?.formatName ? { formatName: format.formatName } : {}),
+    ...(metadata && metadata.sysmeta.size <= MAX_METADATA_BYTES
+      ? {
+          metadata: {
+            bytes: await readBytes(ctx, metadata),
+            formatId: metadata.sysmeta.formatId,
+            ...(metadataFormat?.formatName ? { formatName: metadataFormat.formatName } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The kernel-4.6 XML of a held object under `doi`. */
+export async function dataciteXmlOfObject(
+  ctx: NodeContext,
+  object: StoredObject,
+  doi: string,
+): Promise<string> {
+  return dataciteXmlFor(await dataciteSourceOf(ctx, object, doi));
+}
