@@ -10,6 +10,7 @@ import { S3_MAX_PART, S3_MIN_PART } from "../store/s3-part-size.ts";
 import type { Config, ConfigInput } from "./types.ts";
 import {
   boolean,
+  email,
   headerName,
   integer,
   list,
@@ -48,6 +49,7 @@ export function defaultConfig(): Config {
     peerCa: [],
     nodeTokens: "auto",
     contactSubject: "CN=d1node administrator,DC=dataone,DC=org",
+    adminEmail: undefined,
     adminSubjects: [],
     cnSubjects: [],
     submitters: ["authenticatedUser"],
@@ -195,6 +197,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     tlsKey: optionalText("tlsKey", c.tlsKey),
     clientCa: list("clientCa", c.clientCa),
     nodeCert: optionalText("nodeCert", c.nodeCert),
+    adminEmail: email("adminEmail", c.adminEmail),
     nodeKey: optionalText("nodeKey", c.nodeKey),
     peerCa: list("peerCa", c.peerCa),
     nodeTokens: oneOf("nodeTokens", c.nodeTokens, ["auto", "always", "never"]),

@@ -26,6 +26,7 @@ import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
 import { nodeCountsRepository } from "./node-counts.ts";
+import { oaiRecords } from "./oai-records.ts";
 import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
@@ -176,6 +177,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     counts: nodeCountsRepository(db, dialect),
     importProgress: importProgressRepository(db),
     audit: auditStore(db),
+    oai: oaiRecords(db),
     contentKeys: contentKeyLocks(db, dialect),
     events,
     async snapshotTo(file) {

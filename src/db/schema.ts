@@ -286,6 +286,14 @@ export interface RowCountsTable {
   n: number | string;
 }
 
+/** A removed public object, for OAI-PMH's persistent deleted records (migration 0023-oai-tombstones). */
+export interface OaiTombstonesTable {
+  pid: string;
+  format_id: string;
+  /** When the object was removed (ms): its deleted record's datestamp. */
+  date_deleted: number;
+}
+
 export interface Tables {
   audit_runs: AuditRunsTable;
   cn_equivalents: CnEquivalentsTable;
@@ -313,4 +321,5 @@ export interface Tables {
   import_failures: ImportFailuresTable;
   import_copies: ImportCopiesTable;
   row_counts: RowCountsTable;
+  oai_tombstones: OaiTombstonesTable;
 }

@@ -21,6 +21,7 @@ import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
+import { registerOaiRoutes } from "./routes/oai.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 
@@ -80,6 +81,7 @@ export async function buildApp({ ctx, sessions, logger, metrics }: AppOptions): 
     app.uploads = uploads;
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
+    registerOaiRoutes(app, ctx);
   }
   registerFrontDoor(app, ctx);
   for (const version of ["v1", "v2"] as const) {

@@ -27,6 +27,7 @@ import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
 import { nodePendingSubjectsMigration } from "./0020-node-pending-subjects.ts";
 import { importCopiesMigration } from "./0021-import-copies.ts";
 import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
+import { oaiTombstonesMigration } from "./0023-oai-tombstones.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   nodePendingSubjectsMigration,
   importCopiesMigration,
   dateMicrosecondsMigration,
+  oaiTombstonesMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
