@@ -101,7 +101,7 @@ export function headersOf(
   xml: string,
 ): { identifier: string; deleted: boolean; datestamp: string; sets: string[] }[] {
   return [...xml.matchAll(/<header( status="deleted")?>([\s\S]*?)<\/header>/g)].map((m) => ({
-    identifier: unescape(/<identifier>([^<]*)<\/identifier>/.exec(m[2] ?? "")?.[1] ?? ""),
+    identifier: unescapeXml(/<identifier>([^<]*)<\/identifier>/.exec(m[2] ?? "")?.[1] ?? ""),
     deleted: m[1] !== undefined,
     datestamp: /<datestamp>([^<]*)<\/datestamp>/.exec(m[2] ?? "")?.[1] ?? "",
     sets: [...(m[2] ?? "").matchAll(/<setSpec>([^<]*)<\/setSpec>/g)].map((s) => s[1] ?? ""),
@@ -110,7 +110,7 @@ export function headersOf(
 
 export const tokenOf = (xml: string) => /<resumptionToken[^>]*>([^<]*)<\/resumptionToken>/.exec(xml)?.[1];
 
-function unescape(text: string): string {
+function unescapeXml(text: string): string {
   return text
     .replace(/&lt;/g, "<")
     .replace(/&gt;/g, ">")
