@@ -1,7 +1,7 @@
 /**
- * A real OAI-PMH harvester (Debian's libhttp-oai-perl, `oai_pmh`) harvests 10,000 records through resumption
- * tokens while objects are created, archived and removed meanwhile: the harvester is paused (SIGSTOP) after
- * 2,000 records, the changes made, and it goes on. No record is harvested twice, none of the unchanged ones is
+ * A real OAI-PMH harvester (Debian's libhttp-oai-perl, `oai_pmh`) harvests 10,000 records (ListIdentifiers: the
+ * headers, status included) through resumption tokens while objects are created, archived and removed
+ * meanwhile: the harvester is paused (SIGSTOP) after 2,000 records, the changes made, and it goes on. No record is harvested twice, none of the unchanged ones is
  * lost, and an incremental harvest from= the first harvest's start sees every change (deletions included).
  */
 import assert from "node:assert/strict";
@@ -22,7 +22,7 @@ interface Harvested {
   deleted: boolean;
 }
 
-/** Runs oai_pmh ListRecords (oai_dc); `onProgress` sees the count of records printed so far. */
+/** Runs oai_pmh ListIdentifiers (oai_dc); `onProgress` sees the count of records printed so far. */
 function harvest(
   baseUrl: string,
   from: string | undefined,
@@ -30,7 +30,7 @@ function harvest(
 ): Promise<Harvested[]> {
   const args = [
     "-X",
-    "ListRecords",
+    "ListIdentifiers",
     "--metadataPrefix",
     "oai_dc",
     ...(from ? ["--from", from] : []),
@@ -40,9 +40,11 @@ function harvest(
     const child = spawn("oai_pmh", args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
+    let printed = 0;
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      onProgress?.(out.split("\f").length - 1, child);
+      printed += chunk.split("\f").length - 1;
+      onProgress?.(printed, child);
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       err += chunk;
