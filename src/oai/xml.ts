@@ -24,13 +24,21 @@ function requestElement({ baseUrl, verb, args = {} }: Echo): string {
     verb === undefined
       ? ""
       : attr("verb", verb) +
-        attr("identifier", args.identifier) +
+        attr(
+          "identifier",
+          args.identifier !== undefined && uriLike(args.identifier) ? args.identifier : undefined,
+        ) +
         attr("metadataPrefix", args.metadataPrefix) +
         attr("from", args.from) +
         attr("until", args.until) +
         attr("set", args.set) +
         attr("resumptionToken", args.resumptionToken);
   return `<request${attributes}>${escapeText(baseUrl)}</request>`;
+}
+
+/** Whether a value passes as the schema's anyURI (no stray "%", one "#" at most); otherwise it is not echoed. */
+function uriLike(value: string): boolean {
+  return !/%(?![0-9A-Fa-f]{2})/.test(value) && value.split("#").length <= 2;
 }
 
 export function oaiDocument(now: number, echo: Echo, body: string): string {

@@ -210,6 +210,10 @@ for (const dialect of testDialects()) {
       });
       assert.equal(await code(`verb=ListRecords&resumptionToken=${forIdentifiers}`), "badResumptionToken");
       assert.match(await oaiGet(base, "verb=Nope"), /<request>[^<]*<\/request>/);
+      assert.equal(
+        await code("verb=GetRecord&metadataPrefix=oai_dc&identifier=a%25zz%23b%23c"),
+        "idDoesNotExist",
+      );
     });
 
     it("a resumption token continues a list from its last record, with the list's size", async () => {
