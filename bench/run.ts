@@ -12,7 +12,8 @@
  * (only when named: the search page's CPU from the engine's memory alone, no database; BENCH_SEARCH_MEMORY_DOCS,
  * default 1,000,000), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
- * (only when named: 10 Member Nodes harvested at once) and log-aggregation (only when named, PostgreSQL only). Every
+ * (only when named: 10 Member Nodes harvested at once), log-aggregation (only when named, PostgreSQL only) and oai
+ * (only when named: an OAI-PMH ListIdentifiers walk over BENCH_OAI_OBJECTS, default 1,000,000, against listObjects). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -32,6 +33,7 @@ import { large } from "./sections/large.ts";
 import { list } from "./sections/list.ts";
 import { logAggregation } from "./sections/log-aggregation.ts";
 import { metrics } from "./sections/metrics.ts";
+import { oai } from "./sections/oai.ts";
 import { packageSection } from "./sections/package.ts";
 import { range } from "./sections/range.ts";
 import { replication } from "./sections/replication.ts";
@@ -75,6 +77,7 @@ const SECTIONS: Record<string, Section> = {
   resumable,
   scale,
   "request-bodies": requestBodies,
+  oai,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
 const ON_REQUEST = new Set([
@@ -88,6 +91,7 @@ const ON_REQUEST = new Set([
   "search-rebuild",
   "harvest-many",
   "log-aggregation",
+  "oai",
 ]);
 
 /** Tools a section shells out to. */

@@ -34,6 +34,7 @@ interface ServeFlags extends CommonFlags {
   nodeName?: string;
   nodeDescription?: string;
   contactSubject?: string;
+  adminEmail?: string;
   replicate?: boolean;
   /** false with --no-worker. */
   worker: boolean;
@@ -69,6 +70,10 @@ export function registerServeCommand(program: Command): void {
     .option(
       "--contact-subject <subject>",
       "the subject of the person to contact about the node (env: D1NODE_CONTACT_SUBJECT)",
+    )
+    .option(
+      "--admin-email <address>",
+      "the administrator's e-mail address, for OAI-PMH (env: D1NODE_ADMIN_EMAIL)",
     )
     .option("--replicate", "Member Node: accept replicas from other nodes (env: D1NODE_REPLICATE=true)")
     .option("--log-level <level>", "fatal, error, warn, info, debug (env: D1NODE_LOG_LEVEL)")
@@ -126,6 +131,7 @@ export function registerServeCommand(program: Command): void {
         "nodeName",
         "nodeDescription",
         "contactSubject",
+        "adminEmail",
         "replicate",
       ] as const;
       const node = ["nodeSubject", "nodeCert", "nodeKey", "peerCa", "nodeTokens"] as const;

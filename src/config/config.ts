@@ -12,6 +12,7 @@ import { doiSettings } from "./doi-settings.ts";
 import type { Config, ConfigInput } from "./types.ts";
 import {
   boolean,
+  email,
   headerName,
   integer,
   list,
@@ -50,6 +51,7 @@ export function defaultConfig(): Config {
     peerCa: [],
     nodeTokens: "auto",
     contactSubject: "CN=d1node administrator,DC=dataone,DC=org",
+    adminEmail: undefined,
     adminSubjects: [],
     cnSubjects: [],
     submitters: ["authenticatedUser"],
@@ -208,6 +210,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     tlsKey: optionalText("tlsKey", c.tlsKey),
     clientCa: list("clientCa", c.clientCa),
     nodeCert: optionalText("nodeCert", c.nodeCert),
+    adminEmail: email("adminEmail", c.adminEmail),
     nodeKey: optionalText("nodeKey", c.nodeKey),
     peerCa: list("peerCa", c.peerCa),
     nodeTokens: oneOf("nodeTokens", c.nodeTokens, ["auto", "always", "never"]),

@@ -57,6 +57,8 @@ export interface Config {
    */
   nodeTokens: NodeTokens;
   contactSubject: string;
+  /** The e-mail address of the node's administrator (OAI-PMH Identify's adminEmail). */
+  adminEmail: string | undefined;
   /** Subjects with every right on this node. */
   adminSubjects: string[];
   /** Subjects of Coordinating Nodes (trusted for CN-only calls) when the node runs standalone. */

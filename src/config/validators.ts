@@ -4,6 +4,14 @@ export function optionalText(name: string, value: unknown): string | undefined {
   return value === undefined || value === "" ? undefined : text(name, value);
 }
 
+/** An e-mail address as OAI-PMH's emailType has it ("\S+@(\S+\.)+\S+"), or undefined when unset. */
+export function email(name: string, value: unknown): string | undefined {
+  const address = optionalText(name, value);
+  if (address !== undefined && !/^\S+@(\S+\.)+\S+$/.test(address))
+    throw new Error(`setting "${name}" must be an e-mail address (name@host.domain)`);
+  return address;
+}
+
 export function headerName(name: string, value: unknown): string {
   const header = text(name, value);
   if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header))

@@ -4,6 +4,7 @@ import type { SystemMetadata } from "../types/sysmeta.ts";
 import { coalescedReads } from "./coalesced-reads.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "./errors.ts";
 import { FixedSql, insertRows, onPostgres } from "./fixed-sql.ts";
+import { recordTombstone } from "./oai-records.ts";
 import { listObjects } from "./object-list.ts";
 import type { KeysetPager, Write } from "./pager.ts";
 import type { RowCache } from "./row-cache.ts";
@@ -233,6 +234,7 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
         if (!removed) return;
         await releasePid(tx, pid);
         await leaveSeries(tx, removed.sid);
+        await recordTombstone(tx, fromRow(removed), Date.now());
         writes.push({ key: [removed.date_modified, pid], before: fromRow(removed) });
       });
     },

@@ -27,6 +27,7 @@ import { IndexChangeLog } from "./index-changes.ts";
 import { logProgressRepository } from "./log-progress.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
 import { nodeCountsRepository } from "./node-counts.ts";
+import { oaiRecords } from "./oai-records.ts";
 import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
 import { compareKeys } from "./order.ts";
 import { KeysetPager } from "./pager.ts";
@@ -179,6 +180,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     importProgress: importProgressRepository(db),
     audit: auditStore(db),
     uploads: uploadRecords(db),
+    oai: oaiRecords(db),
     contentKeys: contentKeyLocks(db, dialect),
     browserSessions: browserSessionRepository(db),
     events,

@@ -299,6 +299,14 @@ export interface RowCountsTable {
   n: number | string;
 }
 
+/** A removed public object, for OAI-PMH's persistent deleted records (migration 0025-oai-tombstones). */
+export interface OaiTombstonesTable {
+  pid: string;
+  format_id: string;
+  /** When the object was removed (ms): its deleted record's datestamp. */
+  date_deleted: number;
+}
+
 export interface Tables {
   audit_runs: AuditRunsTable;
   cn_equivalents: CnEquivalentsTable;
@@ -327,6 +335,7 @@ export interface Tables {
   import_copies: ImportCopiesTable;
   uploads: UploadsTable;
   row_counts: RowCountsTable;
+  oai_tombstones: OaiTombstonesTable;
   browser_sessions: BrowserSessionsTable;
   sign_in_requests: SignInRequestsTable;
   signed_in_people: SignedInPeopleTable;

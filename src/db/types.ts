@@ -11,6 +11,7 @@ import type { ImportProgressStore } from "./import-progress.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
 import type { LogProgressStore } from "./log-progress.ts";
 import type { NodeCounts } from "./node-counts.ts";
+import type { OaiRecords } from "./oai-records.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
 import type { SearchRepository } from "./search/index.ts";
@@ -201,6 +202,8 @@ export interface Database extends Repositories {
   counts: NodeCounts;
   /** `d1node import`: positions in each source node's lists, and the objects that could not be copied. */
   importProgress: ImportProgressStore;
+  /** The records of the OAI-PMH repository (src/oai/): public objects and removed ones' tombstones. */
+  oai: OaiRecords;
   /** Fixity audits: the recorded digests to check, and each run's outcome (`audit.latest()`). */
   audit: AuditStore;
   /** Resumable uploads in progress, seen by every process (src/uploads). */

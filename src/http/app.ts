@@ -24,6 +24,7 @@ import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
+import { registerOaiRoutes } from "./routes/oai.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 
@@ -97,6 +98,7 @@ export async function buildApp({
     app.uploads = uploads;
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
+    registerOaiRoutes(app, ctx);
   }
   registerFrontDoor(app, ctx);
   for (const version of ["v1", "v2"] as const) {

@@ -29,6 +29,7 @@ import { importCopiesMigration } from "./0021-import-copies.ts";
 import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
 import { browserSessionsMigration } from "./0023-browser-sessions.ts";
 import { uploadsMigration } from "./0024-uploads.ts";
+import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   dateMicrosecondsMigration,
   browserSessionsMigration,
   uploadsMigration,
+  oaiTombstonesMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
