@@ -44,6 +44,7 @@ import { search } from "./sections/search.ts";
 import { searchMemory } from "./sections/search-memory.ts";
 import { searchRebuild } from "./sections/search-rebuild.ts";
 import { searchScale } from "./sections/search-scale.ts";
+import { sitemap } from "./sections/sitemap.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
 import { soak } from "./sections/soak.ts";
@@ -75,6 +76,7 @@ const SECTIONS: Record<string, Section> = {
   resumable,
   scale,
   "request-bodies": requestBodies,
+  sitemap,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
 const ON_REQUEST = new Set([
@@ -88,6 +90,7 @@ const ON_REQUEST = new Set([
   "search-rebuild",
   "harvest-many",
   "log-aggregation",
+  "sitemap",
 ]);
 
 /** Tools a section shells out to. */
