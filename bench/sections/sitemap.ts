@@ -52,6 +52,8 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
         unit: "ms",
       });
       const rates: number[] = [];
+      /** Rates of the full files: a short last file's time is mostly the request's own. */
+      const full: number[] = [];
       let urls = 0;
       const walk = Date.now();
       for (const file of files) {
@@ -59,6 +61,7 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
         const count = body.toString("utf8").split("<url>").length - 1;
         urls += count;
         rates.push(count / (ms / 1000));
+        if (count >= FILE_URLS - 1) full.push(count / (ms / 1000));
       }
       const walkRate = urls / ((Date.now() - walk) / 1000);
       const baseline = await listObjectsRate(client, node.baseUrl, urls);
@@ -75,10 +78,10 @@ async function onBackend(pgUrl: string | undefined): Promise<void> {
         ratio: walkRate / baseline,
         runs: rates,
       });
-      const flat = (rates.at(-1) ?? 0) / (rates[0] ?? 1);
+      const flat = (full.at(-1) ?? 0) / (full[0] ?? 1);
       record({
         section: "sitemap",
-        name: `flatness: last file / first file (${label})`,
+        name: `flatness: last full file / first file (${label})`,
         value: flat,
         unit: "x",
         target: "flat (>= 0.8)",

@@ -3,11 +3,12 @@
  * `sitemapFileUrls` URLs ("no more than 50,000 URLs"), each listing the landing pages of public, current metadata
  * objects with their dateSysMetadataModified as lastmod. Files are runs of the pid order, named by the pid before
  * them; both the index and each file are written as their rows are read, a page at a time (keyset on pid).
+ * The XML is written here, a page per chunk: the protocol's two elements need no more than escaping.
  */
-import { pipeline, Readable, type Transform } from "node:stream";
-import { SitemapIndexStream, SitemapStream } from "sitemap";
+import { Readable } from "node:stream";
 import { sitemapRows, sitemapSpan } from "../db/sitemap-rows.ts";
 import type { Database } from "../db/types.ts";
+import { escapeText } from "../types/xml.ts";
 import type { LandingUrls } from "./urls.ts";
 
 /** Rows read from the database at a time while a file is written. */
@@ -27,46 +28,48 @@ export interface SitemapOptions {
 const objectsIn = (options: SitemapOptions, after: string | undefined) =>
   after === undefined ? options.fileUrls - 1 : options.fileUrls;
 
-async function* indexEntries(options: SitemapOptions) {
+const XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9";
+const HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+function entry(element: "url" | "sitemap", loc: string, lastmod: number | undefined): string {
+  const modified = lastmod === undefined ? "" : `<lastmod>${new Date(lastmod).toISOString()}</lastmod>`;
+  return `<${element}><loc>${escapeText(loc)}</loc>${modified}</${element}>\n`;
+}
+
+async function* indexXml(options: SitemapOptions) {
   const { db, formatIds } = options;
+  yield `${HEAD}<sitemapindex xmlns="${XMLNS}">\n`;
   let after: string | undefined;
   for (;;) {
     const span = await sitemapSpan(db, formatIds, after, objectsIn(options, after));
-    yield {
-      url: options.fileUrl(after),
-      ...(span.modified !== undefined ? { lastmod: new Date(span.modified).toISOString() } : {}),
-    };
-    if (span.count < objectsIn(options, after) || span.last === undefined) return;
+    yield entry("sitemap", options.fileUrl(after), span.modified);
+    if (span.count < objectsIn(options, after) || span.last === undefined) break;
     after = span.last;
   }
+  yield "</sitemapindex>\n";
 }
 
-async function* fileEntries(options: SitemapOptions, after: string | undefined) {
+async function* fileXml(options: SitemapOptions, after: string | undefined) {
   const { db, formatIds, urls } = options;
-  if (after === undefined) yield { url: `${urls.base}/` };
+  yield `${HEAD}<urlset xmlns="${XMLNS}">\n`;
+  if (after === undefined) yield entry("url", `${urls.base}/`, undefined);
   let left = objectsIn(options, after);
   let position = after;
   while (left > 0) {
     const rows = await sitemapRows(db, formatIds, position, Math.min(PAGE, left));
-    for (const row of rows)
-      yield { url: urls.landing(row.pid), lastmod: new Date(row.modified).toISOString() };
-    if (rows.length < Math.min(PAGE, left)) return;
+    yield rows.map((row) => entry("url", urls.landing(row.pid), row.modified)).join("");
+    if (rows.length < Math.min(PAGE, left)) break;
     left -= rows.length;
     position = rows[rows.length - 1]?.pid;
   }
+  yield "</urlset>\n";
 }
 
+/** A failed read destroys the stream with its error (the response is cut short). */
 export function sitemapIndexXml(options: SitemapOptions): Readable {
-  return written(indexEntries(options), new SitemapIndexStream());
+  return Readable.from(indexXml(options), { objectMode: false });
 }
 
 export function sitemapFileXml(options: SitemapOptions, after: string | undefined): Readable {
-  const xmlns = { news: false, video: false, image: false, xhtml: false };
-  return written(fileEntries(options, after), new SitemapStream({ xmlns }));
-}
-
-/** `entries` through `writer`; a failed read destroys the output with its error (the response is cut short). */
-function written(entries: AsyncIterable<unknown>, writer: Transform): Readable {
-  pipeline(Readable.from(entries), writer, () => {});
-  return writer;
+  return Readable.from(fileXml(options, after), { objectMode: false });
 }
