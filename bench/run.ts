@@ -46,6 +46,7 @@ import { search } from "./sections/search.ts";
 import { searchMemory } from "./sections/search-memory.ts";
 import { searchRebuild } from "./sections/search-rebuild.ts";
 import { searchScale } from "./sections/search-scale.ts";
+import { sitemap } from "./sections/sitemap.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
 import { soak } from "./sections/soak.ts";
@@ -78,6 +79,7 @@ const SECTIONS: Record<string, Section> = {
   scale,
   "request-bodies": requestBodies,
   oai,
+  sitemap,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
 const ON_REQUEST = new Set([
@@ -92,6 +94,7 @@ const ON_REQUEST = new Set([
   "harvest-many",
   "log-aggregation",
   "oai",
+  "sitemap",
 ]);
 
 /** Tools a section shells out to. */

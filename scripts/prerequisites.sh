@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the tests need besides npm's packages, made present or named: xmllint (schema validation), Chromium (the
-# view pages), HAProxy (the scale-out deployment test), oai_pmh (Debian libhttp-oai-perl: the OAI-PMH harvest test), the official DataONE Python client's Debian packages
+# view pages), python3-extruct (the landing pages' JSON-LD), HAProxy (the scale-out deployment test), oai_pmh (Debian
+# libhttp-oai-perl: the OAI-PMH harvest test), the official DataONE Python client's Debian packages
 # (when its kit sits beside the checkout, in ../shared/interop), and PostgreSQL answering. As root with apt-get it installs what is missing and starts an
 # installed PostgreSQL that is down; otherwise it stops at the first gap with one line: what is missing and the
 # command that installs it. Used by `npm test` (scripts/test.sh) and .ci/run, so the two cannot drift.
@@ -45,6 +46,8 @@ command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-util
 [[ -f /usr/lib/python3/dist-packages/fusepy.py ]] || { missing+=(python3-fusepy) && packages+=(python3-fusepy); }
 # The OAI-PMH harvester of the harvest test (test/e2e/oai-harvest.test.ts): oai_pmh from libhttp-oai-perl.
 command -v oai_pmh >/dev/null || { missing+=(oai_pmh) && packages+=(libhttp-oai-perl); }
+# Structured data as search engines read it from landing pages (test/helpers/extruct.ts).
+[[ -f /usr/lib/python3/dist-packages/extruct/__init__.py ]] || { missing+=(python3-extruct) && packages+=(python3-extruct); }
 # The balancer of the scale-out deployment test (deploy/haproxy.cfg).
 command -v haproxy >/dev/null || { missing+=(haproxy) && packages+=(haproxy); }
 for tool in radosgw ceph-mon ceph-osd ceph; do

@@ -152,6 +152,8 @@ export interface Config {
   uploadExpiry: number;
   /** Uploads one subject may hold at once (made and not yet used up or expired). */
   uploadMaxOpen: number;
+  /** URLs in one file of /sitemap.xml's index (the sitemaps protocol's limit, 50,000, by default). */
+  sitemapFileUrls: number;
   /**
    * Whether a client's create / update of a resource map needs every object it aggregates on this node (`local`)
    * or accepts objects held elsewhere (`anywhere`).

@@ -22,6 +22,7 @@ import { registerSessions } from "./plugins/sessions.ts";
 import { registerCoordinatingNodeRoutes } from "./routes/cn/index.ts";
 import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerFrontDoor } from "./routes/front-door.ts";
+import { registerLandingRoutes } from "./routes/landing.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerOaiRoutes } from "./routes/oai.ts";
@@ -101,6 +102,7 @@ export async function buildApp({
     registerOaiRoutes(app, ctx);
   }
   registerFrontDoor(app, ctx);
+  if (ctx.config.role === "mn") registerLandingRoutes(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

@@ -67,8 +67,15 @@ async function summarize(sources: ViewSources, mapId: string): Promise<PackageSu
   const members = listed.map((id) => {
     const member = readable.get(id);
     if (!member) return { id };
-    const { formatId, size, fileName } = member.sysmeta;
-    return { id, formatId, size, ...(fileName ? { fileName } : {}) };
+    const { formatId, size, fileName, checksum, mediaType } = member.sysmeta;
+    return {
+      id,
+      formatId,
+      size,
+      checksum,
+      ...(fileName ? { fileName } : {}),
+      ...(mediaType ? { mediaType: mediaType.name } : {}),
+    };
   });
   return { id: mapId, members };
 }

@@ -37,14 +37,34 @@ export interface MetadataModel {
   coverage: Coverage;
   methods: string[];
   entities: DataEntity[];
+  /** What machines read (src/landing/): people with their ORCIDs, short name, license, variables. */
+  details?: MetadataDetails;
   /** For documents no extractor understands: their leaf elements as (path, text). */
   fields: { path: string; value: string }[];
+}
+
+/** What an extractor knows beyond what a page shows (EML today), for the structured data of a landing page. */
+export interface MetadataDetails {
+  /** The creators in document order; `orcid` is the bare 0000-0000-0000-0000 form. */
+  creators: { name: string; kind: "person" | "organization"; orcid?: string }[];
+  shortName?: string;
+  license?: { name?: string; url?: string; text?: string };
+  publisher?: string;
+  /** The variables the data entities measure (EML attributes). */
+  variables: { name: string; description?: string; unit?: string }[];
 }
 
 /** A package the object belongs to, with its members. */
 export interface PackageSummary {
   id: string;
-  members: { id: string; formatId?: string; size?: number; fileName?: string }[];
+  members: {
+    id: string;
+    formatId?: string;
+    size?: number;
+    fileName?: string;
+    mediaType?: string;
+    checksum?: { algorithm: string; value: string };
+  }[];
 }
 
 /** Everything a theme renders for one object. */

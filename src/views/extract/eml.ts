@@ -2,6 +2,7 @@
 import type { XmlElement } from "../../types/xml-parse.ts";
 import { emptyModel, type MetadataModel } from "../model.ts";
 import { children, descendants, firstText, paragraphs, path, text, texts } from "../xml-tree.ts";
+import { emlDetails } from "./eml-details.ts";
 
 const ENTITY_TYPES = [
   "dataTable",
@@ -58,10 +59,11 @@ export function extractEml(root: XmlElement, standard: string): MetadataModel {
       });
     }
   }
+  model.details = emlDetails(dataset, model.creators);
   return model;
 }
 
-function partyName(party: XmlElement): string {
+export function partyName(party: XmlElement): string {
   const person = children(party, "individualName")[0];
   if (person)
     return [...texts(person, "salutation"), ...texts(person, "givenName"), ...texts(person, "surName")].join(

@@ -10,7 +10,8 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
 dt{font-weight:600}dd{margin:0 0 .4rem 0}.standard{color:#555}.keywords li{display:inline-block;background:#eef;margin:.1rem;padding:0 .4rem;border-radius:.3rem}
 .sysmeta th{width:12rem}code{word-break:break-all}`;
 
-export function renderDefaultPage(model: ViewModel, links: ViewLinks): string {
+/** `head`: more of the page's head (a landing page's structured data, src/landing/). */
+export function renderDefaultPage(model: ViewModel, links: ViewLinks, head: Html = html``): string {
   const { metadata: m, sysmeta } = model;
   const title = m.title ?? sysmeta.fileName ?? sysmeta.identifier;
   const section = (heading: string, content: Html | false) =>
@@ -50,7 +51,7 @@ export function renderDefaultPage(model: ViewModel, links: ViewLinks): string {
 
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style>${STYLE}</style></head>
+<title>${title}</title><style>${STYLE}</style>${head}</head>
 <body>
 <header><h1 id="title">${title}</h1><p class="standard">${m.standard} · <code>${sysmeta.identifier}</code></p>${download}</header>
 ${doiCitation(model)}

@@ -3,12 +3,13 @@ import type { FastifyInstance } from "fastify";
 import { registerAuthorizationRoutes } from "./authorization.ts";
 import type { RouteScope } from "./context.ts";
 import { registerCoreRoutes } from "./core.ts";
+import { landingPage } from "./landing-page.ts";
 import { registerPackageRoutes } from "./package.ts";
 import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerReplicationRoutes } from "./replication.ts";
 import { registerStorageRoutes } from "./storage.ts";
-import { registerViewRoutes } from "./view.ts";
+import { MN_VIEW_ROUTES, registerViewRoutes } from "./view.ts";
 
 export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
   registerCoreRoutes(app, scope);
@@ -23,5 +24,5 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
     maxFormBytes: scope.ctx.config.maxDocumentBytes,
   });
   registerPackageRoutes(app, scope);
-  registerViewRoutes(app, scope);
+  registerViewRoutes(app, scope, { ...MN_VIEW_ROUTES, landing: landingPage(scope) });
 }

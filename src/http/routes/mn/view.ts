@@ -3,18 +3,19 @@
  * GET /view, so that path answers listViews too. Pages carry a Content-Security-Policy that allows no script at
  * all, on top of the escaping every renderer does.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import type { CallInfo } from "../../../services/context.ts";
 import { listViews, type ViewAnswer, view } from "../../../services/mn/view.ts";
 import { escapeAttr, escapeText } from "../../../types/xml.ts";
 import type { ViewLinks } from "../../../views/model.ts";
+import { themeFor } from "../../../views/themes.ts";
 import { callInfo, sendXml } from "../../call.ts";
 import { answerRead, contentTag } from "../../conditional-read.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
 
-const CONTENT_SECURITY_POLICY =
+export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 const V2_TYPES = "http://ns.dataone.org/service/types/v2.0";
 
@@ -31,6 +32,13 @@ export interface ViewRouteOptions {
   ): Promise<ViewAnswer>;
   /** Themes for the listViews description, e.g. "MNView.view". */
   label: string;
+  /** Answers the default theme instead of `render`: a Member Node's landing page (landing-page.ts). */
+  landing?: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    links: ViewLinks,
+  ) => Promise<FastifyReply>;
 }
 
 export const MN_VIEW_ROUTES: ViewRouteOptions = {
@@ -45,7 +53,7 @@ export function registerViewRoutes(
   options: ViewRouteOptions = MN_VIEW_ROUTES,
 ): void {
   const { ctx, prefix } = scope;
-  const { methods, render, label } = options;
+  const { methods, render, label, landing } = options;
   const viewsPrefix = `${prefix}/views/`;
   const links: ViewLinks = {
     object: (pid) => `${prefix}/object/${encodeURIComponent(pid)}`,
@@ -76,6 +84,7 @@ export function registerViewRoutes(
     const id = slash < 0 ? "" : rest.slice(slash + 1);
     if (theme === "" || id === "")
       throw new InvalidRequest("The path must be /views/{theme}/{pid}, e.g. /views/default/{pid}.");
+    if (landing && themeFor(theme).key === "default") return landing(request, reply, id, links);
     const page = await render(ctx, callInfo(request), theme, id, links);
     if ("redirect" in page) return reply.code(303).header("Location", page.redirect).send();
     // A page is whole before it is sent: its entity tag is the hash of its bytes, so it changes exactly when the
