@@ -39,7 +39,7 @@ export async function listMetadataFormats(ctx: NodeContext, args: OaiArguments):
   if (args.identifier !== undefined) {
     const record = await ctx.db.oai.get(args.identifier);
     if (!record) throw new OaiError("idDoesNotExist", `This repository has no item "${args.identifier}".`);
-    formats = formats.filter((format) => format.accepts(record.formatId));
+    formats = formats.filter((format) => format.accepts(record.formatId, record.pid));
     if (formats.length === 0) {
       throw new OaiError(
         "noMetadataFormats",

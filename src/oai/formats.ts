@@ -1,13 +1,13 @@
 /**
  * The metadata formats this repository disseminates (OAI-PMH section 3.4): oai_dc for every record,
- * oai_datacite for science metadata once its crosswalk is connected (datacite-seam.ts), and the science
+ * oai_datacite for science metadata whose PID is a DOI (the record src/doi sends DataCite), and the science
  * metadata as stored for the standards with an XML namespace: EML 2.x and ISO 19139.
  */
 import type { FormatCondition } from "../db/oai-records.ts";
+import { doiOf } from "../doi/datacite/index.ts";
 import type { FormatRegistry } from "../types/format-registry.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { MetadataModel } from "../views/model.ts";
-import { dataCiteCrosswalk } from "./datacite-seam.ts";
 import { dublinCore, OAI_DC_NAMESPACE, OAI_DC_SCHEMA } from "./dublin-core.ts";
 import { embeddable } from "./embedded-xml.ts";
 import { type FormatType, formatTypeOf, idsOfType } from "./sets.ts";
@@ -20,6 +20,8 @@ export interface RecordInput {
   bytes(): Promise<Buffer>;
   /** What the view extractors read from it (metadata objects only; undefined when unreadable). */
   model(): Promise<MetadataModel | undefined>;
+  /** Its DataCite kernel-4.6 record (src/doi), for an object whose identifier is a DOI; else undefined. */
+  datacite(): Promise<string | undefined>;
 }
 
 export interface MetadataFormat {
@@ -28,7 +30,8 @@ export interface MetadataFormat {
   namespace: string;
   /** The formatIds of the objects it disseminates, as list conditions. */
   conditions: FormatCondition[];
-  accepts(formatId: string): boolean;
+  /** Whether the item `pid` of `formatId` is disseminated in this format. */
+  accepts(formatId: string, pid: string): boolean;
   /** The `<metadata>` element's content, or undefined when this object's record cannot be made. */
   render(input: RecordInput): Promise<string | undefined>;
 }
@@ -98,18 +101,16 @@ const oaiDc: MetadataFormat = {
     }),
 };
 
-function oaiDataCite(registry: FormatRegistry): MetadataFormat | undefined {
-  const crosswalk = dataCiteCrosswalk();
-  if (!crosswalk) return undefined;
-  const ids = idsOfType(registry, "METADATA");
+/** oai_datacite: the DataCite record of a science metadata object whose PID is a DOI (one the node minted or took). */
+function oaiDataCite(registry: FormatRegistry): MetadataFormat {
   return {
     prefix: "oai_datacite",
     schema: "http://schema.datacite.org/meta/kernel-4.6/metadata.xsd",
     namespace: "http://datacite.org/schema/kernel-4",
-    conditions: [{ in: ids }],
-    accepts: (formatId) => formatTypeOf(registry, formatId) === "METADATA",
+    conditions: [{ in: idsOfType(registry, "METADATA") }],
+    accepts: (formatId, pid) => formatTypeOf(registry, formatId) === "METADATA" && doiOf(pid) !== undefined,
     render: async (input) => {
-      const document = await crosswalk({ sysmeta: input.object.sysmeta, metadata: await input.bytes() });
+      const document = await input.datacite();
       return document === undefined ? undefined : embeddable(Buffer.from(document, "utf8"));
     },
   };
@@ -117,8 +118,7 @@ function oaiDataCite(registry: FormatRegistry): MetadataFormat | undefined {
 
 /** Every format, in the order ListMetadataFormats names them. */
 export function metadataFormats(registry: FormatRegistry): MetadataFormat[] {
-  const datacite = oaiDataCite(registry);
-  return [oaiDc, ...(datacite ? [datacite] : []), ...nativeFormats(registry).map(native)];
+  return [oaiDc, oaiDataCite(registry), ...nativeFormats(registry).map(native)];
 }
 
 export function metadataFormat(registry: FormatRegistry, prefix: string): MetadataFormat | undefined {

@@ -13,7 +13,7 @@ export async function getRecord(ctx: NodeContext, args: OaiArguments): Promise<s
   const format = metadataFormat(ctx.formats, prefix);
   const cannot = () =>
     new OaiError("cannotDisseminateFormat", `The item "${identifier}" is not available as "${prefix}".`);
-  if (!format?.accepts(record.formatId)) throw cannot();
+  if (!format?.accepts(record.formatId, record.pid)) throw cannot();
   const [xml] = await recordsXml(ctx, [record], format);
   if (xml === undefined) throw cannot();
   return `<GetRecord>${xml}</GetRecord>`;

@@ -6,6 +6,8 @@
 import { buffer } from "node:stream/consumers";
 import type { OaiRecordRow } from "../db/oai-records.ts";
 import type { NodeContext } from "../services/context.ts";
+import { dataciteXmlOfObject } from "../doi/records.ts";
+import { doiOf } from "../doi/datacite/index.ts";
 import { SMALL_READ_LIMIT } from "../store/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "../views/extract/index.ts";
@@ -70,6 +72,10 @@ function recordInput(ctx: NodeContext, object: StoredObject): RecordInput {
     object,
     formatType,
     bytes: read,
+    datacite: async () => {
+      const doi = doiOf(object.sysmeta.identifier);
+      return doi === undefined ? undefined : dataciteXmlOfObject(ctx, object, doi);
+    },
     model: async (): Promise<MetadataModel | undefined> => {
       if (object.digests.size > MAX_METADATA_BYTES) return undefined;
       try {

@@ -12,6 +12,7 @@ import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/no
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { shaclFindings } from "../helpers/shacl.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
+import { validateDatacite } from "../helpers/datacite-xsd.ts";
 
 const EML = "https://eml.ecoinformatics.org/eml-2.2.0";
 const fixture = (data: string) =>
@@ -121,6 +122,17 @@ for (const dialect of testDialects()) {
       assert.match(any.headers.get("content-type") ?? "", /^text\/html/);
       const prefer = await page(metadata, "text/html;q=0.5, application/ld+json");
       assert.match(prefer.headers.get("content-type") ?? "", /^application\/ld\+json(;|$)/);
+    });
+
+    it("content negotiation: DataCite XML of a DOI (valid kernel 4.6) and its describedby; none for other PIDs", async () => {
+      const datacite = await page(metadata, "application/vnd.datacite.datacite+xml");
+      assert.equal(datacite.status, 200);
+      const xml = await datacite.text();
+      await validateDatacite(xml);
+      assert.match(xml, new RegExp(`<identifier identifierType="DOI">${metadata.slice(4)}</identifier>`));
+      const links = LinkHeader.parse((await page(metadata)).headers.get("link") ?? "");
+      assert.ok(links.rel("describedby").some((l) => l.type === "application/vnd.datacite.datacite+xml"));
+      assert.equal((await page(first, "application/vnd.datacite.datacite+xml")).status, 406);
     });
 
     it("level 1 signposts: cite-as, describedby, type, license, author, item and linkset parse", async () => {

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { connectDataCiteCrosswalk } from "../../src/oai/datacite-seam.ts";
 import { escapeSetPart } from "../../src/oai/sets.ts";
 import { encodeToken } from "../../src/oai/tokens.ts";
 import { type Caller, call, create, enc, okXml } from "../helpers/client.ts";
@@ -122,7 +121,7 @@ for (const dialect of testDialects()) {
       const all = await oaiGet(base, "verb=ListMetadataFormats");
       assert.match(all, /<metadataPrefix>oai_dc<\/metadataPrefix>/);
       assert.match(all, /<metadataPrefix>eml-2.1.1<\/metadataPrefix>/);
-      assert.doesNotMatch(all, /oai_datacite/);
+      assert.match(all, /<metadataPrefix>oai_datacite<\/metadataPrefix>/);
       const item = await oaiGet(base, `verb=ListMetadataFormats&identifier=${ids.metadata}`);
       assert.deepEqual(
         [...item.matchAll(/<metadataPrefix>([^<]+)</g)].map((m) => m[1]),
@@ -246,29 +245,21 @@ for (const dialect of testDialects()) {
       );
     });
 
-    it("disseminates oai_datacite once its crosswalk is connected", async () => {
-      connectDataCiteCrosswalk(
-        ({ sysmeta }) =>
-          `<?xml version="1.0"?><resource xmlns="http://datacite.org/schema/kernel-4"><identifier identifierType="DOI">10.5072/${sysmeta.identifier}</identifier><creators><creator><creatorName>Limnos, Ada</creatorName></creator></creators><titles><title>Lake</title></titles><publisher>d1node</publisher><publicationYear>2026</publicationYear><resourceType resourceTypeGeneral="Dataset"/></resource>`,
+    it("disseminates oai_datacite for a metadata object whose PID is a DOI, and only for those", async () => {
+      const doi = "doi:10.5072/OAI-1";
+      await okXml(await create(admin, doi, lake, { formatId: EML }));
+      const item = await oaiGet(base, `verb=ListMetadataFormats&identifier=${enc(doi)}`);
+      assert.deepEqual(
+        [...item.matchAll(/<metadataPrefix>([^<]+)</g)].map((m) => m[1]),
+        ["oai_dc", "oai_datacite", "eml-2.1.1"],
       );
-      try {
-        assert.match(
-          await oaiGet(base, "verb=ListMetadataFormats"),
-          /<metadataPrefix>oai_datacite<\/metadataPrefix>/,
-        );
-        const record = await oaiGet(
-          base,
-          `verb=GetRecord&metadataPrefix=oai_datacite&identifier=${ids.metadata}`,
-        );
-        assert.match(record, /<metadata><resource xmlns="http:\/\/datacite.org\/schema\/kernel-4">/);
-        const listed = await oaiGet(base, "verb=ListIdentifiers&metadataPrefix=oai_datacite");
-        assert.deepEqual(
-          headersOf(listed).map((h) => h.identifier),
-          [ids.metadata],
-        );
-      } finally {
-        connectDataCiteCrosswalk(undefined);
-      }
+      const record = await oaiGet(base, `verb=GetRecord&metadataPrefix=oai_datacite&identifier=${enc(doi)}`);
+      assert.match(record, /<metadata><resource xmlns="http:\/\/datacite.org\/schema\/kernel-4"/);
+      assert.match(record, /<identifier identifierType="DOI">10.5072\/OAI-1<\/identifier>/);
+      assert.equal(
+        errorCode(await oaiGet(base, `verb=GetRecord&metadataPrefix=oai_datacite&identifier=${ids.metadata}`)),
+        "cannotDisseminateFormat",
+      );
     });
   });
 }

@@ -25,7 +25,7 @@ export function landingPage(scope: RouteScope) {
     const call = callInfo(request);
     const urls = landingUrls(ctx.config.baseUrl);
     const { object, record } = await landingRecord(ctx, call, id, urls);
-    const crosswalk = dataciteCrosswalk();
+    const crosswalk = dataciteCrosswalk(object);
     const contexts = landingLinkContexts(record, { datacite: crosswalk !== undefined });
     reply.header("Vary", "Accept").header("Link", linkHeader(contexts[0]?.links ?? []));
     const offers = landingOffers(record.mediaType, crosswalk !== undefined);
