@@ -1,7 +1,7 @@
 /**
  * An index entry as rows: the search_docs row (stored fields as JSON, the columns the common filters use), the
  * search_values rows of the non-text fields, and the text fields' terms (terms.ts). Written by the index store
- * (src/db/search/index-store.ts).
+ * (src/search/store/index-store.ts).
  */
 import type { SearchDocsTable } from "../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";

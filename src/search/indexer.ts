@@ -13,6 +13,7 @@ import type { SearchDocument } from "./document.ts";
 import { extractorFor } from "./extract/index.ts";
 import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
 import { FORMAT_MARK, readsBytes, scienceOf } from "./science.ts";
+import { type SearchEngineDb, type SearchRepository, searchRepository } from "./store/index.ts";
 import { sysmetaFields } from "./sysmeta-fields.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
@@ -21,6 +22,13 @@ export interface IndexContext {
   store: ObjectStore;
   formats: FormatRegistry;
   log?: NodeLog;
+  /** The node's search engine, whose repository of the index's tables indexing writes through (none: the database's). */
+  search?: { readonly db: SearchEngineDb };
+}
+
+/** The index's tables: the node's engine's, else a repository on the database (commands run without an engine). */
+export function indexTables(ctx: IndexContext): SearchRepository {
+  return ctx.search?.db.search ?? searchRepository(ctx.db);
 }
 
 /**
@@ -36,7 +44,7 @@ export async function indexStoredObject(
   const { sysmeta } = object;
   const pid = sysmeta.identifier;
   const science = await extractScience(ctx, object, bytes);
-  await ctx.db.search.writeDocument(pid, await ownFields(ctx, object), science);
+  await indexTables(ctx).writeDocument(pid, await ownFields(ctx, object), science);
   if (RESOURCE_MAP_FORMATS.has(sysmeta.formatId)) {
     let relations: Awaited<ReturnType<typeof readRelations>> = [];
     try {
@@ -44,7 +52,7 @@ export async function indexStoredObject(
     } catch {
       // A map that does not parse states no relations (its own document is indexed all the same).
     }
-    await refresh(ctx, await ctx.db.search.replaceRelations(pid, relations), pid);
+    await refresh(ctx, await indexTables(ctx).replaceRelations(pid, relations), pid);
   }
 }
 
@@ -58,7 +66,9 @@ export async function indexStoredObjects(
   held: ReadonlyMap<string, Buffer> = new Map(),
 ): Promise<void> {
   const plain = objects.filter((object) => !RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId));
-  const packages = await ctx.db.search.packageFieldsOfMany(plain.map((object) => object.sysmeta.identifier));
+  const packages = await indexTables(ctx).packageFieldsOfMany(
+    plain.map((object) => object.sysmeta.identifier),
+  );
   const entries = [];
   for (const object of plain) {
     const pid = object.sysmeta.identifier;
@@ -66,7 +76,7 @@ export async function indexStoredObjects(
     for (const [name, values] of packages.get(pid) ?? []) fields.set(name, values);
     entries.push({ pid, sysmeta: fields, science: await extractScience(ctx, object, held.get(pid)) });
   }
-  if (entries.length > 0) await ctx.db.search.writeDocuments(entries);
+  if (entries.length > 0) await indexTables(ctx).writeDocuments(entries);
   for (const object of objects) {
     const pid = object.sysmeta.identifier;
     if (RESOURCE_MAP_FORMATS.has(object.sysmeta.formatId))
@@ -77,7 +87,7 @@ export async function indexStoredObjects(
 /** System-metadata and package fields of an object. */
 async function ownFields(ctx: IndexContext, object: StoredObject): Promise<SearchDocument> {
   const fields = sysmetaFields(object.sysmeta, ctx.formats);
-  for (const [name, values] of await ctx.db.search.packageFields(object.sysmeta.identifier))
+  for (const [name, values] of await indexTables(ctx).packageFields(object.sysmeta.identifier))
     fields.set(name, values);
   return fields;
 }
@@ -85,7 +95,7 @@ async function ownFields(ctx: IndexContext, object: StoredObject): Promise<Searc
 /** Rewrite the documents of `pids` (already indexed ones only), except `skip`. */
 async function refresh(ctx: IndexContext, pids: string[], skip?: string): Promise<void> {
   for (const pid of pids) {
-    if (pid === skip || (await ctx.db.search.readScience(pid)) === undefined) continue;
+    if (pid === skip || (await indexTables(ctx).readScience(pid)) === undefined) continue;
     await reindexSysmeta(ctx, pid);
   }
 }
@@ -101,18 +111,18 @@ export async function indexObject(ctx: IndexContext, pid: string): Promise<void>
 export async function reindexSysmeta(ctx: IndexContext, pid: string): Promise<void> {
   const object = await ctx.db.objects.get(pid);
   if (!object) return unindex(ctx, pid);
-  const science = await ctx.db.search.readScience(pid);
+  const science = await indexTables(ctx).readScience(pid);
   if (science === undefined || object.sysmeta.formatId !== formatOf(science)) {
     return indexStoredObject(ctx, object);
   }
-  await ctx.db.search.writeDocument(pid, await ownFields(ctx, object), science);
+  await indexTables(ctx).writeDocument(pid, await ownFields(ctx, object), science);
 }
 
 /** Drop an object's document; when it was a resource map, its relations go and the objects it named are rewritten. */
 export async function unindex(ctx: IndexContext, pid: string): Promise<void> {
-  await ctx.db.search.removeDocument(pid);
-  const named = await ctx.db.search.subjectsOfMap(pid);
-  if (named.length > 0) await refresh(ctx, await ctx.db.search.replaceRelations(pid, []));
+  await indexTables(ctx).removeDocument(pid);
+  const named = await indexTables(ctx).subjectsOfMap(pid);
+  if (named.length > 0) await refresh(ctx, await indexTables(ctx).replaceRelations(pid, []));
 }
 
 /** The formatId the science fields were extracted under (stored with them). */

@@ -24,18 +24,6 @@ export function luceneRegexpSource(regexp: string): string {
   return `^(?:${body})$`;
 }
 
-/** Compiled once per source (the SQLite function and the tests use it). */
-const compiled = new Map<string, RegExp>();
-export function compiledRegexp(source: string): RegExp {
-  let re = compiled.get(source);
-  if (!re) {
-    re = new RegExp(source, "su");
-    if (compiled.size >= 256) compiled.clear();
-    compiled.set(source, re);
-  }
-  return re;
-}
-
 const literal = (c: string) => (SYNTAX.has(c) ? `\\${c}` : c);
 
 class Parser {

@@ -3,7 +3,7 @@
  * map's identifier in `resourceMap`; a metadata object that cito:documents another gets it in `documents`, and
  * that object gets the metadata's identifier in `isDocumentedBy`. The relations are kept per map, so an object
  * indexed before or after its map gets them, and a map's removal takes them away. Kept in `search_relations`
- * (src/db/search/relations.ts).
+ * (src/search/store/relations.ts).
  */
 import { parseResourceMap } from "../ore/index.ts";
 

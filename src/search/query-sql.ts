@@ -9,6 +9,12 @@
  */
 
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
+import { InvalidRequest } from "../errors/exceptions.ts";
+import { readQueryDate } from "./dates.ts";
+import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
+import { luceneRegexpSource } from "./lucene-regexp.ts";
+import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
+import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
 import {
   and,
   type Condition,
@@ -25,14 +31,8 @@ import {
   valueLike,
   valueRange,
   valueRegex,
-} from "../db/search/conditions.ts";
-import { hasTerms, termLike, termRange, termRegex } from "../db/search/term-conditions.ts";
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { readQueryDate } from "./dates.ts";
-import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
-import { luceneRegexpSource } from "./lucene-regexp.ts";
-import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
-import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
+} from "./store/conditions.ts";
+import { hasTerms, termLike, termRange, termRegex } from "./store/term-conditions.ts";
 import { MANY, markOf, type Pattern, termOf } from "./terms.ts";
 
 export {
@@ -44,7 +44,7 @@ export {
   type SqlDialect,
   TRUE,
   unmatched,
-} from "../db/search/conditions.ts";
+} from "./store/conditions.ts";
 
 import { tokenize } from "./tokens.ts";
 

@@ -10,15 +10,16 @@
  * system metadata changed (or that went away) since it was read is indexed again as it now is, so a document
  * written from the older copy never outlives the node's own write.
  */
-import type { RebuildEnd } from "../db/search/rebuild-state.ts";
+
 import type { SharedSqlite } from "../db/sqlite-sharing.ts";
 import { codeOf, isStorageFull, storageFullMessage } from "../db/storage-full.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { guarded, IN_BULK } from "./hooks.ts";
-import { type IndexContext, indexObject, unindex } from "./indexer.ts";
+import { type IndexContext, indexObject, indexTables, unindex } from "./indexer.ts";
 import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
 import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
 import { pendingTermsMover } from "./rebuild/pending-terms-mover.ts";
+import type { RebuildEnd } from "./store/rebuild-state.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -65,7 +66,7 @@ export interface ReindexProgress {
  * Index stored objects page by page; resolves to the counts. While the extraction thread makes a page's rows the
  * page before is written, and the event loop gets a turn between pages (a serving node answers meanwhile: no
  * request waits for more than one page's write).
- * A full run records how far it got (`db.search.rebuildState`) and resumes there when run again after an
+ * A full run records how far it got (`rebuildState`) and resumes there when run again after an
  * interruption; started on an empty index it builds the secondary indexes once, at its end.
  */
 export async function reindexObjects(
@@ -75,7 +76,7 @@ export async function reindexObjects(
   const size = options.batchSize ?? INDEX_BATCH;
   const missingOnly = options.missingOnly ?? false;
   const progress: ReindexProgress = { seen: 0, written: 0, failed: 0, removed: 0 };
-  const search = ctx.db.search;
+  const search = indexTables(ctx);
   const state = missingOnly
     ? undefined
     : ((await search.rebuildState()) ?? (await search.beginRebuild(options.deferIndexes ?? true)));
@@ -149,8 +150,8 @@ export async function countObjectsToIndex(
   ctx: IndexContext,
   missingOnly: boolean,
 ): Promise<{ total: number; resumedAfter?: string }> {
-  const after = missingOnly ? undefined : (await ctx.db.search.rebuildState())?.after;
-  const total = await ctx.db.search.countObjects(missingOnly, after);
+  const after = missingOnly ? undefined : (await indexTables(ctx).rebuildState())?.after;
+  const total = await indexTables(ctx).countObjects(missingOnly, after);
   return after === undefined ? { total } : { total, resumedAfter: after };
 }
 
@@ -162,7 +163,7 @@ export async function indexMissing(ctx: IndexContext, signal?: AbortSignal): Pro
   const started = Date.now();
   let reported = 0;
   // A full rebuild left unfinished (an interrupted `d1node index`) is finished instead.
-  const unfinished = (await ctx.db.search.rebuildState()) !== undefined;
+  const unfinished = (await indexTables(ctx).rebuildState()) !== undefined;
   if (unfinished) ctx.log?.info({}, "search index: resuming the unfinished full rebuild");
   const { seen, written, failed } = await reindexObjects(ctx, {
     missingOnly: !unfinished,
@@ -215,7 +216,7 @@ export function startIndexCatchUp(ctx: IndexContext): IndexCatchUp {
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */
 async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
   if (objects.length === 0) return 0;
-  const now = await ctx.db.search.objectVersions(objects.map((object) => object.sysmeta.identifier));
+  const now = await indexTables(ctx).objectVersions(objects.map((object) => object.sysmeta.identifier));
   let failed = 0;
   for (const { sysmeta } of objects) {
     const pid = sysmeta.identifier;
@@ -228,8 +229,8 @@ async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promi
 /** Remove documents (and resource-map relations) whose object no longer exists. */
 async function removeStale(ctx: IndexContext, size: number, progress: ReindexProgress): Promise<void> {
   const pages = {
-    documents: (after: string) => ctx.db.search.staleAfter("documents", after, size),
-    maps: (after: string) => ctx.db.search.staleAfter("maps", after, size),
+    documents: (after: string) => indexTables(ctx).staleAfter("documents", after, size),
+    maps: (after: string) => indexTables(ctx).staleAfter("maps", after, size),
   };
   for (const [kind, page] of Object.entries(pages)) {
     let after = "";

@@ -6,8 +6,7 @@
  * unless the request has an `archived` parameter (`archived=archived:*`, as DataONE's Solr front end) or the
  * query itself asks about `archived`.
  */
-import { accessCondition, notArchived } from "../db/search/conditions.ts";
-import { orderBy } from "../db/search/order-by.ts";
+
 import { type FacetCounts, type FacetSource, facetCounts } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
 import type { StoredDoc } from "./index-rows.ts";
@@ -24,6 +23,8 @@ import type { SearchIndex } from "./search-index.ts";
 import { selectFields } from "./select-fields.ts";
 import { sqlFacetSource } from "./sql-facet-source.ts";
 import { type Stats, statsFor } from "./stats.ts";
+import { accessCondition, notArchived } from "./store/conditions.ts";
+import { orderBy } from "./store/order-by.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
 export type SearchCaller = { subjects: ReadonlySet<string> } | "all";

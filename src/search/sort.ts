@@ -2,7 +2,7 @@
  * sort=field dir[,field dir...]: documents missing the field come last in either direction (same on both
  * databases); the identifier breaks ties so pages never overlap. `score` is accepted and ignored (the index does
  * not rank), so the default order is by identifier. A multi-valued field sorts by its least value. The SQL order:
- * src/db/search/order-by.ts.
+ * src/search/store/order-by.ts.
  */
 import { InvalidRequest } from "../errors/exceptions.ts";
 import { fieldSpec, isNumeric } from "./fields.ts";

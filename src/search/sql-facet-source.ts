@@ -5,13 +5,14 @@
  * counts the others' values and subtracts them from every value's count over all documents (one ordered read
  * of the fields' key, no join). The search page's catalog filter matches ~90 % of the documents.
  */
-import type { ValueCountRow } from "../db/search/facet-queries.ts";
+
 import { pageOf, valueCountsOf } from "./facet-page.ts";
 import type { FacetSource } from "./facets.ts";
 import { isNumeric } from "./fields.ts";
 import { and, type Condition, unmatched } from "./query-sql.ts";
 import type { FacetFieldRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
+import type { ValueCountRow } from "./store/facet-queries.ts";
 
 /** Counts from the database, over the `matchCount` documents matching `where`. */
 export function sqlFacetSource(

@@ -3,7 +3,7 @@
  * is the term `f__token` (field name lower-cased), and every text field a document has adds its mark `f__`
  * (for `f:*`). SQLite holds a document's terms in the FTS5 table `search_terms` (rowid = search_docs.term_id),
  * PostgreSQL in `search_docs.terms` (text[], GIN-indexed). A document's terms are written in one row, so
- * indexing touches a few pages instead of one per token. The conditions over them: src/db/search/term-conditions.ts.
+ * indexing touches a few pages instead of one per token. The conditions over them: src/search/store/term-conditions.ts.
  */
 
 export const termOf = (field: string, token: string): string => `${field.toLowerCase()}__${token}`;

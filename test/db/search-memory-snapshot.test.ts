@@ -9,7 +9,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { removeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
 import { DocumentBuilder } from "../../src/search/document.ts";
 import { SNAPSHOT_VERSION } from "../../src/search/memory/snapshot-codec.ts";
@@ -18,6 +17,7 @@ import { SolrParams } from "../../src/search/params.ts";
 import { parseSearchRequest } from "../../src/search/parse-request.ts";
 import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
 import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
+import { removeDocument, writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 
 const KEYWORDS = ["soil", "water", "ice", "carbon flux", "zebra"];

@@ -15,7 +15,7 @@
  * its pending list moved in large batches (pending-terms.ts).
  */
 import { sql } from "kysely";
-import type { Database } from "../types.ts";
+import type { Database } from "../../db/types.ts";
 import { END_STATEMENT, raisePendingLimit } from "./pending-terms.ts";
 
 type Db = Pick<Database, "kysely" | "dialect">;

@@ -1,10 +1,10 @@
 /**
- * The search index's repository on a Database (`db.search`): every read and write of the search tables
+ * The search index's repository on a Database (`searchRepository(db)`, held by the SearchIndex as `db.search`): every read and write of the search tables
  * (`search_docs`, `search_values`, terms, `search_relations`) the search engine (src/search) makes. The
  * conditions it reads by are built by conditions.ts, term-conditions.ts and order-by.ts.
  */
 
-import type { Database } from "../types.ts";
+import type { Database } from "../../db/types.ts";
 import { changedSince, changePosition } from "./change-positions.ts";
 import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows, valueTotalRows } from "./facet-queries.ts";
 import { valuesOfField } from "./field-reads.ts";
@@ -25,7 +25,22 @@ import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } f
 import { countMatching, documentCount, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
 
 /** What the search engine (src/search) is given of a database. */
-export type SearchEngineDb = Pick<Database, "search" | "dialect" | "indexChanges">;
+export interface SearchEngineDb extends Pick<Database, "dialect" | "indexChanges"> {
+  search: SearchRepository;
+}
+
+/** What the engine is opened on: a database (its query builder, dialect and change log), or its view of one. */
+export type SearchSource = SearchDb | SearchEngineDb;
+
+/** `source` as the engine's view of it. */
+export function asEngineDb(source: SearchSource): SearchEngineDb {
+  return "search" in source ? source : searchEngineDb(source);
+}
+
+/** The engine's view of a database: its search tables' repository, its dialect and its index change log. */
+export function searchEngineDb(db: SearchDb): SearchEngineDb {
+  return { search: searchRepository(db), dialect: db.dialect, indexChanges: db.indexChanges };
+}
 
 /** `f` with its database already given. */
 type Bound<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A) => R : never;

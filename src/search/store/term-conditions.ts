@@ -3,7 +3,7 @@
  * `search_docs.terms` array on PostgreSQL.
  */
 import { sql } from "kysely";
-import { MANY, markOf, ONE, type Pattern } from "../../search/terms.ts";
+import { MANY, markOf, ONE, type Pattern } from "../terms.ts";
 import type { Condition, SqlDialect } from "./conditions.ts";
 
 /** FTS5 query text for one exact term (tokens are letters and digits, so quoting is enough). */

@@ -4,13 +4,13 @@
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import type { FieldValue, SearchDocument } from "../../search/document.ts";
-import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../../search/index-rows.ts";
-import { FixedSql, insertRows, listSql } from "../fixed-sql.ts";
-import type { Tables } from "../schema.ts";
-import type { Database } from "../types.ts";
+import { FixedSql, insertRows, listSql } from "../../db/fixed-sql.ts";
+import type { Tables } from "../../db/schema.ts";
+import type { Database } from "../../db/types.ts";
+import type { FieldValue, SearchDocument } from "../document.ts";
+import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../index-rows.ts";
 
-export type { IndexEntry } from "../../search/index-rows.ts";
+export type { IndexEntry } from "../index-rows.ts";
 
 import { type InsertFreshValues, writeEntriesPostgres } from "./postgres-write.ts";
 

@@ -1,8 +1,9 @@
 /** Resource-map relations (src/search/packages.ts) in `search_relations`, kept per map, and the package fields. */
-import type { SearchDocument } from "../../search/document.ts";
-import type { Relation } from "../../search/packages.ts";
-import { FixedSql } from "../fixed-sql.ts";
-import type { Database } from "../types.ts";
+
+import { FixedSql } from "../../db/fixed-sql.ts";
+import type { Database } from "../../db/types.ts";
+import type { SearchDocument } from "../document.ts";
+import type { Relation } from "../packages.ts";
 
 /**
  * Replace the relations of `mapPid`; returns every object whose package fields may have changed (the ones it

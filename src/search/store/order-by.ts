@@ -3,7 +3,7 @@
  * multi-valued field by its least value, the identifier breaking ties.
  */
 import { type RawBuilder, sql } from "kysely";
-import type { SortKey } from "../../search/sort.ts";
+import type { SortKey } from "../sort.ts";
 
 export function orderBy(keys: readonly SortKey[]): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];

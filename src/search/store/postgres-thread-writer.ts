@@ -7,7 +7,7 @@
  */
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import type pg from "pg";
-import type { Tables } from "../schema.ts";
+import type { Tables } from "../../db/schema.ts";
 import { copyValues } from "./copy-values.ts";
 import { writePostgres } from "./index-store.ts";
 import type { RowWriter } from "./thread-writer.ts";

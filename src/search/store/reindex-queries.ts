@@ -3,8 +3,8 @@
  * their current versions, and documents or resource-map relations whose object no longer exists.
  */
 import { type ExpressionBuilder, sql } from "kysely";
-import type { Tables } from "../schema.ts";
-import type { Database } from "../types.ts";
+import type { Tables } from "../../db/schema.ts";
+import type { Database } from "../../db/types.ts";
 
 type Db = Pick<Database, "kysely">;
 

@@ -7,10 +7,10 @@
  */
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import type { IndexRows } from "../../search/index-rows.ts";
-import type { Tables } from "../schema.ts";
-import { preparedOnce } from "../sqlite-handle.ts";
-import { waitForTurn } from "../sqlite-sharing.ts";
+import type { Tables } from "../../db/schema.ts";
+import { preparedOnce } from "../../db/sqlite-handle.ts";
+import { waitForTurn } from "../../db/sqlite-sharing.ts";
+import type { IndexRows } from "../index-rows.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild, type RebuildEnd, rebuildProgressed } from "./rebuild-state.ts";
 

@@ -15,7 +15,7 @@
  *    rows left alone; these three parts touch disjoint rows, so their order inside the statement does not matter.
  */
 import { type Kysely, sql } from "kysely";
-import type { SearchDocsTable, SearchValuesTable, Tables } from "../schema.ts";
+import type { SearchDocsTable, SearchValuesTable, Tables } from "../../db/schema.ts";
 
 /** A search_docs row as written, with the document's text-field terms (src/search/terms.ts) as an array. */
 export type DocRow = Omit<SearchDocsTable, "term_id" | "terms"> & { terms: string[] };

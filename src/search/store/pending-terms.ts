@@ -12,7 +12,7 @@
  * conditions asked during the rebuild are slower by up to a batch's read.
  */
 import { sql } from "kysely";
-import type { Database } from "../types.ts";
+import type { Database } from "../../db/types.ts";
 
 type Db = Pick<Database, "kysely" | "dialect">;
 
