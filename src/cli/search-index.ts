@@ -12,8 +12,8 @@
  */
 import type { Command } from "commander";
 import type { Database } from "../db/types.ts";
-import type { IndexContext } from "../search/indexer.ts";
-import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/reindex.ts";
+import type { IndexContext } from "../search/indexing/indexer.ts";
+import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/indexing/reindex.ts";
 import type { RebuildEnd } from "../search/store/rebuild-state.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { openStore } from "../store/index.ts";

@@ -11,7 +11,7 @@ import type { FastifyRequest } from "fastify";
 import { detailCodeFor, UNLISTED_DETAIL_CODE } from "../errors/catalogue.ts";
 import { InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
 import { stageHolding } from "../objects/held-bytes.ts";
-import { bytesToHold } from "../search/indexer.ts";
+import { bytesToHold } from "../search/indexing/indexer.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { watchIdleBody } from "./body-drain.ts";
 

@@ -8,8 +8,8 @@ import type { TaskQueue } from "../db/types.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
-import { coalescedIndexing } from "../search/index-batches.ts";
-import { WritesUnderWay } from "../search/writes-under-way.ts";
+import { coalescedIndexing } from "../search/indexing/index-batches.ts";
+import { WritesUnderWay } from "../search/indexing/writes-under-way.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 

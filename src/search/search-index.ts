@@ -17,13 +17,13 @@
  * read is done. A small one is read by the first query that needs it.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
+import { SearchCache } from "./answers/search-cache.ts";
 import { OverBudget } from "./memory/chunked-reads.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { ReadTally } from "./memory/refreshing.ts";
 import { MemorySnapshots, type SnapshotOptions } from "./memory-snapshot.ts";
 import { warmMemory } from "./memory-warm.ts";
-import type { SqlDialect } from "./query-sql.ts";
-import { SearchCache } from "./search-cache.ts";
+import type { SqlDialect } from "./query/query-sql.ts";
 import { TRUE } from "./store/conditions.ts";
 import { asEngineDb, type SearchEngineDb, type SearchSource } from "./store/index.ts";
 

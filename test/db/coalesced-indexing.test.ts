@@ -1,5 +1,5 @@
 /**
- * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit in the
+ * Indexing coalesced across writes (src/search/indexing/index-batches.ts), on both databases: the creates that commit in the
  * same turn of the event loop, or while an index write runs, are indexed in one transaction; each caller resolves
  * only when its own
  * objects are indexed; when that shared transaction fails, each object is indexed on its own, so that one object
@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { ObjectChange } from "../../src/objects/changes.ts";
-import { coalescedIndexing } from "../../src/search/index-batches.ts";
-import type { IndexContext } from "../../src/search/indexer.ts";
+import { coalescedIndexing } from "../../src/search/indexing/index-batches.ts";
+import type { IndexContext } from "../../src/search/indexing/indexer.ts";
+import { WritesUnderWay } from "../../src/search/indexing/writes-under-way.ts";
 import { type SearchRepository, searchEngineDb, searchRepository } from "../../src/search/store/index.ts";
-import { WritesUnderWay } from "../../src/search/writes-under-way.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";

@@ -11,7 +11,7 @@ import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest } from "../../objects/ingest.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
-import { bytesToHold } from "../../search/indexer.ts";
+import { bytesToHold } from "../../search/indexing/indexer.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";

@@ -10,7 +10,7 @@ import type { TaskQueue } from "../../db/types.ts";
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
-import { bytesToHold } from "../../search/indexer.ts";
+import { bytesToHold } from "../../search/indexing/indexer.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
 import { type PullPayload, REPORT_REPLICA_STATUS } from "../../tasks/kinds.ts";

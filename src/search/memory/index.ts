@@ -6,7 +6,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import { ScratchInts } from "../scratch-ints.ts";
+import { ScratchInts } from "../answers/scratch-ints.ts";
 import type { ChangePosition } from "../store/change-positions.ts";
 import { asEngineDb, type SearchEngineDb, type SearchSource } from "../store/index.ts";
 import { ChangedValues } from "./changed-values.ts";

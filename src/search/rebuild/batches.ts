@@ -6,13 +6,19 @@
  */
 import { isStorageFull } from "../../db/storage-full.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { SearchDocument } from "../document.ts";
-import { guarded, IN_BULK } from "../hooks.ts";
-import type { IndexRows } from "../index-rows.ts";
-import { contentOf, hasBytes, type IndexContext, indexStoredObject, indexTables } from "../indexer.ts";
-import { RESOURCE_MAP_FORMATS } from "../packages.ts";
-import { readsBytes } from "../science.ts";
-import { sysmetaFields } from "../sysmeta-fields.ts";
+import { guarded, IN_BULK } from "../indexing/hooks.ts";
+import {
+  contentOf,
+  hasBytes,
+  type IndexContext,
+  indexStoredObject,
+  indexTables,
+} from "../indexing/indexer.ts";
+import type { SearchDocument } from "../schema/document.ts";
+import type { IndexRows } from "../schema/index-rows.ts";
+import { RESOURCE_MAP_FORMATS } from "../schema/packages.ts";
+import { readsBytes } from "../schema/science.ts";
+import { sysmetaFields } from "../schema/sysmeta-fields.ts";
 import type { ExtractItem } from "./extract-messages.ts";
 import type { ExtractPool } from "./extract-pool.ts";
 

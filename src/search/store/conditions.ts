@@ -5,9 +5,9 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import { PUBLIC } from "../../auth/subjects.ts";
-import { shaped } from "../condition-shapes.ts";
-import { READER_FIELDS } from "../sysmeta-fields.ts";
-import { MANY, ONE, type Pattern } from "../terms.ts";
+import { shaped } from "../query/condition-shapes.ts";
+import { READER_FIELDS } from "../schema/sysmeta-fields.ts";
+import { MANY, ONE, type Pattern } from "../schema/terms.ts";
 
 export type Condition = RawBuilder<unknown>;
 export type SqlDialect = "sqlite" | "postgres";

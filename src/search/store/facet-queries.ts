@@ -79,7 +79,7 @@ async function groupedCounts(
 }
 
 /**
- * Each term of the matching documents (src/search/terms.ts), on PostgreSQL only those starting with `mark`
+ * Each term of the matching documents (src/search/schema/terms.ts), on PostgreSQL only those starting with `mark`
  * and longer; the caller keeps those of its field.
  */
 export async function forEachTerm(

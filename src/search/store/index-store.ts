@@ -7,10 +7,10 @@ import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { FixedSql, insertRows, listSql } from "../../db/fixed-sql.ts";
 import type { Tables } from "../../db/schema.ts";
 import type { Database } from "../../db/types.ts";
-import type { FieldValue, SearchDocument } from "../document.ts";
-import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../index-rows.ts";
+import type { FieldValue, SearchDocument } from "../schema/document.ts";
+import { type IndexEntry, type IndexRows, indexRows, type StoredDoc } from "../schema/index-rows.ts";
 
-export type { IndexEntry } from "../index-rows.ts";
+export type { IndexEntry } from "../schema/index-rows.ts";
 
 import { type InsertFreshValues, writeEntriesPostgres } from "./postgres-write.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The SQL order of sort keys (src/search/sort.ts): documents missing the field last in either direction, a
+ * The SQL order of sort keys (src/search/query/sort.ts): documents missing the field last in either direction, a
  * multi-valued field by its least value, the identifier breaking ties.
  */
 import { type RawBuilder, sql } from "kysely";
-import type { SortKey } from "../sort.ts";
+import type { SortKey } from "../query/sort.ts";
 
 export function orderBy(keys: readonly SortKey[]): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];

@@ -17,7 +17,7 @@
 import { type Kysely, sql } from "kysely";
 import type { SearchDocsTable, SearchValuesTable, Tables } from "../../db/schema.ts";
 
-/** A search_docs row as written, with the document's text-field terms (src/search/terms.ts) as an array. */
+/** A search_docs row as written, with the document's text-field terms (src/search/schema/terms.ts) as an array. */
 export type DocRow = Omit<SearchDocsTable, "term_id" | "terms"> & { terms: string[] };
 
 export type ValueRow = SearchValuesTable;

@@ -1,5 +1,5 @@
 /**
- * What indexing in bulk (src/search/reindex.ts) reads: the objects by pid (all, or those without a document),
+ * What indexing in bulk (src/search/indexing/reindex.ts) reads: the objects by pid (all, or those without a document),
  * their current versions, and documents or resource-map relations whose object no longer exists.
  */
 import { type ExpressionBuilder, sql } from "kysely";

@@ -1,9 +1,9 @@
-/** Resource-map relations (src/search/packages.ts) in `search_relations`, kept per map, and the package fields. */
+/** Resource-map relations (src/search/schema/packages.ts) in `search_relations`, kept per map, and the package fields. */
 
 import { FixedSql } from "../../db/fixed-sql.ts";
 import type { Database } from "../../db/types.ts";
-import type { SearchDocument } from "../document.ts";
-import type { Relation } from "../packages.ts";
+import type { SearchDocument } from "../schema/document.ts";
+import type { Relation } from "../schema/packages.ts";
 
 /**
  * Replace the relations of `mapPid`; returns every object whose package fields may have changed (the ones it

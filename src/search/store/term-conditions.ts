@@ -1,9 +1,9 @@
 /**
- * Conditions over the text fields' terms (src/search/terms.ts): an FTS5 query of `search_terms` on SQLite, the
+ * Conditions over the text fields' terms (src/search/schema/terms.ts): an FTS5 query of `search_terms` on SQLite, the
  * `search_docs.terms` array on PostgreSQL.
  */
 import { sql } from "kysely";
-import { MANY, markOf, ONE, type Pattern } from "../terms.ts";
+import { MANY, markOf, ONE, type Pattern } from "../schema/terms.ts";
 import type { Condition, SqlDialect } from "./conditions.ts";
 
 /** FTS5 query text for one exact term (tokens are letters and digits, so quoting is enough). */

@@ -10,7 +10,7 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { Tables } from "../../db/schema.ts";
 import { preparedOnce } from "../../db/sqlite-handle.ts";
 import { waitForTurn } from "../../db/sqlite-sharing.ts";
-import type { IndexRows } from "../index-rows.ts";
+import type { IndexRows } from "../schema/index-rows.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild, type RebuildEnd, rebuildProgressed } from "./rebuild-state.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { holdForIndex } from "../../../src/http/multipart.ts";
-import { HELD_DOCUMENT_BYTES, HELD_UNKNOWN_BYTES } from "../../../src/search/indexer.ts";
+import { HELD_DOCUMENT_BYTES, HELD_UNKNOWN_BYTES } from "../../../src/search/indexing/indexer.ts";
 
 const sysmeta = (formatId: string) =>
   `<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>x</identifier>` +

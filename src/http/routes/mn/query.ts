@@ -7,16 +7,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
-import { SolrParams } from "../../../search/params.ts";
-import { parseSearchRequest } from "../../../search/parse-request.ts";
-import type { SearchIndexHandle } from "../../../search/search.ts";
+import type { SearchIndexHandle } from "../../../search/answers/search.ts";
 import {
   listQueryEngines,
   queryEngineDescription,
   requireEngine,
   runQuery,
   searchCaller,
-} from "../../../search/service.ts";
+} from "../../../search/answers/service.ts";
+import { SolrParams } from "../../../search/query/params.ts";
+import { parseSearchRequest } from "../../../search/query/parse-request.ts";
 import { serializeQueryEngineList } from "../../../types/index.ts";
 import { sendXml } from "../../call.ts";
 import { readTextPart } from "../../multipart.ts";

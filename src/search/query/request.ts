@@ -2,7 +2,7 @@
  * One search request, parsed and checked once at the edge (parse-request.ts) from Solr's parameters: everything
  * below the routes (the engine, facets, stats, grouping, the answer's format) reads this, never the parameters.
  */
-import type { FieldSpec } from "./fields.ts";
+import type { FieldSpec } from "../schema/fields.ts";
 import type { FieldPick } from "./select-fields.ts";
 import type { SortKey } from "./sort.ts";
 

@@ -4,8 +4,8 @@
  * not rank), so the default order is by identifier. A multi-valued field sorts by its least value. The SQL order:
  * src/search/store/order-by.ts.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { fieldSpec, isNumeric } from "./fields.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { fieldSpec, isNumeric } from "../schema/fields.ts";
 
 export interface SortKey {
   /** The index field (title sorts by titlestr), or "id": the identifier itself. */

@@ -5,9 +5,9 @@
  * indexed before or after its map gets them, and a map's removal takes them away. Kept in `search_relations`
  * (src/search/store/relations.ts).
  */
-import { parseResourceMap } from "../ore/index.ts";
+import { parseResourceMap } from "../../ore/index.ts";
 
-export { RESOURCE_MAP_FORMATS } from "../ore/index.ts";
+export { RESOURCE_MAP_FORMATS } from "../../ore/index.ts";
 
 export interface Relation {
   subject: string;

@@ -2,8 +2,9 @@
  * An object's science-metadata fields from its bytes: pure (no database, no store), so that indexing in bulk can
  * run it in a worker thread (rebuild/extract-worker.ts) as well as in the writing one (indexer.ts).
  */
+
+import { extractorFor, MAX_METADATA_BYTES } from "../extract/index.ts";
 import type { SearchDocument } from "./document.ts";
-import { extractorFor, MAX_METADATA_BYTES } from "./extract/index.ts";
 
 /** Science documents remember their format under the schema's formatId field (overridden by sysmeta's). */
 export const FORMAT_MARK = "formatId";

@@ -4,13 +4,13 @@
  * facet.range (start, end, gap with date math). Values are counted over the documents the query matched;
  * text fields count tokens, as Solr's text fields do.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { formatSolrDate, readQueryDate } from "./dates.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import type { Condition } from "../query/query-sql.ts";
+import type { FacetFieldRequest, FacetRangeRequest, FacetRequest } from "../query/request.ts";
+import { formatSolrDate, readQueryDate } from "../schema/dates.ts";
+import { markOf } from "../schema/terms.ts";
 import { pageOf, type ValueCounts, valueCountsOf } from "./facet-page.ts";
-import type { Condition } from "./query-sql.ts";
-import type { FacetFieldRequest, FacetRangeRequest, FacetRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
-import { markOf } from "./terms.ts";
 
 export interface FacetRange {
   counts: (string | number)[];
@@ -65,7 +65,7 @@ export async function facetCounts(
   return out;
 }
 
-/** Token counts of a text field over the matching documents, from their terms (src/search/terms.ts). */
+/** Token counts of a text field over the matching documents, from their terms (src/search/schema/terms.ts). */
 async function tokenCounts(index: SearchIndexHandle, where: Condition, field: string): Promise<ValueCounts> {
   const mark = markOf(field);
   const counts = new Map<string, number>();

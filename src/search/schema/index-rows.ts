@@ -3,7 +3,7 @@
  * search_values rows of the non-text fields, and the text fields' terms (terms.ts). Written by the index store
  * (src/search/store/index-store.ts).
  */
-import type { SearchDocsTable } from "../db/schema.ts";
+import type { SearchDocsTable } from "../../db/schema.ts";
 import { formatSolrDate } from "./dates.ts";
 import { type FieldValue, type SearchDocument, withCopyFields } from "./document.ts";
 import { type FieldSpec, fieldSpec } from "./fields.ts";

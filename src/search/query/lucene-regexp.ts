@@ -10,7 +10,7 @@
  * Everything else is a literal character ("^" and "$" too: Lucene has no anchors). Complement (~),
  * intersection (&) and numeric intervals (<n-m>) have no equivalent in these engines and are refused.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
 
 /** Characters escaped in the output (outside classes), so both engines read them literally. */
 const SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);

@@ -2,9 +2,9 @@
  * MNQuery.getQueryEngineDescription for `solr`: "description and supported fields" as a QueryEngineDescription
  * (types v1.1): every schema field with its Solr type, and whether it is searchable, returnable and sortable.
  */
-import { document, el, els, NS_V1_1 } from "../types/xml.ts";
-import { INDEXED_FORMATS } from "./extract/index.ts";
-import { FIELDS, type FieldType } from "./fields.ts";
+import { document, el, els, NS_V1_1 } from "../../types/xml.ts";
+import { INDEXED_FORMATS } from "../extract/index.ts";
+import { FIELDS, type FieldType } from "../schema/fields.ts";
 
 export const SOLR_ENGINE = "solr";
 /** The Solr release whose query syntax and response format the engine follows. */

@@ -5,7 +5,7 @@
  * (`REGEXPTERM: "/" (~["/"] | "\\/")* "/"`). Slashes inside terms and ranges are escaped here; each regular
  * expression is replaced by a placeholder term and kept aside, its body exactly as written.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
 
 export interface PreparedQuery {
   text: string;

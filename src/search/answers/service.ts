@@ -2,12 +2,12 @@
  * The query service both node roles call: engine list, engine description and query. The caller's session
  * decides what a query may see (administrators and Coordinating Nodes see everything).
  */
-import { readersOf } from "../auth/readers.ts";
-import type { Session } from "../auth/session.ts";
-import { NotFound } from "../errors/exceptions.ts";
+import { readersOf } from "../../auth/readers.ts";
+import type { Session } from "../../auth/session.ts";
+import { NotFound } from "../../errors/exceptions.ts";
+import type { SearchRequest } from "../query/request.ts";
 import { cachedAnswer, type WriteAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
-import type { SearchRequest } from "./request.ts";
 import { solrJsonBytes, solrXml } from "./response.ts";
 import { requestKey, type SearchCaller, type SearchIndexHandle, searchUncached } from "./search.ts";
 import { utf8Bytes } from "./utf8-bytes.ts";

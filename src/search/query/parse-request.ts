@@ -4,8 +4,8 @@
  * here, before anything is read. Settings of a part the request does not ask for (facet.* without facet=true,
  * group.* without group=true) are not looked at, as Solr does not.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { type FieldSpec, fieldSpec, isNumeric } from "../schema/fields.ts";
 import type { SolrParams } from "./params.ts";
 import type {
   AnswerFormat,

@@ -3,9 +3,9 @@
  * (application-context-systemmeta200.xml): datasource is the origin Member Node, replicaMN the replica holders,
  * and each access subject goes to the field of the permission it is granted.
  */
-import { isPublic } from "../auth/readers.ts";
-import type { FormatRegistry } from "../types/format-registry.ts";
-import type { Permission, SystemMetadata } from "../types/sysmeta.ts";
+import { isPublic } from "../../auth/readers.ts";
+import type { FormatRegistry } from "../../types/format-registry.ts";
+import type { Permission, SystemMetadata } from "../../types/sysmeta.ts";
 import { DocumentBuilder, type SearchDocument } from "./document.ts";
 
 /** The field each permission's subjects go to. */

@@ -3,8 +3,8 @@
  * and docs, facet_counts with flat value/count arrays, stats, grouped) or wt=xml (Solr's <response> of typed
  * <lst>, <arr>, <str>, <long>, <date>, ... elements).
  */
-import { fieldSpec } from "./fields.ts";
-import type { StoredDoc } from "./index-rows.ts";
+import { fieldSpec } from "../schema/fields.ts";
+import type { StoredDoc } from "../schema/index-rows.ts";
 import { type JsonBytes, jsonBytes } from "./json-bytes.ts";
 import type { SearchResponse } from "./search.ts";
 

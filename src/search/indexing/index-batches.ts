@@ -9,7 +9,7 @@
  * index transaction held it. A batch now waits, while other writes are under way (their bytes staged, about to
  * commit: writes-under-way.ts), up to GATHER_MS for them, then for the next turn of the event loop (`nextTurn`).
  */
-import type { ObjectChange } from "../objects/changes.ts";
+import type { ObjectChange } from "../../objects/changes.ts";
 import { indexChanges } from "./hooks.ts";
 import type { IndexContext } from "./indexer.ts";
 import type { WritesUnderWay } from "./writes-under-way.ts";

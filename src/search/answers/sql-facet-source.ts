@@ -6,13 +6,13 @@
  * of the fields' key, no join). The search page's catalog filter matches ~90 % of the documents.
  */
 
+import { and, type Condition, unmatched } from "../query/query-sql.ts";
+import type { FacetFieldRequest } from "../query/request.ts";
+import { isNumeric } from "../schema/fields.ts";
+import type { ValueCountRow } from "../store/facet-queries.ts";
 import { pageOf, valueCountsOf } from "./facet-page.ts";
 import type { FacetSource } from "./facets.ts";
-import { isNumeric } from "./fields.ts";
-import { and, type Condition, unmatched } from "./query-sql.ts";
-import type { FacetFieldRequest } from "./request.ts";
 import type { SearchIndexHandle } from "./search.ts";
-import type { ValueCountRow } from "./store/facet-queries.ts";
 
 /** Counts from the database, over the `matchCount` documents matching `where`. */
 export function sqlFacetSource(

@@ -4,17 +4,17 @@
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
  * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
-import type { Database } from "../db/types.ts";
-import type { ObjectStore } from "../store/types.ts";
-import type { FormatRegistry } from "../types/format-registry.ts";
-import type { NodeLog } from "../types/node-log.ts";
-import type { StoredObject } from "../types/stored-object.ts";
-import type { SearchDocument } from "./document.ts";
-import { extractorFor } from "./extract/index.ts";
-import { RESOURCE_MAP_FORMATS, readRelations } from "./packages.ts";
-import { FORMAT_MARK, readsBytes, scienceOf } from "./science.ts";
-import { type SearchEngineDb, type SearchRepository, searchRepository } from "./store/index.ts";
-import { sysmetaFields } from "./sysmeta-fields.ts";
+import type { Database } from "../../db/types.ts";
+import type { ObjectStore } from "../../store/types.ts";
+import type { FormatRegistry } from "../../types/format-registry.ts";
+import type { NodeLog } from "../../types/node-log.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
+import { extractorFor } from "../extract/index.ts";
+import type { SearchDocument } from "../schema/document.ts";
+import { RESOURCE_MAP_FORMATS, readRelations } from "../schema/packages.ts";
+import { FORMAT_MARK, readsBytes, scienceOf } from "../schema/science.ts";
+import { sysmetaFields } from "../schema/sysmeta-fields.ts";
+import { type SearchEngineDb, type SearchRepository, searchRepository } from "../store/index.ts";
 
 /** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
 export interface IndexContext {

@@ -9,12 +9,10 @@
  */
 
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { readQueryDate } from "./dates.ts";
-import { type FieldSpec, fieldSpec, isNumeric } from "./fields.ts";
-import { luceneRegexpSource } from "./lucene-regexp.ts";
-import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
-import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { readQueryDate } from "../schema/dates.ts";
+import { type FieldSpec, fieldSpec, isNumeric } from "../schema/fields.ts";
+import { MANY, markOf, type Pattern, termOf } from "../schema/terms.ts";
 import {
   and,
   type Condition,
@@ -31,9 +29,11 @@ import {
   valueLike,
   valueRange,
   valueRegex,
-} from "./store/conditions.ts";
-import { hasTerms, termLike, termRange, termRegex } from "./store/term-conditions.ts";
-import { MANY, markOf, type Pattern, termOf } from "./terms.ts";
+} from "../store/conditions.ts";
+import { hasTerms, termLike, termRange, termRegex } from "../store/term-conditions.ts";
+import { luceneRegexpSource } from "./lucene-regexp.ts";
+import { isRegexPlaceholder, prepareQuery } from "./query-slashes.ts";
+import { prefixOf, unescapeTerm, wildcard } from "./query-text.ts";
 
 export {
   and,
@@ -44,9 +44,9 @@ export {
   type SqlDialect,
   TRUE,
   unmatched,
-} from "./store/conditions.ts";
+} from "../store/conditions.ts";
 
-import { tokenize } from "./tokens.ts";
+import { tokenize } from "../schema/tokens.ts";
 
 export interface TranslateOptions {
   dialect: SqlDialect;

@@ -5,9 +5,10 @@
  * with the numbers listed in byte order of value, so a field of many values (a hundred thousand sites) pages
  * without an object per value.
  */
-import { byteOrder } from "./byte-order.ts";
-import { isNumeric } from "./fields.ts";
-import type { FacetFieldRequest } from "./request.ts";
+
+import type { FacetFieldRequest } from "../query/request.ts";
+import { byteOrder } from "../schema/byte-order.ts";
+import { isNumeric } from "../schema/fields.ts";
 import { ScratchInts } from "./scratch-ints.ts";
 
 /** The values a page keeps and their counts, then the same by count (read before pageOf returns). */

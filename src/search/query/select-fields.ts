@@ -2,7 +2,7 @@
  * fl: the fields to return, separated by commas or spaces; `*` (the default) is every stored field; `score` is
  * ignored; `alias:field` renames (MetacatUI asks for `read:read_count_i`). Fields a document lacks are omitted.
  */
-import type { StoredDoc } from "./index-rows.ts";
+import type { StoredDoc } from "../schema/index-rows.ts";
 
 /** One field of fl: shown under `as`, read from `field`. */
 export interface FieldPick {

@@ -7,24 +7,24 @@
  * query itself asks about `archived`.
  */
 
+import { Bitset } from "../memory/bitset.ts";
+import { OverBudget } from "../memory/chunked-reads.ts";
+import { matching } from "../memory/evaluate.ts";
+import { memoryFacetSource } from "../memory/facet-source.ts";
+import { ARRAY_SLOT } from "../memory/heap-sizes.ts";
+import type { SearchMemory } from "../memory/index.ts";
+import { topDocs } from "../memory/top-docs.ts";
+import { and, type Condition, fieldsOf, translateQuery } from "../query/query-sql.ts";
+import type { SearchRequest } from "../query/request.ts";
+import { selectFields } from "../query/select-fields.ts";
+import type { StoredDoc } from "../schema/index-rows.ts";
+import type { SearchIndex } from "../search-index.ts";
+import { accessCondition, notArchived } from "../store/conditions.ts";
+import { orderBy } from "../store/order-by.ts";
 import { type FacetCounts, type FacetSource, facetCounts } from "./facets.ts";
 import { type Grouped, groupResults } from "./group.ts";
-import type { StoredDoc } from "./index-rows.ts";
-import { Bitset } from "./memory/bitset.ts";
-import { OverBudget } from "./memory/chunked-reads.ts";
-import { matching } from "./memory/evaluate.ts";
-import { memoryFacetSource } from "./memory/facet-source.ts";
-import { ARRAY_SLOT } from "./memory/heap-sizes.ts";
-import type { SearchMemory } from "./memory/index.ts";
-import { topDocs } from "./memory/top-docs.ts";
-import { and, type Condition, fieldsOf, translateQuery } from "./query-sql.ts";
-import type { SearchRequest } from "./request.ts";
-import type { SearchIndex } from "./search-index.ts";
-import { selectFields } from "./select-fields.ts";
 import { sqlFacetSource } from "./sql-facet-source.ts";
 import { type Stats, statsFor } from "./stats.ts";
-import { accessCondition, notArchived } from "./store/conditions.ts";
-import { orderBy } from "./store/order-by.ts";
 
 /** Who asks: every subject the caller stands for, or "all" for node administrators (and CNs). */
 export type SearchCaller = { subjects: ReadonlySet<string> } | "all";

@@ -11,15 +11,15 @@
  * written from the older copy never outlives the node's own write.
  */
 
-import type { SharedSqlite } from "../db/sqlite-sharing.ts";
-import { codeOf, isStorageFull, storageFullMessage } from "../db/storage-full.ts";
-import type { StoredObject } from "../types/stored-object.ts";
+import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
+import { codeOf, isStorageFull, storageFullMessage } from "../../db/storage-full.ts";
+import type { StoredObject } from "../../types/stored-object.ts";
+import { type PreparedPage, preparePage, writePage } from "../rebuild/batches.ts";
+import { createExtractPool, type ExtractPool } from "../rebuild/extract-pool.ts";
+import { pendingTermsMover } from "../rebuild/pending-terms-mover.ts";
+import type { RebuildEnd } from "../store/rebuild-state.ts";
 import { guarded, IN_BULK } from "./hooks.ts";
 import { type IndexContext, indexObject, indexTables, unindex } from "./indexer.ts";
-import { type PreparedPage, preparePage, writePage } from "./rebuild/batches.ts";
-import { createExtractPool, type ExtractPool } from "./rebuild/extract-pool.ts";
-import { pendingTermsMover } from "./rebuild/pending-terms-mover.ts";
-import type { RebuildEnd } from "./store/rebuild-state.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;

@@ -3,11 +3,12 @@
  * order); rows/start page the groups, group.limit (default 1) documents per group, group.ngroups=true counts
  * them. Documents without the field form the group with groupValue null.
  */
-import type { StoredDoc } from "./index-rows.ts";
-import type { Condition } from "./query-sql.ts";
-import type { GroupRequest, SearchRequest } from "./request.ts";
+
+import type { Condition } from "../query/query-sql.ts";
+import type { GroupRequest, SearchRequest } from "../query/request.ts";
+import { selectFields } from "../query/select-fields.ts";
+import type { StoredDoc } from "../schema/index-rows.ts";
 import type { SearchIndexHandle } from "./search.ts";
-import { selectFields } from "./select-fields.ts";
 
 export interface Group {
   groupValue: string | null;

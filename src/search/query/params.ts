@@ -1,5 +1,5 @@
 /** Solr request parameters: every name may repeat (fq, facet.field, ...); order is kept for the echo. */
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
 
 export class SolrParams {
   readonly entries: [string, string][] = [];

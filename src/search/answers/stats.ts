@@ -1,8 +1,9 @@
 /** stats=true&stats.field=F: min, max, count, missing, sum, mean and stddev over the matched documents. */
-import { formatSolrDate } from "./dates.ts";
-import { isNumeric } from "./fields.ts";
-import type { Condition } from "./query-sql.ts";
-import type { KnownField } from "./request.ts";
+
+import type { Condition } from "../query/query-sql.ts";
+import type { KnownField } from "../query/request.ts";
+import { formatSolrDate } from "../schema/dates.ts";
+import { isNumeric } from "../schema/fields.ts";
 import type { SearchIndexHandle } from "./search.ts";
 
 export type FieldStats = Record<string, string | number | null>;

@@ -4,7 +4,7 @@
  * memory evaluates a condition made only of these from the fields' values it holds, without the database
  * (memory/evaluate.ts); any other condition is answered by its SQL.
  */
-import type { Condition } from "./store/conditions.ts";
+import type { Condition } from "../store/conditions.ts";
 
 export type Shape =
   | { kind: "value"; field: string; value: string }

@@ -8,7 +8,7 @@
  * change log, which hears other processes' writes on PostgreSQL); any later change retires it, and nothing is
  * cached or reused while that log is not trusted. Small ones only (up to 1000 documents, a quarter of the bytes).
  */
-import type { IndexChangeLog } from "../db/index-changes.ts";
+import type { IndexChangeLog } from "../../db/index-changes.ts";
 
 const MAX_ENTRIES = 256;
 const MAX_DOCS = 1000;

@@ -1,5 +1,5 @@
 /** The text of query terms: wildcards, escapes and +/- prefixes (slashes: query-slashes.ts). */
-import { MANY, ONE, type Pattern } from "./terms.ts";
+import { MANY, ONE, type Pattern } from "../schema/terms.ts";
 
 /** Wildcard pieces of an unquoted term, or undefined when it has no unescaped `*` or `?`. */
 export function wildcard(raw: string): Pattern | undefined {
