@@ -9,6 +9,7 @@ import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
 import { coalescedIndexing } from "../search/indexing/index-batches.ts";
+import { bytesToHold } from "../search/indexing/indexer.ts";
 import { WritesUnderWay } from "../search/indexing/writes-under-way.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
@@ -26,6 +27,7 @@ export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
     recorded: (tx, changes) => queueFollowUps(ctx, tx.tasks, changes),
     committed: coalescedIndexing(ctx, underWay),
     starting: () => underWay.start(),
+    bytesToHold,
   };
 }
 
