@@ -12,9 +12,13 @@
  */
 import type { Command } from "commander";
 import type { Database } from "../db/types.ts";
-import type { IndexContext } from "../search/indexing/indexer.ts";
-import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/indexing/reindex.ts";
-import type { RebuildEnd } from "../search/store/rebuild-state.ts";
+import {
+  countObjectsToIndex,
+  type IndexContext,
+  type RebuildEnd,
+  type ReindexProgress,
+  reindexObjects,
+} from "../search/index.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { openStore } from "../store/index.ts";
 import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";

@@ -8,9 +8,7 @@ import type { TaskQueue } from "../db/types.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
-import { coalescedIndexing } from "../search/indexing/index-batches.ts";
-import { bytesToHold } from "../search/indexing/indexer.ts";
-import { WritesUnderWay } from "../search/indexing/writes-under-way.ts";
+import { bytesToHold, coalescedIndexing, WritesUnderWay } from "../search/index.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 

@@ -84,6 +84,25 @@ it("what a write keeps for the index is asked of its subscribers: uploads, harve
   assert.deepEqual(indexing, []);
 });
 
+it("the search module has one port: outside src/search, only src/search/index.ts is imported", async () => {
+  const offenders: string[] = [];
+  for (const folder of (await readdir(src, { withFileTypes: true })).filter((e) => e.isDirectory())) {
+    if (folder.name === "search") continue;
+    for (const { file } of await reachedFolders(folder.name)) {
+      const text = await readFile(path.join(src, file), "utf8");
+      for (const match of text.matchAll(/\bfrom\s+"(\.[^"]+)"/g)) {
+        const target = path.relative(
+          src,
+          path.resolve(path.dirname(path.join(src, file)), match[1] as string),
+        );
+        if (target.startsWith(`search${path.sep}`) && target !== path.join("search", "index.ts"))
+          offenders.push(`${file} imports src/${target}`);
+      }
+    }
+  }
+  assert.deepEqual([...new Set(offenders)], []);
+});
+
 it("the domain types (src/types) sit below every layer: they import only src/errors", async () => {
   const reached = (await reachedFolders("types")).filter(({ target }) => target !== "types");
   assert.deepEqual(

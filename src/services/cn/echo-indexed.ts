@@ -4,11 +4,7 @@
  * indexer uses for its format, and the answer is the one document as the solr engine returns documents.
  */
 import { InvalidRequest, UnsupportedMetadataType } from "../../errors/exceptions.ts";
-import { solrXml } from "../../search/answers/response.ts";
-import { extractorFor } from "../../search/extract/index.ts";
-import { withCopyFields } from "../../search/schema/document.ts";
-import { storedDoc } from "../../search/schema/index-rows.ts";
-import { sysmetaFields } from "../../search/schema/sysmeta-fields.ts";
+import { extractorFor, solrXml, storedDoc, sysmetaFields, withCopyFields } from "../../search/index.ts";
 import type { SystemMetadata } from "../../types/index.ts";
 import type { NodeContext } from "../context.ts";
 import { echoSystemMetadata } from "./diagnostic.ts";

@@ -7,11 +7,7 @@
  * URL's own query string are added to those.
  */
 import { NotImplemented } from "../../errors/exceptions.ts";
-import { SOLR_ENGINE } from "../../search/answers/engine-description.ts";
-import { search } from "../../search/answers/search.ts";
-import { searchCaller } from "../../search/answers/service.ts";
-import { SolrParams } from "../../search/query/params.ts";
-import { parseSearchRequest } from "../../search/query/parse-request.ts";
+import { parseSearchRequest, SOLR_ENGINE, SolrParams, search, searchCaller } from "../../search/index.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 
