@@ -3,8 +3,9 @@
  * vocabularies and spreads without writing or parsing XML: for loading millions of index rows quickly
  * (bench/lib/scale-search-load.ts). Same fields as the EML extractor fills for those documents.
  */
-import { DocumentBuilder, type SearchDocument } from "../../src/search/document.ts";
+
 import { addBoxes } from "../../src/search/extract/geo.ts";
+import { DocumentBuilder, type SearchDocument } from "../../src/search/schema/document.ts";
 import {
   GENERA,
   GIVEN,

@@ -1,6 +1,6 @@
 /**
  * A search index of millions of documents, loaded into PostgreSQL with COPY FROM STDIN: the rows the index
- * store would write (src/search/index-rows.ts) for documents drawn from the corpus's field distributions
+ * store would write (src/search/schema/index-rows.ts) for documents drawn from the corpus's field distributions
  * (eml-fields.ts), `search_docs` and `search_values` streamed side by side on two connections. Each table is
  * emptied in the COPY's own transaction so the rows go in frozen (COPY FREEZE: no vacuum pass after, the
  * visibility map already set for index-only scans); the rows' text is made by worker threads; the secondary

@@ -10,12 +10,12 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
 import { IndexChangeLog } from "../../src/db/index-changes.ts";
 import type { Tables } from "../../src/db/schema.ts";
-import type { FieldValueRow } from "../../src/db/search/memory-reads.ts";
-import { conditionKey } from "../../src/db/search/memory-reads.ts";
-import { fieldSpec } from "../../src/search/fields.ts";
-import { indexedText } from "../../src/search/index-rows.ts";
-import type { Condition } from "../../src/search/query-sql.ts";
-import type { SearchIndexHandle } from "../../src/search/search.ts";
+import type { SearchIndexHandle } from "../../src/search/answers/search.ts";
+import type { Condition } from "../../src/search/query/query-sql.ts";
+import { fieldSpec } from "../../src/search/schema/fields.ts";
+import { indexedText } from "../../src/search/schema/index-rows.ts";
+import type { FieldValueRow } from "../../src/search/store/memory-reads.ts";
+import { conditionKey } from "../../src/search/store/memory-reads.ts";
 import { GENERA, GIVEN, KEYWORDS, ORGS, pick, random, SPECIES, SURNAMES, siteOf } from "./eml-corpus.ts";
 
 const CHUNK = 100_000;

@@ -11,12 +11,12 @@
  * runs only the queries whose name contains TEXT (e.g. "request").
  */
 import { loadavg } from "node:os";
+import { answerFrom, type SearchIndexHandle } from "../../src/search/answers/search.ts";
+import { SearchCache } from "../../src/search/answers/search-cache.ts";
+import { runQuery } from "../../src/search/answers/service.ts";
 import { SearchMemory } from "../../src/search/memory/index.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import type { SearchRequest } from "../../src/search/request.ts";
-import { answerFrom, type SearchIndexHandle } from "../../src/search/search.ts";
-import { SearchCache } from "../../src/search/search-cache.ts";
-import { runQuery } from "../../src/search/service.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import type { SearchRequest } from "../../src/search/query/request.ts";
 import { searchPageParams } from "../../src/search/warm.ts";
 import { profiled } from "../lib/in-process-profile.ts";
 import { record } from "../lib/report.ts";

@@ -18,7 +18,7 @@ import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { StoredObject } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
-import { reindexObjects } from "../../src/search/reindex.ts";
+import { reindexObjects } from "../../src/search/indexing/reindex.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";

@@ -15,12 +15,12 @@
 import { loadavg } from "node:os";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/index.ts";
-import { writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { searchUncached } from "../../src/search/search.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { runQuery } from "../../src/search/answers/service.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
-import { runQuery } from "../../src/search/service.ts";
+import { writeDocument, writeDocuments } from "../../src/search/store/index-store.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { backend, keptBackend } from "../lib/node.ts";

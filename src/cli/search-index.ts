@@ -11,10 +11,14 @@
  * 1 when some could not be (each one is named on standard error), 2 when the index could not be rebuilt at all.
  */
 import type { Command } from "commander";
-import type { RebuildEnd } from "../db/search/rebuild-state.ts";
 import type { Database } from "../db/types.ts";
-import type { IndexContext } from "../search/indexer.ts";
-import { countObjectsToIndex, type ReindexProgress, reindexObjects } from "../search/reindex.ts";
+import {
+  countObjectsToIndex,
+  type IndexContext,
+  type RebuildEnd,
+  type ReindexProgress,
+  reindexObjects,
+} from "../search/index.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import { openStore } from "../store/index.ts";
 import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";

@@ -9,7 +9,7 @@
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { RESOURCE_MAP_FORMATS } from "../search/packages.ts";
+import { RESOURCE_MAP_FORMATS } from "../search/index.ts";
 import { OperatorError } from "./operator-error.ts";
 import { connectionOf, type Plan, planUpload, type UploadFlags, uploadPlanned } from "./upload.ts";
 

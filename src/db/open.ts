@@ -35,7 +35,6 @@ import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
 import { replicaNodeRepository } from "./replica-nodes.ts";
 import { addToCount } from "./row-counts.ts";
 import type { Tables } from "./schema.ts";
-import { searchRepository } from "./search/index.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
 import { sqliteSnapshot } from "./snapshot.ts";
 import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
@@ -167,7 +166,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     dialect,
     kysely: db,
     indexChanges,
-    search: searchRepository({ kysely: db, dialect, indexChanges }),
     objects,
     blobIntents: blobIntents(db),
     sysmetaRefresh: sysmetaRefreshQueue(db),

@@ -157,9 +157,9 @@ export interface SearchDocsTable {
   date_uploaded: number | null;
   /** The formatId (for wildcard filters without a search_values scan). */
   format_id: string | null;
-  /** SQLite: rowid of the document's terms in the FTS5 table search_terms (src/search/terms.ts). */
+  /** SQLite: rowid of the document's terms in the FTS5 table search_terms (src/search/schema/terms.ts). */
   term_id?: number | null;
-  /** PostgreSQL: the document's text-field terms (src/search/terms.ts), GIN-indexed. */
+  /** PostgreSQL: the document's text-field terms (src/search/schema/terms.ts), GIN-indexed. */
   terms?: string[];
 }
 

@@ -6,9 +6,9 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
-import { compiledRegexp } from "../search/lucene-regexp.ts";
 import type { DirectReads } from "./objects.ts";
 import type { ObjectsTable } from "./schema.ts";
+import { compiledRegexp } from "./sqlite-regexp.ts";
 import type { SqliteSharing } from "./sqlite-sharing.ts";
 
 /**
@@ -35,7 +35,7 @@ export function sqliteHandle(file: string): SQLite.Database {
   database.pragma("cache_size = -65536");
   database.pragma("wal_autocheckpoint = 10000");
   database.pragma("temp_store = MEMORY");
-  // Regular expression queries (`field:/re/`, src/search/lucene-regexp.ts): SQLite has no REGEXP of its own.
+  // Regular expression queries (`field:/re/`): SQLite has no REGEXP of its own (sqlite-regexp.ts).
   database.function("d1_regexp", { deterministic: true }, (value: unknown, source: unknown) =>
     typeof value === "string" && typeof source === "string" && compiledRegexp(source).test(value) ? 1 : 0,
   );

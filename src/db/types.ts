@@ -14,7 +14,6 @@ import type { NodeCounts } from "./node-counts.ts";
 import type { OaiRecords } from "./oai-records.ts";
 import type { ReplicaNodeRecords } from "./replica-nodes.ts";
 import type { Tables } from "./schema.ts";
-import type { SearchRepository } from "./search/index.ts";
 import type { SqliteSharing } from "./sqlite-sharing.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 import type { UploadRecords } from "./upload-records.ts";
@@ -184,8 +183,6 @@ export interface Database extends Repositories {
   readonly kysely: Kysely<Tables>;
   /** What changed in the search index, in order (every index write notes its PIDs once committed). */
   readonly indexChanges: IndexChangeLog;
-  /** The search index's tables (src/db/search/): every read and write the search engine makes. */
-  search: SearchRepository;
   events: EventLog;
   sysmetaRefresh: SysmetaRefreshQueue;
   /** The Coordinating Node's tables (empty on a Member Node). */

@@ -10,8 +10,8 @@
 import type { FastifyRequest } from "fastify";
 import { detailCodeFor, UNLISTED_DETAIL_CODE } from "../errors/catalogue.ts";
 import { InvalidRequest, InvalidSystemMetadata } from "../errors/exceptions.ts";
+import { bytesWanted, type ChangeSubscribers } from "../objects/changes.ts";
 import { stageHolding } from "../objects/held-bytes.ts";
-import { bytesToHold } from "../search/indexer.ts";
 import type { ObjectStore, StagedObject } from "../store/types.ts";
 import { watchIdleBody } from "./body-drain.ts";
 
@@ -172,9 +172,14 @@ export function sysmetaSize(parts: ReadonlyMap<string, string>): number | undefi
   return digits === undefined ? undefined : Number(digits);
 }
 
-/** What the search index wants kept of the object part, by the formatId of a sysmeta part read before it. */
-export function holdForIndex(parts: ReadonlyMap<string, string>): number {
-  return bytesToHold(sysmetaFormatId(parts));
+/**
+ * What the write's subscribers (the search index) want kept of the object part, by the formatId of a sysmeta part
+ * read before it.
+ */
+export function holdForSubscribers(
+  subscribers: ChangeSubscribers,
+): (parts: ReadonlyMap<string, string>) => number {
+  return (parts) => bytesWanted(subscribers, sysmetaFormatId(parts));
 }
 
 /** The formatId of a system metadata part read before the object part, else undefined. */

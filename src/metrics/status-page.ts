@@ -7,7 +7,7 @@
 import type { AuditRun } from "../db/types.ts";
 import { findingWord } from "../ops/audit.ts";
 import type { DiskSpace } from "../ops/disk-space.ts";
-import type { EngineStatus } from "../search/search-index.ts";
+import type { EngineStatus } from "../search/index.ts";
 import { type Html, html } from "../views/html.ts";
 import { diskFreeCard } from "./disk-card.ts";
 import { formatBytes, formatCount, formatDuration } from "./format.ts";

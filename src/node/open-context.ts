@@ -11,9 +11,12 @@ import { taskHandlers } from "../federation/handlers.ts";
 import { newOutcomes } from "../metrics/outcomes.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
-import { SEARCH_SNAPSHOT_FILE } from "../search/memory-snapshot.ts";
-import { type IndexCatchUp, startIndexCatchUp } from "../search/reindex.ts";
-import { openSearchIndex } from "../search/search-index.ts";
+import {
+  type IndexCatchUp,
+  openSearchIndex,
+  SEARCH_SNAPSHOT_FILE,
+  startIndexCatchUp,
+} from "../search/index.ts";
 import type { NodeContext } from "../services/context.ts";
 import { loadFormatRegistry } from "../services/formats.ts";
 import type { NodeLog } from "../services/logger.ts";

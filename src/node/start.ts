@@ -23,7 +23,7 @@ import type { MetricsOptions } from "../http/plugins/metrics.ts";
 import { startMetricsListener } from "../metrics/metrics-listener.ts";
 import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { startControlSocket } from "../ops/control-socket.ts";
-import { warmSearch } from "../search/warm.ts";
+import { warmSearch } from "../search/index.ts";
 import { localSubjectInfoSource } from "../services/cn/subject-source.ts";
 import type { NodeContext } from "../services/context.ts";
 import { createNodeLogger, silentLog } from "../services/logger.ts";

@@ -9,8 +9,7 @@ import { queueDoiRegistrations } from "../doi/outbox.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
 import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
-import { coalescedIndexing } from "../search/index-batches.ts";
-import { WritesUnderWay } from "../search/writes-under-way.ts";
+import { bytesToHold, coalescedIndexing, WritesUnderWay } from "../search/index.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
 import type { NodeContext } from "../services/context.ts";
 
@@ -27,6 +26,7 @@ export function changeSubscribers(ctx: NodeContext): ChangeSubscribers {
     recorded: (tx, changes) => queueFollowUps(ctx, tx.tasks, changes),
     committed: coalescedIndexing(ctx, underWay),
     starting: () => underWay.start(),
+    bytesToHold,
   };
 }
 

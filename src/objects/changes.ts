@@ -49,6 +49,17 @@ export interface ChangeSubscribers {
    * transaction has ended, committed or not (before `committed`). Lets the index gather concurrent writes.
    */
   starting?(): () => void;
+  /**
+   * How many of a new object's bytes the subscribers want kept from its write for `committed` (the search index
+   * extracts a metadata document from them instead of reading the store again), by its formatId (undefined: not
+   * known yet as the bytes arrive). None when absent.
+   */
+  bytesToHold?(formatId: string | undefined): number;
+}
+
+/** The bytes of a new object its write keeps for the subscribers (`ChangeSubscribers.bytesToHold`). */
+export function bytesWanted(subscribers: ChangeSubscribers, formatId: string | undefined): number {
+  return subscribers.bytesToHold?.(formatId) ?? 0;
 }
 
 /** The PID a change is about. */

@@ -8,10 +8,10 @@
  * is ignored with one log line, and the memory is read from the database as before.
  */
 import { rm } from "node:fs/promises";
-import type { SearchEngineDb } from "../db/search/index.ts";
 import type { MemoryState, SearchMemory } from "./memory/index.ts";
 import { decodeMemory, encodeMemory, type MemoryHeader, SNAPSHOT_VERSION } from "./memory/snapshot-codec.ts";
 import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot-file.ts";
+import type { SearchEngineDb } from "./store/index.ts";
 
 /** The snapshot's name in the node's data folder. */
 export const SEARCH_SNAPSHOT_FILE = "search-memory.snapshot";

@@ -17,15 +17,15 @@
  * read is done. A small one is read by the first query that needs it.
  */
 import type { IndexChangeLog } from "../db/index-changes.ts";
-import { TRUE } from "../db/search/conditions.ts";
-import type { SearchEngineDb } from "../db/search/index.ts";
+import { SearchCache } from "./answers/search-cache.ts";
 import { OverBudget } from "./memory/chunked-reads.ts";
 import { SearchMemory } from "./memory/index.ts";
 import type { ReadTally } from "./memory/refreshing.ts";
 import { MemorySnapshots, type SnapshotOptions } from "./memory-snapshot.ts";
 import { warmMemory } from "./memory-warm.ts";
-import type { SqlDialect } from "./query-sql.ts";
-import { SearchCache } from "./search-cache.ts";
+import type { SqlDialect } from "./query/query-sql.ts";
+import { TRUE } from "./store/conditions.ts";
+import { asEngineDb, type SearchEngineDb, type SearchSource } from "./store/index.ts";
 
 /** The default budget, 1 GiB: the search page's memory for 2.5 million documents fits (docs/performance.md). */
 export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
@@ -106,7 +106,8 @@ export class SearchIndex {
   private refreshing: Promise<void> | undefined;
   private readonly stopListening: () => void;
 
-  constructor(database: SearchEngineDb, options: SearchIndexOptions = {}) {
+  constructor(source: SearchSource, options: SearchIndexOptions = {}) {
+    const database = asEngineDb(source);
     this.db = database;
     this.dialect = database.dialect;
     this.changes = database.indexChanges;
@@ -299,6 +300,6 @@ export class SearchIndex {
   }
 }
 
-export function openSearchIndex(database: SearchEngineDb, options: SearchIndexOptions = {}): SearchIndex {
+export function openSearchIndex(database: SearchSource, options: SearchIndexOptions = {}): SearchIndex {
   return new SearchIndex(database, options);
 }

@@ -4,10 +4,11 @@
  * values, the page order) is read before the first visitor asks, not while they wait. Only for indexes large
  * enough for that to matter; a failure only means the first visitor waits.
  */
-import { SolrParams } from "./params.ts";
-import { parseSearchRequest } from "./parse-request.ts";
-import type { SearchRequest } from "./request.ts";
-import { type SearchIndexHandle, searchUncached } from "./search.ts";
+
+import { type SearchIndexHandle, searchUncached } from "./answers/search.ts";
+import { SolrParams } from "./query/params.ts";
+import { parseSearchRequest } from "./query/parse-request.ts";
+import type { SearchRequest } from "./query/request.ts";
 
 /** Below this many documents the memory is read in well under a second: no warming. */
 const WARM_FROM = 5000;

@@ -6,7 +6,7 @@ import type { Config } from "../config/config.ts";
 import type { Database, TaskStore } from "../db/types.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { KeyedMutex } from "../objects/keyed-mutex.ts";
-import type { SearchIndex } from "../search/search-index.ts";
+import type { SearchIndex } from "../search/index.ts";
 import type { ObjectStore } from "../store/types.ts";
 import type { TaskHandlers } from "../tasks/worker.ts";
 import type { Clock } from "../types/clock.ts";

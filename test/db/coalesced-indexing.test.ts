@@ -1,5 +1,5 @@
 /**
- * Indexing coalesced across writes (src/search/index-batches.ts), on both databases: the creates that commit in the
+ * Indexing coalesced across writes (src/search/indexing/index-batches.ts), on both databases: the creates that commit in the
  * same turn of the event loop, or while an index write runs, are indexed in one transaction; each caller resolves
  * only when its own
  * objects are indexed; when that shared transaction fails, each object is indexed on its own, so that one object
@@ -9,8 +9,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { ObjectChange } from "../../src/objects/changes.ts";
-import { coalescedIndexing } from "../../src/search/index-batches.ts";
-import { WritesUnderWay } from "../../src/search/writes-under-way.ts";
+import { coalescedIndexing } from "../../src/search/indexing/index-batches.ts";
+import type { IndexContext } from "../../src/search/indexing/indexer.ts";
+import { WritesUnderWay } from "../../src/search/indexing/writes-under-way.ts";
+import { type SearchRepository, searchEngineDb, searchRepository } from "../../src/search/store/index.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -22,24 +24,25 @@ const created = (object: StoredObject): ObjectChange[] => [
   { kind: "created", object, origin: "client", replan: false },
 ];
 
-/** The database with its index writes counted (PIDs per call), failing for any write that includes `refused`. */
-function watched(db: Database, refused: string): { db: Database; writes: string[][] } {
+/** The index's tables with their writes counted (PIDs per call), failing for any write that includes `refused`. */
+function watched(db: Database, refused: string): { search: IndexContext["search"]; writes: string[][] } {
   const writes: string[][] = [];
+  const tables = searchRepository(db);
   const search = {
-    ...db.search,
-    writeDocuments: async (entries: Parameters<Database["search"]["writeDocuments"]>[0]) => {
+    ...tables,
+    writeDocuments: async (entries: Parameters<SearchRepository["writeDocuments"]>[0]) => {
       const pids = entries.map((entry) => entry.pid);
       writes.push(pids);
       if (pids.includes(refused)) throw new Error(`${refused} cannot be indexed`);
-      return db.search.writeDocuments(entries);
+      return tables.writeDocuments(entries);
     },
-    writeDocument: async (...args: Parameters<Database["search"]["writeDocument"]>) => {
+    writeDocument: async (...args: Parameters<SearchRepository["writeDocument"]>) => {
       writes.push([args[0]]);
       if (args[0] === refused) throw new Error(`${refused} cannot be indexed`);
-      return db.search.writeDocument(...args);
+      return tables.writeDocument(...args);
     },
   };
-  return { db: { ...db, search } as Database, writes };
+  return { search: { db: { ...searchEngineDb(db), search } }, writes };
 }
 
 forEachDialect((_name, open) => {
@@ -50,8 +53,8 @@ forEachDialect((_name, open) => {
         storedObject(`coalesced-${name}`, {}, n),
       );
       await raw.objects.insertMany(objects);
-      const { db, writes } = watched(raw, "coalesced-refused");
-      const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() });
+      const { search, writes } = watched(raw, "coalesced-refused");
+      const index = coalescedIndexing({ db: raw, search, store: fakeStore, formats: loadFormatRegistry() });
       // The first four commit in the same turn and go together; the last commits while they are indexed.
       const together = objects.slice(0, 4).map((object) => index(created(object)));
       while (writes.length === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -61,7 +64,7 @@ forEachDialect((_name, open) => {
       assert.deepEqual(writes.at(-1), ["coalesced-c"]);
       for (const object of objects) {
         const pid = object.sysmeta.identifier;
-        const indexed = (await raw.search.readStoredDocs([pid])).has(pid);
+        const indexed = (await searchRepository(raw).readStoredDocs([pid])).has(pid);
         assert.equal(indexed, pid !== "coalesced-refused", `${pid} indexed`);
       }
     });
@@ -69,9 +72,12 @@ forEachDialect((_name, open) => {
       const raw = await open();
       const objects = ["early", "late"].map((name, n) => storedObject(`gathered-${name}`, {}, n));
       await raw.objects.insertMany(objects);
-      const { db, writes } = watched(raw, "none");
+      const { search, writes } = watched(raw, "none");
       const underWay = new WritesUnderWay();
-      const index = coalescedIndexing({ db, store: fakeStore, formats: loadFormatRegistry() }, underWay);
+      const index = coalescedIndexing(
+        { db: raw, search, store: fakeStore, formats: loadFormatRegistry() },
+        underWay,
+      );
       const [early, late] = objects;
       assert.ok(early && late);
       const lateEnds = underWay.start();

@@ -6,12 +6,13 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { sql } from "kysely";
-import { type IndexEntry, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { searchUncached } from "../../src/search/search.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
+import { searchRepository } from "../../src/search/store/index.ts";
+import { type IndexEntry, writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 
@@ -102,7 +103,7 @@ forEachDialect((name, open) => {
 
     // Written after the migration (rewrites and new documents): read back as written, found by their terms.
     await writeDocuments(migrated, [...corpus(), ...corpus(10)]);
-    const stored = await migrated.search.readStoredDocs(["t-0", "t-12"]);
+    const stored = await searchRepository(migrated).readStoredDocs(["t-0", "t-12"]);
     assert.equal(stored.get("t-0")?.title, TITLES[0]);
     assert.equal(stored.get("t-12")?.title, TITLES[2]);
     const after = (await answers(migrated)) as { numFound: number }[];

@@ -4,17 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { Database } from "../../src/db/types.ts";
+import { type SearchCaller, search } from "../../src/search/answers/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
 import {
   readScience,
   removeDocument,
   writeDocument,
   writeDocuments,
-} from "../../src/db/search/index-store.ts";
-import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { type SearchCaller, search } from "../../src/search/search.ts";
+} from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 

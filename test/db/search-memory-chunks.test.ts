@@ -5,15 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { accessCondition, notArchived, TRUE } from "../../src/db/search/conditions.ts";
-import type { FieldChunk } from "../../src/db/search/field-reads.ts";
-import { writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { type SearchCaller, searchUncached } from "../../src/search/answers/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
 import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
+import { accessCondition, notArchived, TRUE } from "../../src/search/store/conditions.ts";
+import type { FieldChunk } from "../../src/search/store/field-reads.ts";
+import { searchRepository } from "../../src/search/store/index.ts";
+import { writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { SMALL_SEARCH_PAGE } from "../helpers/search-index.ts";
 
@@ -82,10 +83,10 @@ forEachDialect((dialect, open) => {
     it("reads a condition's documents in chunks: the PIDs of a read in one chunk", async () => {
       for (const condition of [TRUE, notArchived(), accessCondition(dialect, ["public"])]) {
         const whole: string[][] = [];
-        for await (const pids of db.search.matchingPidChunks(condition)) whole.push(pids);
+        for await (const pids of searchRepository(db).matchingPidChunks(condition)) whole.push(pids);
         assert.equal(whole.length, 1);
         const chunked: string[][] = [];
-        for await (const pids of db.search.matchingPidChunks(condition, 7)) chunked.push(pids);
+        for await (const pids of searchRepository(db).matchingPidChunks(condition, 7)) chunked.push(pids);
         assert.ok(chunked.every((pids) => pids.length <= 7));
         assert.deepEqual(chunked.flat().sort(), [...(whole[0] ?? [])].sort());
         assert.equal(new Set(chunked.flat()).size, chunked.flat().length, "no PID twice");
@@ -95,8 +96,8 @@ forEachDialect((dialect, open) => {
 
     it("reads a field's values in chunks: the rows of a read in one chunk", async () => {
       for (const field of ["keywords", "size", "dateUploaded", "site"]) {
-        const whole = await joined(db.search.valuesOfField(field, String));
-        const chunked = await joined(db.search.valuesOfField(field, String, 11));
+        const whole = await joined(searchRepository(db).valuesOfField(field, String));
+        const chunked = await joined(searchRepository(db).valuesOfField(field, String, 11));
         assert.ok(whole.pids.length > 1000 || field !== "keywords", field);
         assert.equal(whole.chunks, Math.min(1, whole.pids.length), field);
         assert.equal(chunked.chunks, Math.ceil(whole.pids.length / 11), field);

@@ -5,14 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
+import { type SearchCaller, searchUncached } from "../../src/search/answers/search.ts";
 import { warmMemory } from "../../src/search/memory-warm.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
 import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
+import { writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { SMALL_SEARCH_PAGE } from "../helpers/search-index.ts";
 

@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { removeDocument, writeDocument, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { type SearchCaller, searchUncached } from "../../src/search/search.ts";
-import { runQuery } from "../../src/search/service.ts";
+import { type SearchCaller, searchUncached } from "../../src/search/answers/search.ts";
+import { runQuery } from "../../src/search/answers/service.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
+import { removeDocument, writeDocument, writeDocuments } from "../../src/search/store/index-store.ts";
 import { searchPageParams, warmSearch } from "../../src/search/warm.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";

@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { sql } from "kysely";
-import { type IndexEntry, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder, withCopyFields } from "../../src/search/document.ts";
-import { fieldSpec } from "../../src/search/fields.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { searchUncached } from "../../src/search/search.ts";
-import { tokenize } from "../../src/search/tokens.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder, withCopyFields } from "../../src/search/schema/document.ts";
+import { fieldSpec } from "../../src/search/schema/fields.ts";
+import { tokenize } from "../../src/search/schema/tokens.ts";
+import { type IndexEntry, writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 

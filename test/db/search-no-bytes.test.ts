@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import type { Database } from "../../src/db/types.ts";
-import { indexNewObject, indexSysmetaChange } from "../../src/search/hooks.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { indexMissing } from "../../src/search/reindex.ts";
-import { search } from "../../src/search/search.ts";
+import { search } from "../../src/search/answers/search.ts";
+import { indexNewObject, indexSysmetaChange } from "../../src/search/indexing/hooks.ts";
+import { indexMissing } from "../../src/search/indexing/reindex.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";

@@ -16,15 +16,16 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { openDatabase } from "../../src/db/index.ts";
-import { openPostgresThreadWriter } from "../../src/db/search/postgres-thread-writer.ts";
-import type { RebuildEnd } from "../../src/db/search/rebuild-state.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
-import type { IndexRows } from "../../src/search/index-rows.ts";
-import { indexStoredObject, unindex } from "../../src/search/indexer.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { reindexObjects } from "../../src/search/reindex.ts";
-import { searchUncached } from "../../src/search/search.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { indexStoredObject, unindex } from "../../src/search/indexing/indexer.ts";
+import { reindexObjects } from "../../src/search/indexing/reindex.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import type { IndexRows } from "../../src/search/schema/index-rows.ts";
+import { searchRepository } from "../../src/search/store/index.ts";
+import { openPostgresThreadWriter } from "../../src/search/store/postgres-thread-writer.ts";
+import type { RebuildEnd } from "../../src/search/store/rebuild-state.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { testDialects } from "../helpers/node.ts";
@@ -170,7 +171,7 @@ describe("SQLite rebuild written by its threads", () => {
     // The node's connection changed one row: the rebuild's start (search_rebuild), which the writing thread
     // then updated page by page and removed at its end.
     assert.equal((await nodeChanges()) - before, 1);
-    assert.equal(await db.search.rebuildState(), undefined);
+    assert.equal(await searchRepository(db).rebuildState(), undefined);
     assert.equal((await answers(db)).numFound > 0, true);
     await db.close();
   });
@@ -199,7 +200,7 @@ describe("SQLite rebuild written by its threads", () => {
         if (progress.seen >= 200) stop.abort();
       },
     });
-    assert.ok(((await db.search.rebuildState())?.deferredIndexes ?? 0) > 0);
+    assert.ok(((await searchRepository(db).rebuildState())?.deferredIndexes ?? 0) > 0);
     const indexes = async () =>
       (
         await sql<{
@@ -225,7 +226,7 @@ describe("SQLite rebuild written by its threads", () => {
     await reindexObjects(ctx, { batchSize: 100 });
     assert.deepEqual(await valueRows(db, "search_values"), expected);
     assert.deepEqual(await indexes(), ["search_values_by_value", "search_values_num"]);
-    assert.equal(await db.search.rebuildState(), undefined);
+    assert.equal(await searchRepository(db).rebuildState(), undefined);
     await db.close();
   });
 });
@@ -259,7 +260,7 @@ describe("PostgreSQL rebuild written by its threads", { skip: !testDialects().in
           from search_values where pid = ${pid} order by field, value`.execute(db.kysely)
       ).rows;
     try {
-      await db.search.writeRows([rows("by-node")]);
+      await searchRepository(db).writeRows([rows("by-node")]);
       const writer = openPostgresThreadWriter(database.url);
       await writer.write([rows("by-thread")]);
       await writer.close();

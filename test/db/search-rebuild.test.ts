@@ -8,13 +8,14 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
-import type { RebuildEnd } from "../../src/db/search/rebuild-state.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
-import { indexStoredObject } from "../../src/search/indexer.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { reindexObjects } from "../../src/search/reindex.ts";
-import { searchUncached } from "../../src/search/search.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { indexStoredObject } from "../../src/search/indexing/indexer.ts";
+import { reindexObjects } from "../../src/search/indexing/reindex.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { searchRepository } from "../../src/search/store/index.ts";
+import type { RebuildEnd } from "../../src/search/store/rebuild-state.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
@@ -129,7 +130,7 @@ forEachDialect((dialect, open) => {
         assert.ok(last && indexes.includes(last.index), `${last?.index} is one of the indexes`);
         assert.ok(last.seconds >= 0);
       }
-      assert.equal(await db.search.rebuildState(), undefined);
+      assert.equal(await searchRepository(db).rebuildState(), undefined);
     });
 
     it("a rebuild stopped halfway resumes after its last page and finishes with the same index", async () => {
@@ -145,7 +146,7 @@ forEachDialect((dialect, open) => {
         },
       });
       assert.ok(first.seen >= 10 && first.seen < objects.length, `stopped after ${first.seen}`);
-      const state = await db.search.rebuildState();
+      const state = await searchRepository(db).rebuildState();
       assert.ok(state?.after, "the rebuild records how far it got");
       assert.ok(state.deferredIndexes > 0, "an empty index's secondary indexes wait for the end");
       assert.ok((await indexNames(db)).length < indexes.length);
@@ -158,7 +159,7 @@ forEachDialect((dialect, open) => {
       assert.equal(second.failed, 0);
       assert.deepEqual(await answers(db), expected);
       assert.deepEqual(await indexNames(db), indexes);
-      assert.equal(await db.search.rebuildState(), undefined);
+      assert.equal(await searchRepository(db).rebuildState(), undefined);
     });
 
     if (dialect === "postgres")
@@ -190,13 +191,13 @@ forEachDialect((dialect, open) => {
         // No insert moves the list while the rebuild runs (the index's own limit raised to PostgreSQL's largest).
         assert.deepEqual(await termsIndex(), ["gin_pending_list_limit=2097151"]);
         // A text condition reads the terms still in the list: the documents written so far that match it.
-        const after = (await db.search.rebuildState())?.after ?? "";
+        const after = (await searchRepository(db).rebuildState())?.after ?? "";
         const [, words] = await answers(db);
         const written = (expected[1]?.docs ?? []).filter((doc) => String(doc.id) <= after);
         assert.ok(written.length > 0);
         assert.deepEqual(words?.docs, written);
         // Moved by the rebuild's own move (every MOVE_EVERY documents; called here at once).
-        await db.search.movePendingTerms();
+        await searchRepository(db).movePendingTerms();
         assert.equal(await pendingPagesMoved(), 0, "the move left nothing in the list");
 
         await reindexObjects(ctx, { batchSize: 5 });
@@ -230,7 +231,7 @@ forEachDialect((dialect, open) => {
           /^the database's storage is full \(database or disk is full\): free space/,
         );
         assert.deepEqual(logged, [], "no object is reported as failed: the run stopped at the first");
-        assert.ok(await db.search.rebuildState(), "the rebuild's place is kept");
+        assert.ok(await searchRepository(db).rebuildState(), "the rebuild's place is kept");
         await sql`pragma max_page_count = 1073741823`.execute(db.kysely);
         const resumed = await reindexObjects(ctx, { batchSize: 5, threads: 0 });
         assert.equal(resumed.failed, 0);
@@ -248,16 +249,16 @@ forEachDialect((dialect, open) => {
           ).rows[0];
         const before = await settings();
         assert.equal(before?.temp_store, 2, "the node keeps statement journals in memory");
-        await db.search.beginRebuild(true);
+        await searchRepository(db).beginRebuild(true);
         // A statement of the end's own list records the settings it runs under.
         await sql`update search_rebuild set deferred_indexes = json_insert(deferred_indexes, '$[#]',
           'create table end_settings as select temp_store, cache_size, threads
             from pragma_temp_store, pragma_cache_size, pragma_threads')`.execute(db.kysely);
-        await db.search.finishRebuild();
+        await searchRepository(db).finishRebuild();
         const during = await sql<Record<string, number>>`select * from end_settings`.execute(db.kysely);
         assert.deepEqual(during.rows[0], { temp_store: 1, cache_size: -262_144, threads: 1 });
         assert.deepEqual(await settings(), before);
-        assert.equal(await db.search.rebuildState(), undefined);
+        assert.equal(await searchRepository(db).rebuildState(), undefined);
       });
   });
 });

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { readStoredDocs } from "../../src/db/search/index-store.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
-import { reindexObjects } from "../../src/search/reindex.ts";
+import { reindexObjects } from "../../src/search/indexing/reindex.ts";
+import { readStoredDocs } from "../../src/search/store/index-store.ts";
 import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";

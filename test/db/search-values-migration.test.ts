@@ -7,12 +7,13 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { sql } from "kysely";
-import { type IndexEntry, writeDocuments } from "../../src/db/search/index-store.ts";
 import type { Database } from "../../src/db/types.ts";
-import { DocumentBuilder } from "../../src/search/document.ts";
-import { SolrParams } from "../../src/search/params.ts";
-import { parseSearchRequest } from "../../src/search/parse-request.ts";
-import { searchUncached } from "../../src/search/search.ts";
+import { searchUncached } from "../../src/search/answers/search.ts";
+import { SolrParams } from "../../src/search/query/params.ts";
+import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
+import { DocumentBuilder } from "../../src/search/schema/document.ts";
+import { searchRepository } from "../../src/search/store/index.ts";
+import { type IndexEntry, writeDocuments } from "../../src/search/store/index-store.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";
 
@@ -152,10 +153,10 @@ forEachDialect((name, open) => {
       [],
       "search_values' indexes wait for the rebuild's end",
     );
-    const state = await migrated.search.rebuildState();
+    const state = await searchRepository(migrated).rebuildState();
     assert.equal(state?.deferredIndexes, 3);
-    await migrated.search.finishRebuild();
-    assert.equal(await migrated.search.rebuildState(), undefined);
+    await searchRepository(migrated).finishRebuild();
+    assert.equal(await searchRepository(migrated).rebuildState(), undefined);
     assert.equal((await schemaOf(migrated, "index")).length, 2);
     const docsIndexes = await sql<{ name: string }>`select name from sqlite_master
       where type = 'index' and name = 'search_docs_listing'`.execute(migrated.kysely);

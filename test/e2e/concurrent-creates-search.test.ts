@@ -1,5 +1,5 @@
 /**
- * Creates and updates racing each other are indexed together after their commits (src/search/index-batches.ts),
+ * Creates and updates racing each other are indexed together after their commits (src/search/indexing/index-batches.ts),
  * and each caller still finds its own write in search as soon as its call returns: a new object, and the
  * obsoletedBy an update gave the version it replaced.
  */

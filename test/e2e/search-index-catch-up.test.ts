@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
-import { INDEX_BATCH, startIndexCatchUp } from "../../src/search/reindex.ts";
+import { INDEX_BATCH, startIndexCatchUp } from "../../src/search/indexing/reindex.ts";
 import { type Caller, call, create } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";

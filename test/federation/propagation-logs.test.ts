@@ -13,7 +13,7 @@ import { runLogAggregation } from "../../src/federation/logs/tasks.ts";
 import type { Federation } from "../../src/node/local-federation.ts";
 import { type RunningNode, startNode } from "../../src/node/start.ts";
 import { ingest } from "../../src/objects/ingest.ts";
-import { indexNewObject } from "../../src/search/hooks.ts";
+import { indexNewObject } from "../../src/search/indexing/hooks.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import { parseLog } from "../../src/types/index.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";

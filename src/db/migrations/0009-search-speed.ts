@@ -1,5 +1,5 @@
 /**
- * 0009-search-speed: text fields leave search_values for one row of terms per document (src/search/terms.ts):
+ * 0009-search-speed: text fields leave search_values for one row of terms per document (src/search/schema/terms.ts):
  * the FTS5 table search_terms on SQLite (rowid = search_docs.term_id), a GIN-indexed text[] column
  * search_docs.terms on PostgreSQL. search_docs gains format_id (wildcard formatId filters without a scan of
  * search_values) and a covering index of the filter columns. Existing documents are moved over from their
@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type { Migration, MigrationDb } from "./migration.ts";
 
 /**
- * The index's text fields when this migration was written (src/search/fields.ts then): the fixed ones, and the
+ * The index's text fields when this migration was written (src/search/schema/fields.ts then): the fixed ones, and the
  * dynamic fields by suffix ("*_tm", "*_txt", "*_t"). No fixed field of another type ends with these suffixes.
  */
 const TEXT_FIELDS: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 /**
- * 0014-search-rebuild: where a full rebuild of the search index stands (`d1node index`, src/search/reindex.ts),
+ * 0014-search-rebuild: where a full rebuild of the search index stands (`d1node index`, src/search/indexing/reindex.ts),
  * so that an interrupted one resumes after the last page it wrote: one row while a rebuild is unfinished, with
  * the definitions of the secondary indexes it dropped (a rebuild of an empty index builds them once, at the end).
  */

@@ -8,10 +8,10 @@ import type { Readable } from "node:stream";
 import { DuplicateKeyError } from "../../db/errors.ts";
 import type { Repositories } from "../../db/types.ts";
 import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import { bytesWanted } from "../../objects/changes.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest } from "../../objects/ingest.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
-import { bytesToHold } from "../../search/indexer.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
@@ -211,7 +211,7 @@ async function createFromNode(
     if (holdsBytes(ctx, stored.formatId)) {
       const bytes = await source.get(pid, stored.size);
       const options = { algorithm: stored.checksum.algorithm, expectedSize: stored.size };
-      const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(stored.formatId));
+      const staged = await stageHolding(ctx.store, bytes, options, bytesWanted(ctx.changes, stored.formatId));
       try {
         checkDigests(stored, staged.digests);
       } catch (error) {

@@ -8,9 +8,9 @@
  */
 import type { TaskQueue } from "../../db/types.ts";
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
+import { bytesWanted } from "../../objects/changes.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
-import { bytesToHold } from "../../search/indexer.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
 import { type PullPayload, REPORT_REPLICA_STATUS } from "../../tasks/kinds.ts";
@@ -81,7 +81,7 @@ export async function pullReplica(
   // The client gives up when the headers are late or the bytes stop coming, never on a long transfer.
   const bytes = await clientFor(ctx, source.baseURL, { version }).getReplica(pid, sysmeta.size);
   const options = { algorithm: sysmeta.checksum.algorithm, expectedSize: sysmeta.size };
-  const staged = await stageHolding(ctx.store, bytes, options, bytesToHold(sysmeta.formatId));
+  const staged = await stageHolding(ctx.store, bytes, options, bytesWanted(ctx.changes, sysmeta.formatId));
   try {
     checkDigests(sysmeta, staged.digests);
     await ingest(ctx, "replication", staged, async (tx, contentKey) => {

@@ -6,9 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { NotImplemented } from "../../errors/exceptions.ts";
-import { SolrParams } from "../../search/params.ts";
-import { parseSearchRequest } from "../../search/parse-request.ts";
-import { search } from "../../search/search.ts";
+import { parseSearchRequest, SolrParams, search } from "../../search/index.ts";
 import type { NodeContext } from "../../services/context.ts";
 import { renderHomePage } from "../../views/home/page.ts";
 import { sendError } from "../plugins/errors.ts";

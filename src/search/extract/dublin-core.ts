@@ -3,8 +3,8 @@
  * elements found by local name anywhere in the document; a dcterms Box gives the bounding box.
  */
 import type { XmlElement } from "../../types/xml-parse.ts";
-import { readLenientDate } from "../dates.ts";
-import { DocumentBuilder, type SearchDocument } from "../document.ts";
+import { readLenientDate } from "../schema/dates.ts";
+import { DocumentBuilder, type SearchDocument } from "../schema/document.ts";
 import { addBoxes, type Box, readBox } from "./geo.ts";
 import { attribute, descendants, textOf } from "./xml-tree.ts";
 

@@ -3,8 +3,8 @@
  * //dataset; `text` is all text of the dataset except its data tables.
  */
 import type { XmlElement } from "../../types/xml-parse.ts";
-import { readLenientDate } from "../dates.ts";
-import { DocumentBuilder, type SearchDocument } from "../document.ts";
+import { readLenientDate } from "../schema/dates.ts";
+import { DocumentBuilder, type SearchDocument } from "../schema/document.ts";
 import { addBoxes, type Box, readBox } from "./geo.ts";
 import { children, descendants, firstText, localName, select, textOf, texts } from "./xml-tree.ts";
 

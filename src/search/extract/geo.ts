@@ -2,7 +2,7 @@
  * Bounding boxes: the four coordinates and the geohashes (precision 1 to 9) of the box's centre, which the
  * DataONE indexer stores as geohash_1 ... geohash_9 and MetacatUI's map facets on.
  */
-import type { DocumentBuilder } from "../document.ts";
+import type { DocumentBuilder } from "../schema/document.ts";
 
 const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
 

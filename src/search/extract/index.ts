@@ -5,7 +5,7 @@
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
 import { parseXml } from "../../types/xml-parse.ts";
-import type { SearchDocument } from "../document.ts";
+import type { SearchDocument } from "../schema/document.ts";
 import { extractDublinCore } from "./dublin-core.ts";
 import { extractEml } from "./eml.ts";
 import { extractFgdc } from "./fgdc.ts";

@@ -3,8 +3,8 @@
  * abstract, keywords, responsible parties, bounding boxes and temporal extent of MD_DataIdentification.
  */
 import type { XmlElement } from "../../types/xml-parse.ts";
-import { readLenientDate } from "../dates.ts";
-import { DocumentBuilder, type SearchDocument } from "../document.ts";
+import { readLenientDate } from "../schema/dates.ts";
+import { DocumentBuilder, type SearchDocument } from "../schema/document.ts";
 import { addBoxes, type Box, readBox } from "./geo.ts";
 import { descendants, firstText, select, textOf } from "./xml-tree.ts";
 

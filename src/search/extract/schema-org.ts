@@ -3,8 +3,8 @@
  * and temporal coverage. Only plain JSON is read (no remote @context is fetched).
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
-import { readLenientDate } from "../dates.ts";
-import { DocumentBuilder, type SearchDocument } from "../document.ts";
+import { readLenientDate } from "../schema/dates.ts";
+import { DocumentBuilder, type SearchDocument } from "../schema/document.ts";
 import { addBoxes, type Box, readBox } from "./geo.ts";
 
 type Json = unknown;

@@ -4,8 +4,8 @@
  * it was made at; a column rechecking at another change (or other documents) reads anew.
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { SearchEngineDb } from "../../db/search/index.ts";
-import type { FieldValueRow } from "../../db/search/memory-reads.ts";
+import type { SearchEngineDb } from "../store/index.ts";
+import type { FieldValueRow } from "../store/memory-reads.ts";
 
 export type ValueRow = FieldValueRow;
 

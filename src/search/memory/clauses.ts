@@ -6,8 +6,8 @@
  * read anew when too many were.
  */
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { SearchEngineDb } from "../../db/search/index.ts";
-import type { Condition } from "../query-sql.ts";
+import type { Condition } from "../query/query-sql.ts";
+import type { SearchEngineDb } from "../store/index.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChunkedReads } from "./chunked-reads.ts";
 import type { DocNumbers } from "./doc-numbers.ts";

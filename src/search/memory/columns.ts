@@ -4,11 +4,12 @@
  * and documents rewritten since the packing are patched beside it until the patches are many, when the whole is
  * packed again. Read from search_values (non-text fields); kept current from the change log (refreshing.ts).
  */
-import type { SearchEngineDb } from "../../db/search/index.ts";
-import { byteOrder } from "../byte-order.ts";
-import { fieldSpec } from "../fields.ts";
-import { indexedText } from "../index-rows.ts";
-import { ScratchInts } from "../scratch-ints.ts";
+
+import { ScratchInts } from "../answers/scratch-ints.ts";
+import { byteOrder } from "../schema/byte-order.ts";
+import { fieldSpec } from "../schema/fields.ts";
+import { indexedText } from "../schema/index-rows.ts";
+import type { SearchEngineDb } from "../store/index.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { ChunkedReads } from "./chunked-reads.ts";

@@ -3,7 +3,7 @@
  * the others (their counts are then taken from the totals: columns.ts). Every facet field then reads the same
  * list instead of each decoding the bitset again (ten fields: ten passes over every word and bit).
  */
-import { ScratchInts } from "../scratch-ints.ts";
+import { ScratchInts } from "../answers/scratch-ints.ts";
 import type { Bitset } from "./bitset.ts";
 
 const listed = new ScratchInts();

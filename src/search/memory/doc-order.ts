@@ -5,7 +5,7 @@
  * A page sorted by one field reads the first matching documents off it instead of scanning every match.
  * Documents without a value are left out (they sort last, and top-docs.ts finds them by a scan).
  */
-import { byteOrder } from "../byte-order.ts";
+import { byteOrder } from "../schema/byte-order.ts";
 import type { Column } from "./columns.ts";
 
 export interface DocOrder {

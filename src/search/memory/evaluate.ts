@@ -4,8 +4,8 @@
  * index answers a term query, set by set; anything else is an SQL condition whose documents the clause cache
  * keeps. Both give the same documents: a value leaf's SQL asks for exactly the rows a column holds.
  */
-import { type Shape, shapeOf, valueFields } from "../condition-shapes.ts";
-import { type Condition, TRUE } from "../query-sql.ts";
+import { type Shape, shapeOf, valueFields } from "../query/condition-shapes.ts";
+import { type Condition, TRUE } from "../query/query-sql.ts";
 import type { Bitset } from "./bitset.ts";
 import type { SearchMemory } from "./index.ts";
 

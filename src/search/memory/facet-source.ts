@@ -1,7 +1,7 @@
 /** Facet counts from the engine's memory: field values per document, facet queries as cached clauses. */
-import { pageOf } from "../facet-page.ts";
-import type { FacetSource } from "../facets.ts";
-import type { Condition } from "../query-sql.ts";
+import { pageOf } from "../answers/facet-page.ts";
+import type { FacetSource } from "../answers/facets.ts";
+import type { Condition } from "../query/query-sql.ts";
 import { Bitset } from "./bitset.ts";
 import type { Column } from "./columns.ts";
 import { countedDocs } from "./doc-list.ts";

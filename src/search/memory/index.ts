@@ -6,9 +6,9 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { IndexChangeLog } from "../../db/index-changes.ts";
-import type { ChangePosition } from "../../db/search/change-positions.ts";
-import type { SearchEngineDb } from "../../db/search/index.ts";
-import { ScratchInts } from "../scratch-ints.ts";
+import { ScratchInts } from "../answers/scratch-ints.ts";
+import type { ChangePosition } from "../store/change-positions.ts";
+import { asEngineDb, type SearchEngineDb, type SearchSource } from "../store/index.ts";
 import { ChangedValues } from "./changed-values.ts";
 import { type ChunkedReadOptions, ChunkedReads } from "./chunked-reads.ts";
 import { ClauseCache, type ClauseState } from "./clauses.ts";
@@ -46,10 +46,11 @@ export class SearchMemory {
   /** How structures are read whole: in chunks, the budget checked after each (chunked-reads.ts). */
   private readonly reads: ChunkedReads;
 
-  constructor(
-    private readonly db: SearchEngineDb,
-    reads: ChunkedReadOptions = {},
-  ) {
+  private readonly db: SearchEngineDb;
+
+  constructor(database: SearchSource, reads: ChunkedReadOptions = {}) {
+    const db = asEngineDb(database);
+    this.db = db;
     this.log = db.indexChanges;
     this.reads = new ChunkedReads(() => this.bytes(), reads);
     this.clauses = new ClauseCache(db, this.log, this.docs, this.tally, this.reads);

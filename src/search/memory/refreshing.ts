@@ -1,7 +1,7 @@
 /**
  * A structure derived from the index, kept up to date from the change log: read whole the first time (or when
  * the log no longer lists what changed), else rechecked for just the changed documents, however many (their
- * rows read in batches: src/db/search/memory-reads.ts), so a burst of writes costs the next query a read of
+ * rows read in batches: src/search/store/memory-reads.ts), so a burst of writes costs the next query a read of
  * what they changed, never a read of everything. The log lists 50,000 documents at most
  * (src/db/index-changes.ts), which bounds a recheck. One refresh at a time; a caller waits for the state as of
  * its own start, or newer.

@@ -5,8 +5,9 @@
  * key's field comes after those having it in either direction, a multi-valued field counts by its least value,
  * and the identifier (byte order, ascending) breaks ties.
  */
-import { byteOrder } from "../byte-order.ts";
-import type { SortKey } from "../sort.ts";
+
+import type { SortKey } from "../query/sort.ts";
+import { byteOrder } from "../schema/byte-order.ts";
 import type { Bitset } from "./bitset.ts";
 import type { Column } from "./columns.ts";
 import type { SearchMemory } from "./index.ts";

@@ -3,7 +3,7 @@
  * numeric field; the ordinals in byte order of their values are made when first asked, then kept in order as
  * values come, so facets page without sorting values.
  */
-import { byteOrder } from "../byte-order.ts";
+import { byteOrder } from "../schema/byte-order.ts";
 import { HashSlots, hashOf } from "./hash-slots.ts";
 import { ARRAY_SLOT, numberBytes, stringBytes } from "./heap-sizes.ts";
 

@@ -6,13 +6,19 @@
  */
 import { isStorageFull } from "../../db/storage-full.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { SearchDocument } from "../document.ts";
-import { guarded, IN_BULK } from "../hooks.ts";
-import type { IndexRows } from "../index-rows.ts";
-import { contentOf, hasBytes, type IndexContext, indexStoredObject } from "../indexer.ts";
-import { RESOURCE_MAP_FORMATS } from "../packages.ts";
-import { readsBytes } from "../science.ts";
-import { sysmetaFields } from "../sysmeta-fields.ts";
+import { guarded, IN_BULK } from "../indexing/hooks.ts";
+import {
+  contentOf,
+  hasBytes,
+  type IndexContext,
+  indexStoredObject,
+  indexTables,
+} from "../indexing/indexer.ts";
+import type { SearchDocument } from "../schema/document.ts";
+import type { IndexRows } from "../schema/index-rows.ts";
+import { RESOURCE_MAP_FORMATS } from "../schema/packages.ts";
+import { readsBytes } from "../schema/science.ts";
+import { sysmetaFields } from "../schema/sysmeta-fields.ts";
 import type { ExtractItem } from "./extract-messages.ts";
 import type { ExtractPool } from "./extract-pool.ts";
 
@@ -40,7 +46,7 @@ export async function preparePage(
   // One deleted since the page was read is the node's to unindex.
   const objects = pids.flatMap((pid) => found.get(pid) ?? []);
   const plain = objects.filter((object) => !isMap(object));
-  const fields = await ctx.db.search.packageFieldsOfMany(plain.map((object) => object.sysmeta.identifier));
+  const fields = await indexTables(ctx).packageFieldsOfMany(plain.map((object) => object.sysmeta.identifier));
   const packages = new Map<string, string>();
   const items: ExtractItem[] = [];
   for (const object of plain) {
@@ -70,7 +76,7 @@ export async function writePage(ctx: IndexContext, page: PreparedPage): Promise<
   try {
     if (rows instanceof Error) throw rows;
     if (rows === "written") await noteWritten(ctx, page.plainPids);
-    else if (rows.length > 0) await ctx.db.search.writeRows(rows);
+    else if (rows.length > 0) await indexTables(ctx).writeRows(rows);
     for (const object of page.objects) if (isMap(object)) await indexStoredObject(ctx, object);
   } catch (error) {
     // A full disk fails every object alike: the run stops (reindex.ts says so once).
@@ -102,7 +108,7 @@ async function noteWritten(ctx: IndexContext, pids: string[]): Promise<void> {
  * whose package fields are no longer what their rows were made with are indexed again, one by one.
  */
 async function rewriteRelated(ctx: IndexContext, page: PreparedPage): Promise<number> {
-  const now = await ctx.db.search.packageFieldsOfMany([...page.packages.keys()]);
+  const now = await indexTables(ctx).packageFieldsOfMany([...page.packages.keys()]);
   let failed = 0;
   for (const object of page.objects) {
     const pid = object.sysmeta.identifier;

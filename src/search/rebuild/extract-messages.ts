@@ -1,9 +1,9 @@
 /** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
 import type { MessagePort } from "node:worker_threads";
-import type { RebuildEnd } from "../../db/search/rebuild-state.ts";
 import { codeOf } from "../../db/storage-full.ts";
-import type { SearchDocument } from "../document.ts";
-import type { IndexRows } from "../index-rows.ts";
+import type { SearchDocument } from "../schema/document.ts";
+import type { IndexRows } from "../schema/index-rows.ts";
+import type { RebuildEnd } from "../store/rebuild-state.ts";
 
 /** One object to make rows of: its system-metadata (and package) fields and, when the index reads them, bytes. */
 export interface ExtractItem {

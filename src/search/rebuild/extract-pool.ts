@@ -8,9 +8,9 @@
  */
 import { once } from "node:events";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import type { RebuildEnd } from "../../db/search/rebuild-state.ts";
 import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
-import type { IndexRows } from "../index-rows.ts";
+import type { IndexRows } from "../schema/index-rows.ts";
+import type { RebuildEnd } from "../store/rebuild-state.ts";
 import {
   type ExtractItem,
   type ExtractReply,

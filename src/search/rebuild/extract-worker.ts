@@ -6,7 +6,7 @@
  * In: { id, items: ExtractItem[] }. Out: { id, rows }, { id, written: true } or { id, error }.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { openPostgresThreadWriter } from "../../db/search/postgres-thread-writer.ts";
+import { openPostgresThreadWriter } from "../store/postgres-thread-writer.ts";
 import {
   codeField,
   type ExtractReply,

@@ -1,6 +1,6 @@
 /** An object's index rows from what a rebuild sends for it (in a worker thread, or in the caller's). */
-import { type IndexRows, indexRows } from "../index-rows.ts";
-import { scienceOf } from "../science.ts";
+import { type IndexRows, indexRows } from "../schema/index-rows.ts";
+import { scienceOf } from "../schema/science.ts";
 import type { ExtractItem } from "./extract-messages.ts";
 
 export function itemRows(item: ExtractItem): IndexRows {

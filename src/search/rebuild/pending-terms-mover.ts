@@ -1,10 +1,11 @@
 /**
- * A full rebuild's moves of the terms' pending list (PostgreSQL; src/db/search/pending-terms.ts): one every
+ * A full rebuild's moves of the terms' pending list (PostgreSQL; src/search/store/pending-terms.ts): one every
  * MOVE_EVERY documents written, beside the pages (never two at once, never holding a page back). A move that
  * fails is logged and left to the next one, or to the end's, which moves whatever is left.
  */
-import { MOVE_EVERY } from "../../db/search/pending-terms.ts";
+
 import type { NodeLog } from "../../types/node-log.ts";
+import { MOVE_EVERY } from "../store/pending-terms.ts";
 
 export interface PendingTermsMover {
   /** `count` more documents written. */

@@ -11,7 +11,7 @@
  * { id, rows }. Out (node's thread): { id, written: true } or { id, error }; { id, end } as the indexes are built.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { openThreadWriter } from "../../db/search/thread-writer.ts";
+import { openThreadWriter } from "../store/thread-writer.ts";
 import {
   codeField,
   type ExtractReply,

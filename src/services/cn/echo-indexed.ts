@@ -4,11 +4,7 @@
  * indexer uses for its format, and the answer is the one document as the solr engine returns documents.
  */
 import { InvalidRequest, UnsupportedMetadataType } from "../../errors/exceptions.ts";
-import { withCopyFields } from "../../search/document.ts";
-import { extractorFor } from "../../search/extract/index.ts";
-import { storedDoc } from "../../search/index-rows.ts";
-import { solrXml } from "../../search/response.ts";
-import { sysmetaFields } from "../../search/sysmeta-fields.ts";
+import { extractorFor, solrXml, storedDoc, sysmetaFields, withCopyFields } from "../../search/index.ts";
 import type { SystemMetadata } from "../../types/index.ts";
 import type { NodeContext } from "../context.ts";
 import { echoSystemMetadata } from "./diagnostic.ts";

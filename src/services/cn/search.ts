@@ -7,11 +7,7 @@
  * URL's own query string are added to those.
  */
 import { NotImplemented } from "../../errors/exceptions.ts";
-import { SOLR_ENGINE } from "../../search/engine-description.ts";
-import { SolrParams } from "../../search/params.ts";
-import { parseSearchRequest } from "../../search/parse-request.ts";
-import { search } from "../../search/search.ts";
-import { searchCaller } from "../../search/service.ts";
+import { parseSearchRequest, SOLR_ENGINE, SolrParams, search, searchCaller } from "../../search/index.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
 import type { CallInfo, NodeContext } from "../context.ts";
 

@@ -1,5 +1,6 @@
 /**
- * The data layer's seams: SQL and the query builder stay in src/db/; engine state belongs to an object opened with
+ * The data layer's seams: SQL and the query builder stay in src/db/ and the search index's own store
+ * (src/search/store/), which src/db never imports; engine state belongs to an object opened with
  * the node (the search index: ctx.search), not to a module-level map keyed by the database; migrations are frozen
  * snapshots in one folder, registered in order under the names existing databases recorded.
  */
@@ -38,18 +39,30 @@ async function sourceFiles(dir: string): Promise<string[]> {
 const importsOf = (text: string) =>
   [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)].map((m) => m[1] as string);
 
-it("no file outside src/db/ imports Kysely", async () => {
+it("no file outside src/db/ and src/search/store/ imports Kysely", async () => {
   const offenders: string[] = [];
   for (const file of await sourceFiles(src)) {
     const relative = path.relative(root, file).split(path.sep).join("/");
-    if (relative.startsWith("src/db/")) continue;
+    if (relative.startsWith("src/db/") || relative.startsWith("src/search/store/")) continue;
     if (
       importsOf(await readFile(file, "utf8")).some((from) => from === "kysely" || from.startsWith("kysely/"))
     ) {
       offenders.push(relative);
     }
   }
-  assert.deepEqual(offenders, [], "SQL belongs in a repository of src/db/");
+  assert.deepEqual(offenders, [], "SQL belongs in a repository of src/db/ (or the search index's store)");
+});
+
+it("no file of src/db imports src/search: the search module sits on the database, never under it", async () => {
+  const offenders: string[] = [];
+  for (const file of await sourceFiles(path.join(src, "db"))) {
+    for (const from of importsOf(await readFile(file, "utf8"))) {
+      if (!from.startsWith(".")) continue;
+      const target = path.relative(src, path.resolve(path.dirname(file), from)).split(path.sep);
+      if (target[0] === "search") offenders.push(`${path.relative(root, file)} imports ${from}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
 });
 
 it("migrations import nothing but Kysely and their own folder", async () => {

@@ -1,10 +1,10 @@
-/** The search caches (src/search/search-cache.ts, answer-cache.ts): bounded by bytes, answers kept once. */
+/** The search caches (src/search/answers/search-cache.ts, answer-cache.ts): bounded by bytes, answers kept once. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
-import { cachedAnswer } from "../../../src/search/answer-cache.ts";
-import { jsonBytes } from "../../../src/search/json-bytes.ts";
-import { SearchCache } from "../../../src/search/search-cache.ts";
+import { cachedAnswer } from "../../../src/search/answers/answer-cache.ts";
+import { jsonBytes } from "../../../src/search/answers/json-bytes.ts";
+import { SearchCache } from "../../../src/search/answers/search-cache.ts";
 
 const value = { docs: [] };
 

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
-import type { SearchEngineDb } from "../../../src/db/search/index.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
 import { ChangedValues } from "../../../src/search/memory/changed-values.ts";
 import { ChunkedReads } from "../../../src/search/memory/chunked-reads.ts";
 import { Column } from "../../../src/search/memory/columns.ts";
 import { countedDocs } from "../../../src/search/memory/doc-list.ts";
 import { DocNumbers } from "../../../src/search/memory/doc-numbers.ts";
+import type { SearchEngineDb } from "../../../src/search/store/index.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 
 const FIELD = "keywords";

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { byteOrder } from "../../../src/search/byte-order.ts";
 import { DocNumbers } from "../../../src/search/memory/doc-numbers.ts";
+import { byteOrder } from "../../../src/search/schema/byte-order.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 
 const ODD = [

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import type { SearchDocument } from "../../../src/search/document.ts";
 import { extractorFor } from "../../../src/search/extract/index.ts";
+import type { SearchDocument } from "../../../src/search/schema/document.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/search/${name}`, import.meta.url));
 const extract = (formatId: string, file: string): SearchDocument => {

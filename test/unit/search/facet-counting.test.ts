@@ -1,12 +1,12 @@
 /** Facet counting from the engine's memory: the documents a count visits, the page of counts. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { byteOrder } from "../../../src/search/byte-order.ts";
-import { pageOf } from "../../../src/search/facet-page.ts";
-import { fieldSpec } from "../../../src/search/fields.ts";
+import { pageOf } from "../../../src/search/answers/facet-page.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
 import { countedDocs } from "../../../src/search/memory/doc-list.ts";
-import type { FacetFieldRequest } from "../../../src/search/request.ts";
+import type { FacetFieldRequest } from "../../../src/search/query/request.ts";
+import { byteOrder } from "../../../src/search/schema/byte-order.ts";
+import { fieldSpec } from "../../../src/search/schema/fields.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 
 describe("countedDocs", () => {

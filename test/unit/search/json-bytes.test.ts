@@ -1,9 +1,9 @@
-/** JSON written straight into bytes (src/search/json-bytes.ts, solrJsonBytes): the bytes of JSON.stringify. */
+/** JSON written straight into bytes (src/search/answers/json-bytes.ts, solrJsonBytes): the bytes of JSON.stringify. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { jsonBytes } from "../../../src/search/json-bytes.ts";
-import { solrJson, solrJsonBytes } from "../../../src/search/response.ts";
-import type { SearchResponse } from "../../../src/search/search.ts";
+import { jsonBytes } from "../../../src/search/answers/json-bytes.ts";
+import { solrJson, solrJsonBytes } from "../../../src/search/answers/response.ts";
+import type { SearchResponse } from "../../../src/search/answers/search.ts";
 
 const stringified = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
 

@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compiledRegexp, luceneRegexpSource } from "../../../src/search/lucene-regexp.ts";
-import { prepareQuery } from "../../../src/search/query-slashes.ts";
+import { compiledRegexp } from "../../../src/db/sqlite-regexp.ts";
+import { luceneRegexpSource } from "../../../src/search/query/lucene-regexp.ts";
+import { prepareQuery } from "../../../src/search/query/query-slashes.ts";
 
 const matches = (regexp: string, value: string) => compiledRegexp(luceneRegexpSource(regexp)).test(value);
 

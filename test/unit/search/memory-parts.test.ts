@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
-import { byteOrder } from "../../../src/search/byte-order.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
+import { byteOrder } from "../../../src/search/schema/byte-order.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 
 describe("Bitset", () => {

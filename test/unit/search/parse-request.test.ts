@@ -1,9 +1,9 @@
-/** parseSearchRequest: Solr's parameters -> one checked SearchRequest (src/search/parse-request.ts). */
+/** parseSearchRequest: Solr's parameters -> one checked SearchRequest (src/search/query/parse-request.ts). */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InvalidRequest } from "../../../src/errors/exceptions.ts";
-import { SolrParams } from "../../../src/search/params.ts";
-import { MAX_ROWS, parseSearchRequest } from "../../../src/search/parse-request.ts";
+import { SolrParams } from "../../../src/search/query/params.ts";
+import { MAX_ROWS, parseSearchRequest } from "../../../src/search/query/parse-request.ts";
 
 const parse = (record: Record<string, string | string[]>) => parseSearchRequest(SolrParams.from(record));
 

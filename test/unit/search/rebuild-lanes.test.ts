@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { endText } from "../../../src/cli/search-index.ts";
-import { END_STATEMENT } from "../../../src/db/search/pending-terms.ts";
-import { indexOf, laneOf } from "../../../src/db/search/rebuild-state.ts";
+import { END_STATEMENT } from "../../../src/search/store/pending-terms.ts";
+import { indexOf, laneOf } from "../../../src/search/store/rebuild-state.ts";
 
 const STATEMENTS = [
   "create unique index search_values_key on search_values (field, value, pid)",

@@ -1,7 +1,7 @@
-/** Arrays kept between queries (src/search/scratch-ints.ts): reused, grown with their contents, bounded. */
+/** Arrays kept between queries (src/search/answers/scratch-ints.ts): reused, grown with their contents, bounded. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ScratchInts } from "../../../src/search/scratch-ints.ts";
+import { ScratchInts } from "../../../src/search/answers/scratch-ints.ts";
 
 describe("ScratchInts", () => {
   it("hands out the same array while it is long enough, and counts what it holds", () => {

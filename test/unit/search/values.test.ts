@@ -1,11 +1,11 @@
 /** Dates (Solr format, lenient reading, date math), tokens, geohashes and the field catalogue. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatSolrDate, readLenientDate, readQueryDate } from "../../../src/search/dates.ts";
 import { geohash } from "../../../src/search/extract/geo.ts";
-import { fieldSpec } from "../../../src/search/fields.ts";
-import { SolrParams } from "../../../src/search/params.ts";
-import { tokenize } from "../../../src/search/tokens.ts";
+import { SolrParams } from "../../../src/search/query/params.ts";
+import { formatSolrDate, readLenientDate, readQueryDate } from "../../../src/search/schema/dates.ts";
+import { fieldSpec } from "../../../src/search/schema/fields.ts";
+import { tokenize } from "../../../src/search/schema/tokens.ts";
 
 describe("search values", () => {
   it("writes dates as Solr does and reads metadata dates leniently", () => {

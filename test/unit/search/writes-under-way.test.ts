@@ -1,7 +1,7 @@
-/** Writes under way (src/search/writes-under-way.ts): what an index batch waits for, and for how long at most. */
+/** Writes under way (src/search/indexing/writes-under-way.ts): what an index batch waits for, and for how long at most. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { WritesUnderWay } from "../../../src/search/writes-under-way.ts";
+import { WritesUnderWay } from "../../../src/search/indexing/writes-under-way.ts";
 
 describe("writes under way", () => {
   it("waits for nothing when no write is under way", async () => {

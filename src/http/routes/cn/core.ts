@@ -20,7 +20,13 @@ import {
   serializeObjectFormatList,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
-import { holdForIndex, readMultipart, requirePart, sysmetaAlgorithm, sysmetaSize } from "../../multipart.ts";
+import {
+  holdForSubscribers,
+  readMultipart,
+  requirePart,
+  sysmetaAlgorithm,
+  sysmetaSize,
+} from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
@@ -176,7 +182,7 @@ export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefi
       objectPart: "object",
       algorithmHint: sysmetaAlgorithm,
       sizeHint: sysmetaSize,
-      holdBytes: holdForIndex,
+      holdBytes: holdForSubscribers(ctx.changes),
     });
     const staged = body.staged;
     if (!staged) throw new InvalidRequest('The multipart part "object" (the object bytes) is missing.');

@@ -3,7 +3,7 @@
  * listQueryEngines, getQueryEngineDescription, query, search.
  */
 import type { FastifyInstance } from "fastify";
-import { SolrParams } from "../../../search/params.ts";
+import { SolrParams } from "../../../search/index.ts";
 import * as cnRead from "../../../services/cn/read.ts";
 import { searchObjects } from "../../../services/cn/search.ts";
 import * as mnRead from "../../../services/mn/read.ts";

@@ -7,16 +7,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
-import { SolrParams } from "../../../search/params.ts";
-import { parseSearchRequest } from "../../../search/parse-request.ts";
-import type { SearchIndexHandle } from "../../../search/search.ts";
 import {
   listQueryEngines,
+  parseSearchRequest,
   queryEngineDescription,
   requireEngine,
   runQuery,
+  type SearchIndexHandle,
+  SolrParams,
   searchCaller,
-} from "../../../search/service.ts";
+} from "../../../search/index.ts";
 import { serializeQueryEngineList } from "../../../types/index.ts";
 import { sendXml } from "../../call.ts";
 import { readTextPart } from "../../multipart.ts";

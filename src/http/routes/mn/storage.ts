@@ -12,7 +12,7 @@ import { parseXml } from "../../../types/xml-parse.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { DeclaredAlgorithms } from "../../declared-algorithms.ts";
 import {
-  holdForIndex,
+  holdForSubscribers,
   type MultipartBody,
   readMultipart,
   requirePart,
@@ -138,7 +138,7 @@ function readObjectUpload(
     objectPart: "object",
     algorithmHint: (parts) => sysmetaAlgorithm(parts) ?? declared.guess(request),
     sizeHint: sysmetaSize,
-    holdBytes: holdForIndex,
+    holdBytes: holdForSubscribers(ctx.changes),
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
   });
 }
