@@ -24,8 +24,8 @@ import { registerNodeAdminRoutes } from "./routes/cn/node-admin.ts";
 import { registerFrontDoor } from "./routes/front-door.ts";
 import { registerLandingRoutes } from "./routes/landing.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
-import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerOaiRoutes } from "./routes/oai.ts";
+import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 

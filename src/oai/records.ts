@@ -5,9 +5,9 @@
  */
 import { buffer } from "node:stream/consumers";
 import type { OaiRecordRow } from "../db/oai-records.ts";
-import type { NodeContext } from "../services/context.ts";
-import { dataciteXmlOfObject } from "../doi/records.ts";
 import { doiOf } from "../doi/datacite/index.ts";
+import { dataciteXmlOfObject } from "../doi/records.ts";
+import type { NodeContext } from "../services/context.ts";
 import { SMALL_READ_LIMIT } from "../store/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "../views/extract/index.ts";

@@ -7,12 +7,12 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import LinkHeader from "http-link-header";
 import { type Caller, call, create, enc, update } from "../helpers/client.ts";
+import { validateDatacite } from "../helpers/datacite-xsd.ts";
 import { extructJsonLd } from "../helpers/extruct.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { shaclFindings } from "../helpers/shacl.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
-import { validateDatacite } from "../helpers/datacite-xsd.ts";
 
 const EML = "https://eml.ecoinformatics.org/eml-2.2.0";
 const fixture = (data: string) =>

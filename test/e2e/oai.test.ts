@@ -257,7 +257,9 @@ for (const dialect of testDialects()) {
       assert.match(record, /<metadata><resource xmlns="http:\/\/datacite.org\/schema\/kernel-4"/);
       assert.match(record, /<identifier identifierType="DOI">10.5072\/OAI-1<\/identifier>/);
       assert.equal(
-        errorCode(await oaiGet(base, `verb=GetRecord&metadataPrefix=oai_datacite&identifier=${ids.metadata}`)),
+        errorCode(
+          await oaiGet(base, `verb=GetRecord&metadataPrefix=oai_datacite&identifier=${ids.metadata}`),
+        ),
         "cannotDisseminateFormat",
       );
     });

@@ -82,7 +82,12 @@ function registerLinksets(app: FastifyInstance, ctx: NodeContext): void {
         .type("text/plain; charset=utf-8")
         .send(`A linkset is offered as ${LINKSET_JSON} or ${LINKSET_TEXT}.\n`);
     }
-    const { object, record } = await landingRecord(ctx, callInfo(request), id, landingUrls(ctx.config.baseUrl));
+    const { object, record } = await landingRecord(
+      ctx,
+      callInfo(request),
+      id,
+      landingUrls(ctx.config.baseUrl),
+    );
     const contexts = landingLinkContexts(record, { datacite: dataciteCrosswalk(object) !== undefined });
     return reply.code(200).type(chosen.mediaType).send(chosen.write(contexts));
   });
