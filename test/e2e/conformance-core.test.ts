@@ -3,9 +3,9 @@
  * certificate of the checklist is a CN_SUBJECT token, "no certificate" an anonymous call.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, startTestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const USER = "CN=Log Tester,DC=example,DC=org";
@@ -38,12 +38,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: CoreTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let cn: Caller;
     let anon: Caller;
     const pids = [uniquePid("core-a"), uniquePid("core-b"), uniquePid("core-c")];
     before(async () => {
-      node = await startTestNode(dialect);
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       anon = { baseUrl: node.baseUrl };
       const user = { baseUrl: node.baseUrl, token: await node.token(USER) };
@@ -54,7 +53,6 @@ for (const dialect of testDialects()) {
         await sleep(5);
       }
     });
-    after(() => node.close());
 
     const log = async (c: Caller, query = "") => okXml(await call(c, "GET", `/log${query}`));
 

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: ReadTestImplementations, MNReadTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let anon: Caller;
     let user: Caller;
     let cn: Caller;
@@ -42,7 +42,6 @@ for (const dialect of testDialects()) {
     const bytes = Buffer.from("IPCC Data Distribution Centre Results \nyear,value\n2001,3\n");
     const others = [uniquePid("csv"), uniquePid("eml")];
     before(async () => {
-      node = await startTestNode(dialect);
       anon = { baseUrl: node.baseUrl };
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
@@ -54,7 +53,6 @@ for (const dialect of testDialects()) {
       const emlOptions = { rightsHolder: USER, formatId: "eml://ecoinformatics.org/eml-2.1.1" };
       assert.equal((await create(user, eml, Buffer.from("<eml/>\n"), emlOptions)).status, 200);
     });
-    after(() => node.close());
 
     const list = async (c: Caller, query = "") => okXml(await call(c, "GET", `/object${query}`));
 
