@@ -4,7 +4,6 @@ import { InvalidRequest, InvalidSystemMetadata } from "../../../errors/exception
 import { requireIdentifier } from "../../../services/identifiers.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
-import { algorithmKey, recordedDigest } from "../../../store/index.ts";
 import type { ObjectStore, StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
@@ -37,7 +36,6 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       const pid = requireIdentifier(requirePart(body, "pid"), "pid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
       declared.remember(request, sysmeta.checksum.algorithm);
-      await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(reply, serializeIdentifier(await storage.create(ctx, call, pid, sysmeta, staged)));
     } finally {
       await staged.discard();
@@ -54,7 +52,6 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       const newPid = requireIdentifier(requirePart(body, "newPid"), "newPid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
       declared.remember(request, sysmeta.checksum.algorithm);
-      await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(
         reply,
         serializeIdentifier(await storage.update(ctx, call, pid, newPid, sysmeta, staged)),
@@ -133,18 +130,6 @@ function readObjectUpload(
     holdBytes: holdForIndex,
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
   });
-}
-
-/**
- * The bytes are hashed as they arrive with SHA-256 and the sysmeta's algorithm when it was known then (the sysmeta
- * part came first, a resumable upload's `checksumAlgorithm` named it, or the client's last declared algorithm was
- * right); without any, an inline upload computes MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
- * staged file (a second read) before the checksum is compared.
- */
-async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
-  const key = algorithmKey(algorithm);
-  if (!key || recordedDigest(staged.digests, key) !== undefined) return;
-  await staged.addDigest(algorithm);
 }
 
 /**
