@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml } from "../helpers/client.ts";
+import { clockPast } from "../helpers/eventually.ts";
 import { ADMIN, CN_SUBJECT, startTestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
@@ -34,7 +35,6 @@ function entries(log: string): Entry[] {
 }
 
 const attr = (xml: string, name: string) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(xml)?.[1]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: CoreTestImplementations (${dialect})`, () => {
@@ -48,9 +48,9 @@ for (const dialect of testDialects()) {
       const user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       for (const pid of pids) {
         assert.equal((await create(user, pid, Buffer.from(`${pid}\n`), { rightsHolder: USER })).status, 200);
-        await sleep(5); // distinct dateLogged values for the date filter
+        await clockPast(); // distinct dateLogged values for the date filter
         assert.equal((await call(anon, "GET", `/object/${enc(pid)}`)).status, 200);
-        await sleep(5);
+        await clockPast();
       }
     });
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
+import { clockPast } from "../helpers/eventually.ts";
 import { CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
@@ -30,7 +31,6 @@ function infos(list: string): Info[] {
 }
 
 const attr = (xml: string, name: string) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(xml)?.[1]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: ReadTestImplementations, MNReadTestImplementations (${dialect})`, () => {
@@ -46,10 +46,10 @@ for (const dialect of testDialects()) {
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       assert.equal((await create(user, pid, bytes, { rightsHolder: USER })).status, 200);
-      await sleep(5);
+      await clockPast();
       const [csv = "", eml = ""] = others;
       assert.equal((await create(user, csv, Buffer.from("a\n"), { rightsHolder: USER })).status, 200);
-      await sleep(5);
+      await clockPast();
       const emlOptions = { rightsHolder: USER, formatId: "eml://ecoinformatics.org/eml-2.1.1" };
       assert.equal((await create(user, eml, Buffer.from("<eml/>\n"), emlOptions)).status, 200);
     });

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { type Caller, call, create, enc, form, okXml, url } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -44,7 +43,7 @@ for (const dialect of testDialects()) {
       await eventually(`${expected} ${event} events`, async () =>
         (await readEvents(pid, event)) === expected ? true : undefined,
       );
-      await sleep(300);
+      await node.node.ctx.db.events.flush();
       assert.equal(await readEvents(pid, event), expected);
     };
 
