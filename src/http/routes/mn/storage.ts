@@ -18,9 +18,8 @@ import {
   sysmetaAlgorithm,
   sysmetaSize,
 } from "../../multipart.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
-import { requiredId } from "./read.ts";
 
 export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
