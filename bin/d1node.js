@@ -3,8 +3,7 @@
 // builds it: about 50 MB less memory than loading TypeScript); otherwise the sources, loaded directly.
 // Memory during large uploads: --max-semi-space-size=4 (MiB) caps the young generation, which uploads otherwise
 // grow with short-lived chunks, and MALLOC_ARENA_MAX=2 keeps the hasher threads from each taking a malloc arena
-// (measured: peak RSS during a 1 GiB upload ~150 -> ~137 MB with 2 MiB; 116 MB with 4 MiB, which costs small
-// gets ~10 % less CPU than 2 MiB: fewer scavenges, fewer in-flight objects copied; docs/performance.md).
+// (lower peak memory during large uploads, and fewer scavenges on small gets; docs/decisions.md, "Hot paths").
 // --expose-gc lets uploads ask for minor collections that free the body chunks they copied (src/store/young-collection.ts).
 import { readdirSync, statSync } from "node:fs";
 

@@ -14,9 +14,9 @@ export function isAllowed(session: Session, permission: Permission, sysmeta: Acc
 }
 
 /**
- * Frozen system metadata (the row cache's objects, frozen deeply and shared by the requests that read them) and
- * frozen sessions (the anonymous caller's) never change: their grants and readers are made once, not at every
- * access check (measured on small gets: ~1 % of the server's CPU).
+ * Frozen system metadata (the row cache's objects, frozen deeply and shared by the requests that read them)
+ * and frozen sessions (the anonymous caller's) never change: their grants and readers are made once, not at
+ * every access check (docs/decisions.md, "Hot paths").
  */
 const frozenGrants = new WeakMap<AccessFacts, ReadonlyMap<string, Permission>>();
 const frozenReaders = new WeakMap<Session, Readers>();

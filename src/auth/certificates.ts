@@ -44,7 +44,10 @@ interface Asn1 {
 }
 let asn1Modules: Asn1 | undefined;
 
-/** The ASN.1 parser, loaded on the first certificate (measured: ~11 MB of memory a token-only node does without). */
+/**
+ * The ASN.1 parser, loaded on the first certificate: a token-only node never pays its memory
+ * (docs/decisions.md, "Hot paths").
+ */
 function asn1(): Asn1 {
   if (!asn1Modules) {
     const require = createRequire(import.meta.url);

@@ -2,9 +2,10 @@
  * `d1node load --count N`: fill a node's data folder with N synthetic objects (for capacity tests and
  * benchmarks). All share one content (written once to the store); each has its own identifier and complete
  * system metadata, readable by public (with --public-every N only every N-th one, the others by their rights
- * holder alone: public then reads a small fraction), dated one millisecond apart. Run it while the node is stopped.
- * The rows are written in bulk beside the write core (measured: through it, 40-70% slower before indexing); each
- * batch queues, in the load's transaction, what the core's subscribers queue for objects created by a load.
+ * holder alone: public then reads a small fraction), dated one millisecond apart. Run it while the node is
+ * stopped. The rows are written in bulk beside the write core (faster than through it; docs/decisions.md,
+ * "Hot paths"); each batch queues, in the load's transaction, what the core's subscribers queue for objects
+ * created by a load.
  */
 import path from "node:path";
 import { Readable } from "node:stream";

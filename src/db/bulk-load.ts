@@ -1,11 +1,11 @@
 /**
  * Loading many objects at once (`d1node load`, benchmarks). The whole load is one transaction: it lands
- * completely or not at all. Into empty tables the secondary indexes are dropped first and built again at the end,
- * inside the same transaction (measured on SQLite, 1M objects: ~12 s of inserts, ~3 s of index builds and ~2 s
- * of commit, against ~20 s of inserts alone with the indexes in place). SQLite inserts through prepared statements on the better-sqlite3 handle;
- * PostgreSQL through one INSERT ... SELECT FROM unnest(arrays) per batch.
- * Meant for a node that is not running: another process would not see the rows until the end. The load bypasses
- * the write core (src/objects/) for speed; its `followUp` writes the core's outbox rows in the same transaction.
+ * completely or not at all. Into empty tables the secondary indexes are dropped first and built again at the
+ * end, inside the same transaction (faster than inserting with the indexes in place: docs/decisions.md, "Hot
+ * paths"). SQLite inserts through prepared statements on the better-sqlite3 handle; PostgreSQL through one
+ * INSERT ... SELECT FROM unnest(arrays) per batch. Meant for a node that is not running: another process
+ * would not see the rows until the end. The load bypasses the write core (src/objects/) for speed; its
+ * `followUp` writes the core's outbox rows in the same transaction.
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
@@ -76,8 +76,8 @@ export function sqliteBulkLoad(db: Kysely<Tables>, handle: BetterSqlite3.Databas
           .all(...TABLES) as { name: string; sql: string }[];
         const rebuild = isEmpty(handle) ? indexes : [];
         for (const index of rebuild) handle.exec(`drop index "${index.name}"`);
-        // The row-count trigger (migration 0015) updates its row once per object (measured: half again the
-        // load's CPU time); the load adds its count once instead, in the same transaction.
+        // The row-count trigger (migration 0015) updates its row once per object; the load adds its count
+        // once instead, in the same transaction.
         const counted = handle
           .prepare("select sql from sqlite_master where type = 'trigger' and name = 'objects_counted_insert'")
           .get() as { sql: string } | undefined;
@@ -174,7 +174,7 @@ export function postgresBulkLoad(
       return loaded;
     });
     // Fresh statistics and visibility: without them the planner may choose whole-table joins for the reader
-    // filters until autovacuum comes by (measured: 1 s instead of 3 ms per page on 200k objects).
+    // filters until autovacuum comes by.
     await sql`vacuum (analyze) objects, access_rules`.execute(db);
     return loaded;
   };

@@ -7,8 +7,8 @@ const EVENT_ROWS_PER_STATEMENT = 50;
 
 /**
  * Event batches written on the handle itself, in a transaction of their own; not while Kysely has one open.
- * Multi-row INSERTs of up to 50 rows, one statement prepared per row count (measured: one run() per row was
- * most of the batch's cost on small gets).
+ * Multi-row INSERTs of up to 50 rows, one statement prepared per row count (one run() per row costs more:
+ * docs/decisions.md, "Hot paths").
  */
 export function directEventInserts(handle: SQLite.Database): (rows: readonly NewRow[]) => boolean {
   const statements = new Map<number, SQLite.Statement>();

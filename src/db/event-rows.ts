@@ -48,8 +48,8 @@ export function newRow(entry: NewLogEntry): NewRow {
 }
 
 /**
- * newRow's object with its source added, not spread into a new one: a harvest makes one per entry (measured: the
- * spread cost about 5 % of the CN's CPU in log aggregation).
+ * newRow's object with its source added, not spread into a new one: a harvest makes one per entry
+ * (docs/decisions.md, "Hot paths").
  */
 export function harvestedRow(entry: HarvestedLogEntry): HarvestedRow {
   const row = newRow(entry) as HarvestedRow;

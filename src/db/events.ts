@@ -1,10 +1,10 @@
 /**
- * The event log. append() queues in memory; a timer writes the queue in one transaction every 50 ms (measured:
- * one synchronous insert per request costs 15-25 % of small-get throughput, a batched row about 2.5 us). That
- * suits reads; the entries of writes (create, update, delete) go into the write's own transaction instead
- * (inTransaction), so that no acknowledged write lacks its entry after a crash.
- * Lists page by (date_logged, id) keys like the object list; new entries usually sort after every remembered
- * key, so paging through the log stays cheap while requests keep adding to it.
+ * The event log. append() queues in memory; a timer writes the queue in one transaction every 50 ms (one
+ * insert per request would weigh on every read; docs/decisions.md, "Hot paths"). That suits reads; the
+ * entries of writes (create, update, delete) go into the write's own transaction instead (inTransaction), so
+ * that no acknowledged write lacks its entry after a crash. Lists page by (date_logged, id) keys like the
+ * object list; new entries usually sort after every remembered key, so paging through the log stays cheap
+ * while requests keep adding to it.
  */
 import { type Kysely, type SqlBool, sql } from "kysely";
 import { EVENT_COLUMNS, harvestedRow, type NewRow, newRow, type Row, rowsOf, toEntry } from "./event-rows.ts";
@@ -57,8 +57,8 @@ export interface EventLogOptions {
   onError?: (error: unknown) => void;
   /**
    * Writes a batch in one transaction of its own, synchronously, when the database allows it now (SQLite with no
-   * transaction open on its handle); returns false otherwise. Measured: building the multi-row INSERTs through
-   * the query builder cost ~10 % of small-get throughput, a prepared statement per row a fraction of that.
+   * transaction open on its handle); returns false otherwise. Past the query builder, whose building of the
+   * multi-row INSERTs weighs on small gets.
    */
   insertNow?: (rows: readonly NewRow[]) => boolean;
   /**
@@ -77,8 +77,8 @@ export function eventLog(db: Kysely<Tables>, options: EventLogOptions = {}): Bat
   const pager = new KeysetPager<EventKey, NewRow>(compareKeys, WALK_FROM);
   /**
    * The queued entries' values, flat (pid, ip, user_agent, subject, event, date_logged, node_id, then the next
-   * entry's): no object per entry lives until the flush, so none is promoted to the old generation (measured:
-   * with 50 ms between flushes, queued row objects outlived the young generation's collections).
+   * entry's): no object per entry lives until the flush, so none is promoted to the old generation
+   * (queued row objects would outlive the young generation's collections).
    */
   let queue: (string | number)[] = [];
   /** The batch whose write failed, tried once more on the next flush. */

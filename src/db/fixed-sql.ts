@@ -1,8 +1,9 @@
 /**
- * Statements of the hot write paths (a create runs about fifteen) as SQL text written once, past Kysely's query
- * building (measured: 5-27 µs a statement). They run through `db.executeQuery`, so on the connection of the
- * transaction `db` may be; on SQLite the handle prepares each distinct text once (sqlite-handle.ts, `preparedOnce`).
- * Texts use `?` placeholders; PostgreSQL gets `$1`, `$2`, ... (the texts hold no other question mark).
+ * Statements of the hot write paths (a create runs about fifteen) as SQL text written once, past Kysely's
+ * query building (docs/decisions.md, "Hot paths"). They run through `db.executeQuery`, so on the connection
+ * of the transaction `db` may be; on SQLite the handle prepares each distinct text once (sqlite-handle.ts,
+ * `preparedOnce`). Texts use `?` placeholders; PostgreSQL gets `$1`, `$2`, ... (the texts hold no other
+ * question mark).
  */
 import { CompiledQuery, type Kysely, PostgresAdapter, type QueryResult } from "kysely";
 import { prepareByName } from "./prepared-statements.ts";

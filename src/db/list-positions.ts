@@ -1,6 +1,6 @@
 /**
  * start/count paging with keyset queries underneath. DataONE lists page by position (`start`), but an OFFSET
- * scan costs in proportion to the position (measured: 65 ms at the end of 1M rows vs 2-4 ms for a keyset page).
+ * scan costs in proportion to the position, a keyset page does not (docs/decisions.md, "Hot paths").
  *
  * Per filter, the pager remembers sort keys at positions it has seen: the key before every multiple of STEP that
  * a page covered, and the ends of the last few pages. A page continues from the nearest remembered key at or

@@ -90,8 +90,8 @@ function readersOnly(f: ObjectListFilter): f is ObjectListFilter & { readableBy:
 }
 
 /**
- * The PIDs the subjects may read, as a UNION of one index range per subject: counted 5x faster than probing the
- * access rows of every object (measured on 1M objects: ~0.2 s against ~1 s).
+ * The PIDs the subjects may read, as a UNION of one index range per subject: faster than probing the access
+ * rows of every object (docs/decisions.md, "Hot paths").
  */
 function readablePids(db: Kysely<Tables>, subjects: string[]) {
   const [first, ...rest] = subjects;

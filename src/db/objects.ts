@@ -22,8 +22,8 @@ const GET_MANY_BATCH = 500;
 export type ObjectKey = readonly [number, string];
 
 /**
- * Synchronous reads straight from the SQLite handle, past the query builder (measured: ~25 % of small-get
- * throughput). Usable only while no transaction is open on the connection; otherwise reads queue behind it.
+ * Synchronous reads straight from the SQLite handle, past the query builder (docs/decisions.md, "Hot paths").
+ * Usable only while no transaction is open on the connection; otherwise reads queue behind it.
  */
 export interface DirectReads {
   readonly available: boolean;

@@ -20,7 +20,10 @@ export interface PostgresLimits {
 /** The client waits this much longer than the server's own limit, so that a live server cancels first. */
 const CLIENT_GRACE_MS = 1000;
 
-/** The PostgreSQL driver is loaded only when used (measured: ~12 MB of memory a SQLite node does without). */
+/**
+ * The PostgreSQL driver is loaded only when used: a SQLite node never pays its memory (docs/decisions.md,
+ * "Hot paths").
+ */
 export async function postgresPool(
   url: string,
   limits: PostgresLimits | undefined,

@@ -3,11 +3,10 @@ import type { StoredObject } from "./types.ts";
 
 /**
  * Recently read objects by PID, least recently used first: a hit skips the database and the row conversion
- * (measured: the primary-key read cost ~30 % of small-get throughput, converting the row another ~10 %). Writes
- * report their PIDs through forget(): this process's own once committed, other processes' (PostgreSQL) as the
- * change feed hears of them; while the feed cannot hear, the cache is distrusted and keeps nothing. A read that
- * overlapped a forget does not keep its object. Kept objects are frozen, deeply: callers share them and must
- * copy to change anything.
+ * (docs/decisions.md, "Hot paths"). Writes report their PIDs through forget(): this process's own once
+ * committed, other processes' (PostgreSQL) as the change feed hears of them; while the feed cannot hear, the
+ * cache is distrusted and keeps nothing. A read that overlapped a forget does not keep its object. Kept
+ * objects are frozen, deeply: callers share them and must copy to change anything.
  */
 export class RowCache {
   private readonly objects = new Map<string, StoredObject>();

@@ -13,16 +13,15 @@ import type { SqliteSharing } from "./sqlite-sharing.ts";
 
 /**
  * WAL with synchronous=NORMAL: a commit survives a crash of the process; an OS crash or power loss could lose
- * the last commits (never corrupting the database), so by default each write then waits for a flush of the WAL
- * that commits made meanwhile share (durable-commits.ts): synchronous=FULL would fsync inside every commit, on
- * the event loop's thread.
- * locking_mode=EXCLUSIVE: the node is the only process on its file (no shared-memory WAL index to maintain);
- * a second process waits busy_timeout and then fails rather than reading behind the node's back.
- * foreign_keys=ON: access rows go with their object.
- * A 64 MiB page cache and a checkpoint every 10,000 WAL pages instead of 1,000: the event log's inserts touch
- * pages all over its indexes, and with the defaults small-get throughput fell by a third within 20 s of load.
- * temp_store=MEMORY: statement journals in memory (measured: each 1 KiB create wrote ~30 pages of them to a
- * temp file); temporary tables and sorts are small here.
+ * the last commits (never corrupting the database), so by default each write then waits for a flush of the
+ * WAL that commits made meanwhile share (durable-commits.ts): synchronous=FULL would fsync inside every
+ * commit, on the event loop's thread. locking_mode=EXCLUSIVE: the node is the only process on its file (no
+ * shared-memory WAL index to maintain); a second process waits busy_timeout and then fails rather than
+ * reading behind the node's back. foreign_keys=ON: access rows go with their object. A 64 MiB page cache and
+ * a checkpoint every 10,000 WAL pages instead of 1,000: the event log's inserts touch pages all over its
+ * indexes, and with the defaults checkpoints slow small gets under load (docs/decisions.md, "Hot paths").
+ * temp_store=MEMORY: statement journals in memory, not in temp files; temporary tables and sorts are small
+ * here.
  */
 export function sqliteHandle(file: string): SQLite.Database {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -56,9 +55,9 @@ export function directReads(handle: SQLite.Database): DirectReads {
 }
 
 /**
- * The handle as Kysely sees it, with each distinct SQL text prepared once (measured: preparing on every query
- * cost ~4 % of small-get throughput). Kysely runs one query at a time per connection, so reusing a statement is
- * safe; the cache stops growing at 1000 texts (queries with variable IN lists or row counts make new texts).
+ * The handle as Kysely sees it, with each distinct SQL text prepared once (docs/decisions.md, "Hot paths").
+ * Kysely runs one query at a time per connection, so reusing a statement is safe; the cache stops growing at
+ * 1000 texts (queries with variable IN lists or row counts make new texts).
  */
 export function preparedOnce(
   handle: SQLite.Database,

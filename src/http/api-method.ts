@@ -1,7 +1,7 @@
 /**
  * The API method a request's route serves (its `config.apiMethod`, e.g. "MNRead.get"), read once per request:
- * Fastify's `request.routeOptions` builds a new object of a dozen fields at every read (measured on small gets:
- * three reads a request, by the hooks of metrics, body limits and the isAuthorized limit).
+ * Fastify's `request.routeOptions` builds a new object of a dozen fields at every read, and the hooks of
+ * metrics, body limits and the isAuthorized limit each read it.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 

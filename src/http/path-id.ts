@@ -41,3 +41,10 @@ export function refuseImpossibleIdentifier(id: string): void {
     });
   }
 }
+
+/** A path identifier that must be there: InvalidRequest when it is missing or empty. */
+export function requiredId(id: string | undefined): string {
+  if (id === undefined || id === "") throw new InvalidRequest("The identifier is missing from the request.");
+  refuseImpossibleIdentifier(id);
+  return id;
+}

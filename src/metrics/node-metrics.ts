@@ -63,8 +63,8 @@ export class NodeMetrics {
       labelNames: ["node_id", "role"],
       registers,
     }).set({ node_id: ctx.config.nodeId, role: ctx.config.role }, 1);
-    // The request counters are kept in plain tallies and handed over at scrape time (measured: prom-client's
-    // label hashing and checks per observation were ~2-3 % of the server's CPU on small gets).
+    // The request counters are kept in plain tallies and handed over at scrape time: prom-client's label
+    // hashing per observation is paid once per scrape instead of per request (docs/decisions.md, "Hot paths").
     const bound = this.bound;
     new Counter({
       name: "d1node_http_requests_total",

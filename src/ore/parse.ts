@@ -2,7 +2,7 @@
  * Parse an OAI-ORE resource map (RDF/XML) into its map id, aggregation, members and documents relations.
  * The bytes are streamed through a maintained RDF/XML parser, bounded in size; only the triples that matter are
  * kept. A DOCTYPE is refused, as by every XML parser of this node. The parser is loaded on the first map, not
- * when the node starts (about 60 ms of CPU at start-up, measured).
+ * when the node starts (start-up stays short for nodes that never see one).
  */
 import { Readable } from "node:stream";
 import type { RdfXmlParser } from "rdfxml-streaming-parser";

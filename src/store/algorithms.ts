@@ -8,10 +8,10 @@ export const BASE_HASHES: readonly HashKey[] = ["md5", "sha1", "sha256"];
 
 /**
  * The hashes computed while an upload arrives. SHA-256 always (the content key); with the system metadata's
- * algorithm known (`declared`), that one and no more: the other digests are computed from the stored bytes when
- * first asked for (getChecksum, packages) and recorded then. Without it (the system metadata part comes after the
- * object part), MD5, SHA-1 and SHA-256, so that the common algorithms need no second read.
- * Measured on a 256 MiB upload: MD5 alone costs more CPU than SHA-1 and SHA-256 together.
+ * algorithm known (`declared`), that one and no more: the other digests are computed from the stored bytes
+ * when first asked for (getChecksum, packages) and recorded then. Without it (the system metadata part comes
+ * after the object part), MD5, SHA-1 and SHA-256, so that the common algorithms need no second read. Why: MD5
+ * alone costs more CPU than SHA-1 and SHA-256 together (docs/decisions.md, "Hot paths").
  */
 export function ingestHashes(declared: HashKey | undefined): HashKey[] {
   if (!declared) return [...BASE_HASHES];
@@ -111,7 +111,7 @@ export function unsupportedAlgorithm(name: string): Error & { code: string } {
   return error;
 }
 
-/** Relative CPU cost per byte (measured: MD5 ~730, SHA-1 ~1800, SHA-256 ~1700, SHA-384/512 ~800 MiB/s). */
+/** Relative CPU cost per byte of each algorithm (docs/decisions.md, "Hot paths"). */
 const COST: Record<HashKey, number> = { md5: 1.4, sha1: 0.55, sha256: 0.6, sha384: 1.25, sha512: 1.25 };
 
 /** Spread hashes over `workers` threads (index = thread), costliest first onto the least loaded one. */

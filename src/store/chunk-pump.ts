@@ -1,9 +1,9 @@
 /**
- * Reading an upload chunk by chunk without an async iterator: each chunk goes to `take` inside its 'data' event,
- * so that a sink which copies it at once (the hasher ring) lets it die young, and no promise is made per chunk.
- * When `take` must wait (no free slot), it returns a promise and the source is paused until it settles.
- * Measured on 256 MiB uploads: the async iterator and a promise per 64 KiB chunk were a sixth of the main
- * thread's CPU.
+ * Reading an upload chunk by chunk without an async iterator: each chunk goes to `take` inside its 'data'
+ * event, so that a sink which copies it at once (the hasher ring) lets it die young, and no promise is made
+ * per chunk. When `take` must wait (no free slot), it returns a promise and the source is paused until it
+ * settles. Why: an async iterator and a promise per chunk cost the main thread dearly on large uploads
+ * (docs/decisions.md, "Hot paths").
  */
 import type { Readable } from "node:stream";
 import { finished } from "node:stream";

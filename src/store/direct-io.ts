@@ -1,9 +1,9 @@
 /**
- * Direct writes (O_DIRECT): full ring slots go from shared memory to the disk without a copy into the page cache.
- * Measured on a 256 MiB upload: writing through the page cache and then fsync cost ~0.9 CPU-seconds in the
- * kernel, direct writes and the same fsync ~0.1. The kernel asks for memory, file offsets and lengths aligned to
- * the device's blocks; JavaScript cannot ask where a buffer lies, so the alignment of the ring is found by trying:
- * a misaligned direct write fails at once with EINVAL, before any I/O.
+ * Direct writes (O_DIRECT): full ring slots go from shared memory to the disk without a copy into the page
+ * cache. Why: writing through the page cache and then fsync costs the kernel far more CPU (docs/decisions.md,
+ * "Hot paths"). The kernel asks for memory, file offsets and lengths aligned to the device's blocks;
+ * JavaScript cannot ask where a buffer lies, so the alignment of the ring is found by trying: a misaligned
+ * direct write fails at once with EINVAL, before any I/O.
  */
 import { closeSync, constants, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";

@@ -22,8 +22,8 @@ import type { Digests, ObjectStore, StagedObject } from "./types.ts";
 
 export interface FsStoreOptions extends HasherPoolOptions {
   /**
-   * Uploads shorter than this are hashed on the calling thread (default 128 KiB: measured with 16 concurrent
-   * uploads, below it the thread round trip costs the event loop more than hashing does).
+   * Uploads shorter than this are hashed on the calling thread (default 128 KiB: below it the thread round
+   * trip costs the event loop more than hashing does).
    */
   smallLimit?: number;
   /** Ring slots one upload may hold at once (default 4). */
@@ -75,8 +75,8 @@ export async function createFsStore(root: string, options: FsStoreOptions = {}):
 
   /**
    * Rename a temp file into its place. Same key, same bytes: an existing file is simply replaced. The shard
-   * folders are made only when the rename finds them missing (measured: mkdir and stat before every rename cost
-   * ~10 % of small-create throughput).
+   * folders are made only when the rename finds them missing (not checked before every rename:
+   * docs/decisions.md, "Hot paths").
    */
   const place = async (temp: string, key: string): Promise<void> => {
     const target = pathOf(key);

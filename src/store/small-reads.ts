@@ -1,8 +1,8 @@
 /**
  * Whole, synchronous reads of small objects, with the contents of recently read ones kept in memory. Content
- * never changes under a key, so a cached copy is always right; the store forgets a key when it removes the bytes.
- * Measured on small gets: a read stream per request cost ~10x the throughput, a synchronous open/read/close
- * ~20 %, the cache hit about nothing.
+ * never changes under a key, so a cached copy is always right; the store forgets a key when it removes the
+ * bytes. Why: a read stream per request is the costliest way to serve a small get (docs/decisions.md, "Hot
+ * paths").
  */
 import { closeSync, openSync, readSync } from "node:fs";
 

@@ -1,16 +1,15 @@
 /**
- * Minor garbage collections while large bodies pass through. Each body chunk Node's HTTP parser hands over is a
- * fresh 64 KiB buffer outside the JavaScript heap, dead once copied into the hasher ring; each 1 MiB chunk a read
- * stream hands to the response is one too, dead once written to the socket. V8 counts such memory allocated since
- * its last full collection against the old generation's limit, and frees it only when the chunk's small heap
- * object is collected: an upload that allocates little else reached that limit every 10-20 MiB, and each time
- * V8 marked the whole heap (measured: 0.4-0.6 CPU-seconds of marking threads per 256 MiB, half the upload's
- * CPU). A minor collection (a scavenge of the young generation, well under a millisecond) frees the dead chunks
- * before that. The same for large gets: a 1 GiB get ran at 0.80-1.0 GiB/s without them and 1.6-2.6 GiB/s with
- * them (docs/performance.md, "Member Node core targets"). Node exposes one only with `--expose-gc` (bin/d1node.js passes it); without it, nothing is asked.
+ * Minor garbage collections while large bodies pass through. Each body chunk Node's HTTP parser hands over is
+ * a fresh 64 KiB buffer outside the JavaScript heap, dead once copied into the hasher ring; each 1 MiB chunk
+ * a read stream hands to the response is one too, dead once written to the socket. V8 counts such memory
+ * allocated since its last full collection against the old generation's limit, and frees it only when the
+ * chunk's small heap object is collected: an upload that allocates little else reaches that limit every few
+ * MiB, and each time V8 marks the whole heap. A minor collection (a scavenge of the young generation) frees
+ * the dead chunks before that, for uploads and large gets alike (docs/decisions.md, "Hot paths"). Node
+ * exposes one only with `--expose-gc` (bin/d1node.js passes it); without it, nothing is asked.
  */
 
-/** Bytes passed through between two minor collections: far below the ~10 MB of slack that started full markings. */
+/** Bytes passed through between two minor collections: well below the slack that starts full markings. */
 export const YOUNG_COLLECTION_BYTES = 4 << 20;
 
 const collect = globalThis.gc;

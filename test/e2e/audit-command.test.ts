@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
 import { type Caller, create } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const objectFile = (dataDir: string, bytes: Buffer) => {
@@ -21,12 +21,11 @@ const objectFile = (dataDir: string, bytes: Buffer) => {
 
 for (const dialect of testDialects()) {
   describe(`d1node audit (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let flags: string[];
     const objects = new Map<string, Buffer>();
 
     before(async () => {
-      node = await startTestNode(dialect);
       const admin: Caller = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       for (let i = 0; i < 12; i++) {
         const pid = uniquePid(`audit${i}`);
@@ -38,7 +37,6 @@ for (const dialect of testDialects()) {
       const url = node.node.ctx.config.databaseUrl;
       flags = ["--data-dir", node.dataDir, ...(url ? ["--database-url", url] : [])];
     });
-    after(() => node?.close());
 
     it("passes on intact bytes", { timeout: 60_000 }, async () => {
       const run = await runCli(["audit", ...flags]);

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, form, update } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const EML = readFileSync(new URL("../fixtures/search/eml-2.1.0-peggym.130.4.xml", import.meta.url));
@@ -37,7 +37,7 @@ const ROLES = ["mn", "cn"] as const;
 for (const dialect of testDialects())
   for (const role of ROLES) {
     describe(`queries real clients send (${role}, ${dialect})`, () => {
-      let node: TestNode;
+      const node = withTestNode(dialect, role === "cn" ? { role: "cn", nodeId: "urn:node:TESTCN" } : {});
       let admin: Caller;
       const tag = uniquePid("q").replace(/[^a-z0-9]/gi, "");
       const pids: Record<string, string> = {
@@ -53,7 +53,6 @@ for (const dialect of testDialects())
         );
 
       before(async () => {
-        node = await startTestNode(dialect, role === "cn" ? { role: "cn", nodeId: "urn:node:TESTCN" } : {});
         admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
         const ok = async (response: Promise<Response>) => {
           const r = await response;
@@ -76,7 +75,6 @@ for (const dialect of testDialects())
         const collection = `<col:collection xmlns:col="${COLLECTION}"><label>${tag}c</label><name>C</name></col:collection>`;
         await ok(create(admin, pids.collection as string, Buffer.from(collection), { formatId: COLLECTION }));
       });
-      after(() => node.close());
 
       for (const { client, q, expected } of corpus()) {
         it(`${client}: ${q}`, async () => {

@@ -4,9 +4,9 @@
  * changed); of concurrent setAccessPolicy calls with the same serialVersion exactly one wins.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
@@ -17,17 +17,15 @@ const policy = (subject: string, permission: string) =>
 
 for (const dialect of testDialects()) {
   describe(`CNAuthorization (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let alice: Caller;
     let bob: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
       bob = { baseUrl: node.baseUrl, token: await node.token(BOB) };
     });
-    after(() => node.close());
 
     const newObject = async () => {
       const pid = uniquePid("authz");

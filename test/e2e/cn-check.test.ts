@@ -5,10 +5,10 @@
  * something to read, and the query and search steps run against the solr engine.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { call, create, form } from "../helpers/client.ts";
 import { INTEROP_SKIP, runInteropCheck } from "../helpers/interop.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const PERSON = `<?xml version="1.0" encoding="UTF-8"?>
@@ -17,11 +17,7 @@ const PERSON = `<?xml version="1.0" encoding="UTF-8"?>
 
 for (const dialect of testDialects()) {
   describe(`cn_check.py against a ${dialect} CN`, { skip: INTEROP_SKIP }, () => {
-    let node: TestNode;
-    before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
-    });
-    after(() => node.close());
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
 
     it("passes every check", async () => {
       const admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const EML_220 = "https://eml.ecoinformatics.org/eml-2.2.0";
@@ -15,15 +15,13 @@ const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
 for (const dialect of testDialects()) {
   describe(`CNDiagnostic (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let alice: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
     });
-    after(() => node.close());
 
     it("echoCredentials: the session's subject, then the registered account", async () => {
       assert.match(await okXml(await call(alice, "GET", "/diag/subject")), /<subject>CN=Alice,/);

@@ -4,9 +4,9 @@
  * update by rights holders only, members replaced), and the CN's own sessions expanded from these tables.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice Smith,O=d1node,C=US,DC=cilogon,DC=org";
@@ -24,19 +24,17 @@ const group = (name: string, members: string[], holders: string[]) =>
 
 for (const dialect of testDialects()) {
   describe(`CNIdentity (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let alice: Caller;
     let bob: Caller;
     let carol: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
       bob = { baseUrl: node.baseUrl, token: await node.token(BOB) };
       carol = { baseUrl: node.baseUrl, token: await node.token(CAROL) };
     });
-    after(() => node.close());
 
     const info = async (subject: string) => okXml(await call(admin, "GET", `/accounts/${enc(subject)}`));
     const canRead = async (c: Caller, pid: string) =>

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Caller, call, checkedError, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
@@ -23,17 +23,15 @@ function nodeXml(id: string, baseUrl: string, services: string[], name = "Member
 
 for (const dialect of testDialects()) {
   describe(`CN node registry (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let mn: Caller;
     let other: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       mn = { baseUrl: node.baseUrl, token: await node.token(MN_SUBJECT) };
       other = { baseUrl: node.baseUrl, token: await node.token("CN=someone else,DC=org") };
     });
-    after(() => node.close());
 
     const register = (c: Caller, xml: string) => call(c, "POST", "/node", { body: form({ node: { xml } }) });
 

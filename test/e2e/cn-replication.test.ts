@@ -4,10 +4,10 @@
  * own replica and never complete one the CN did not request; isNodeAuthorized answers for scheduled replicas.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { approveNode } from "../../src/services/cn/register.ts";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
@@ -21,13 +21,12 @@ const replicaXml = (node: string, status: string) =>
 
 for (const dialect of testDialects()) {
   describe(`CNReplication metadata (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let alice: Caller;
     let mn: Caller;
     let pid: string;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
       mn = { baseUrl: node.baseUrl, token: await node.token(MN_SUBJECT) };
@@ -36,7 +35,6 @@ for (const dialect of testDialects()) {
       pid = uniquePid("repl");
       await okXml(await create(admin, pid, Buffer.from("r"), { rightsHolder: ALICE, readers: ["public"] }));
     });
-    after(() => node.close());
 
     const version = async () =>
       Number(elementText(await okXml(await call(admin, "GET", `/meta/${enc(pid)}`)), "serialVersion"));

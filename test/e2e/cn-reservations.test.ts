@@ -5,9 +5,9 @@
  * setObsoletedBy's serialVersion check. Every XML answer is checked against the XSDs.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
@@ -15,19 +15,17 @@ const BOB = "CN=Bob,O=d1node,C=US,DC=cilogon,DC=org";
 
 for (const dialect of testDialects()) {
   describe(`CN reservations and identifiers (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let alice: Caller;
     let bob: Caller;
     let anonymous: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
       bob = { baseUrl: node.baseUrl, token: await node.token(BOB) };
       anonymous = { baseUrl: node.baseUrl };
     });
-    after(() => node.close());
 
     const reserve = (c: Caller, pid: string) => call(c, "POST", "/reserve", { body: form({ id: pid }) });
     const has = (c: Caller, pid: string, subject: string) =>

@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const OWNER = "CN=Search Owner,DC=example,DC=org";
@@ -38,7 +38,7 @@ function assertWellFormed(xml: string): void {
 
 for (const dialect of testDialects()) {
   describe(`CN query and search (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let cn: Caller;
     let owner: Caller;
@@ -66,7 +66,6 @@ for (const dialect of testDialects()) {
       elementText(await okXml(await call(admin, "GET", `/meta/${enc(pid)}`)), "serialVersion") ?? "";
 
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       owner = { baseUrl: node.baseUrl, token: await node.token(OWNER) };
@@ -96,7 +95,6 @@ for (const dialect of testDialects()) {
       });
       await okXml(await register(remoteDataPid, remoteData));
     });
-    after(() => node.close());
 
     it("lists and describes the solr engine on v2 and v1 (valid XML); unknown engines are NotFound", async () => {
       for (const version of ["v2", "v1"] as const) {

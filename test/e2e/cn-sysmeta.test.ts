@@ -4,26 +4,24 @@
  * fields refused), archive (private), and the reads over an object known by its metadata only.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const ALICE = "CN=Alice,O=d1node,C=US,DC=cilogon,DC=org";
 
 for (const dialect of testDialects()) {
   describe(`CN authoritative system metadata (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let cn: Caller;
     let alice: Caller;
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       alice = { baseUrl: node.baseUrl, token: await node.token(ALICE) };
     });
-    after(() => node.close());
 
     const register = (c: Caller, pid: string, xml: string) =>
       call(c, "POST", "/meta", { body: form({ pid, sysmeta: { xml } }) });

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { approveNode } from "../../src/services/cn/register.ts";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/views/${name}`, import.meta.url));
@@ -22,13 +22,12 @@ const nodeXml = (id: string, subject: string, baseUrl: string, services: string[
 
 for (const dialect of testDialects()) {
   describe(`CNView (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
     let admin: Caller;
     let cn: Caller;
     let anon: Caller;
 
     before(async () => {
-      node = await startTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       anon = { baseUrl: node.baseUrl };
@@ -44,7 +43,6 @@ for (const dialect of testDialects()) {
       assert.equal(await approveNode(node.node.ctx.db, "urn:node:VIEWMN"), true);
       assert.equal(await approveNode(node.node.ctx.db, "urn:node:PLAINMN"), true);
     });
-    after(() => node.close());
 
     const put = async (pid: string, bytes: Buffer, options: Parameters<typeof create>[3]) => {
       const response = await create(admin, pid, bytes, options);

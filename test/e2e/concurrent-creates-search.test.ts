@@ -4,23 +4,21 @@
  * obsoletedBy an update gave the version it replaced.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, okXml, update } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 const WRITERS = 12;
 
 for (const dialect of testDialects()) {
   describe(`concurrent creates and search (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
 
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     });
-    after(() => node.close());
 
     /** The search documents of `q`: id and obsoletedBy. */
     const search = async (q: string) => {

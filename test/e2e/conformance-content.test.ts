@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { type Caller, call, create, enc, okXml } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const ORE = "http://www.openarchives.org/ore/terms";
@@ -127,11 +127,10 @@ const NODE_ALGORITHM: Record<string, string> = { MD5: "md5", "SHA-1": "sha1", "S
 
 for (const dialect of testDialects()) {
   describe(`conformance: ContentIntegrityTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let anon: Caller;
     const packages: { map: string; metadata: string; data: string[] }[] = [];
     before(async () => {
-      node = await startTestNode(dialect);
       anon = { baseUrl: node.baseUrl };
       const owner = { baseUrl: node.baseUrl, token: await node.token(OWNER) };
       const put = async (
@@ -158,7 +157,6 @@ for (const dialect of testDialects()) {
         packages.push({ map, metadata, data });
       }
     });
-    after(() => node.close());
 
     const list = async (query: string, version: "v1" | "v2" = "v2") =>
       okXml(await call({ ...anon, version }, "GET", `/object?${query}`));

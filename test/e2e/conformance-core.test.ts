@@ -3,9 +3,10 @@
  * certificate of the checklist is a CN_SUBJECT token, "no certificate" an anonymous call.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { clockPast } from "../helpers/eventually.ts";
+import { ADMIN, CN_SUBJECT, startTestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const USER = "CN=Log Tester,DC=example,DC=org";
@@ -34,27 +35,24 @@ function entries(log: string): Entry[] {
 }
 
 const attr = (xml: string, name: string) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(xml)?.[1]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: CoreTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let cn: Caller;
     let anon: Caller;
     const pids = [uniquePid("core-a"), uniquePid("core-b"), uniquePid("core-c")];
     before(async () => {
-      node = await startTestNode(dialect);
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       anon = { baseUrl: node.baseUrl };
       const user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       for (const pid of pids) {
         assert.equal((await create(user, pid, Buffer.from(`${pid}\n`), { rightsHolder: USER })).status, 200);
-        await sleep(5); // distinct dateLogged values for the date filter
+        await clockPast(); // distinct dateLogged values for the date filter
         assert.equal((await call(anon, "GET", `/object/${enc(pid)}`)).status, 200);
-        await sleep(5);
+        await clockPast();
       }
     });
-    after(() => node.close());
 
     const log = async (c: Caller, query = "") => okXml(await call(c, "GET", `/log${query}`));
 

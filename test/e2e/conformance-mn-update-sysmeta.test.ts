@@ -6,7 +6,7 @@
  * first (the node sets it to itself on create).
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import {
   type Caller,
   call,
@@ -17,7 +17,7 @@ import {
   update,
   updateSysmeta,
 } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const RIGHTS_HOLDER = "CN=testRightsHolder,DC=dataone,DC=org";
@@ -31,17 +31,15 @@ const CHANGE_BY_HOLDER = `<allow><subject>${RIGHTS_HOLDER}</subject><permission>
 
 for (const dialect of testDialects()) {
   describe(`conformance: MNUpdateSystemMetadataTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let holder: Caller;
     let cn: Caller;
     let admin: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       holder = { baseUrl: node.baseUrl, token: await node.token(RIGHTS_HOLDER) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     });
-    after(() => node.close());
 
     const meta = async (pid: string) => okXml(await call(admin, "GET", `/meta/${enc(pid)}`));
     const procure = async () => {

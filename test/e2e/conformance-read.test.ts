@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { clockPast } from "../helpers/eventually.ts";
+import { CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
@@ -30,11 +31,10 @@ function infos(list: string): Info[] {
 }
 
 const attr = (xml: string, name: string) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(xml)?.[1]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const dialect of testDialects()) {
   describe(`conformance: ReadTestImplementations, MNReadTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let anon: Caller;
     let user: Caller;
     let cn: Caller;
@@ -42,19 +42,17 @@ for (const dialect of testDialects()) {
     const bytes = Buffer.from("IPCC Data Distribution Centre Results \nyear,value\n2001,3\n");
     const others = [uniquePid("csv"), uniquePid("eml")];
     before(async () => {
-      node = await startTestNode(dialect);
       anon = { baseUrl: node.baseUrl };
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       assert.equal((await create(user, pid, bytes, { rightsHolder: USER })).status, 200);
-      await sleep(5);
+      await clockPast();
       const [csv = "", eml = ""] = others;
       assert.equal((await create(user, csv, Buffer.from("a\n"), { rightsHolder: USER })).status, 200);
-      await sleep(5);
+      await clockPast();
       const emlOptions = { rightsHolder: USER, formatId: "eml://ecoinformatics.org/eml-2.1.1" };
       assert.equal((await create(user, eml, Buffer.from("<eml/>\n"), emlOptions)).status, 200);
     });
-    after(() => node.close());
 
     const list = async (c: Caller, query = "") => okXml(await call(c, "GET", `/object${query}`));
 

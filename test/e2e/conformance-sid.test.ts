@@ -5,9 +5,9 @@
  * (the Java suite enables only case 1). The checklist's cnSubmitter is a CN_SUBJECT token.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
-import { CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const RIGHTS_HOLDER = "CN=testRightsHolder,DC=dataone,DC=org";
@@ -37,19 +37,17 @@ const bytesOf = (pid: string) => Buffer.from(`object ${pid}\n`);
 
 for (const dialect of testDialects()) {
   describe(`conformance: SidCommonTestImplementations, SidMNTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let holder: Caller;
     let cn: Caller;
     let other: Caller;
     let anon: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       holder = { baseUrl: node.baseUrl, token: await node.token(RIGHTS_HOLDER) };
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       other = { baseUrl: node.baseUrl, token: await node.token(OTHER) };
       anon = { baseUrl: node.baseUrl };
     });
-    after(() => node.close());
 
     const ok = async (response: Response) => assert.equal(response.status, 200, await response.text());
 

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Caller, call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const RIGHTS_HOLDER = "CN=testRightsHolder,DC=dataone,DC=org";
@@ -35,17 +35,15 @@ function encodingIdentifiers(): string[] {
 
 for (const dialect of testDialects()) {
   describe(`conformance: MNStorageTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let holder: Caller;
     let submitter: Caller;
     let anon: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       holder = { baseUrl: node.baseUrl, token: await node.token(RIGHTS_HOLDER) };
       submitter = { baseUrl: node.baseUrl, token: await node.token(SUBMITTER) };
       anon = { baseUrl: node.baseUrl };
     });
-    after(() => node.close());
 
     const meta = async (pid: string) => okXml(await call(holder, "GET", `/meta/${enc(pid)}`));
     const created = async (pid: string, bytes = data(pid)) => {

@@ -9,9 +9,9 @@
  * operations: a Member Node serves none of them, so they do not apply here.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
-import { CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const RIGHTS_HOLDER = "CN=testRightsHolder,DC=dataone,DC=org";
@@ -26,19 +26,17 @@ const owned = { rightsHolder: RIGHTS_HOLDER };
 
 for (const dialect of testDialects()) {
   describe(`conformance: MNSystemMetadataChangedMethodTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let cn: Caller;
     let holder: Caller;
     let anon: Caller;
     const pid = uniquePid("public-read");
     before(async () => {
-      node = await startTestNode(dialect);
       cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
       holder = { baseUrl: node.baseUrl, token: await node.token(RIGHTS_HOLDER) };
       anon = { baseUrl: node.baseUrl };
       assert.equal((await create(holder, pid, Buffer.from("public\n"), owned)).status, 200);
     });
-    after(() => node.close());
 
     const meta = async (id: string) => okXml(await call(holder, "GET", `/meta/${enc(id)}`));
 

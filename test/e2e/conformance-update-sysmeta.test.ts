@@ -6,9 +6,9 @@
  * failure is the one the item is about.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml, updateSysmeta } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const RIGHTS_HOLDER = "CN=testRightsHolder,DC=dataone,DC=org";
@@ -16,13 +16,11 @@ const owned = { rightsHolder: RIGHTS_HOLDER };
 
 for (const dialect of testDialects()) {
   describe(`conformance: UpdateSystemMetadataTestImplementations (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let holder: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       holder = { baseUrl: node.baseUrl, token: await node.token(RIGHTS_HOLDER) };
     });
-    after(() => node.close());
 
     const meta = async (pid: string) => okXml(await call(holder, "GET", `/meta/${enc(pid)}`));
     /** A fresh object (optionally in a series) and its system metadata as the node serves it. */

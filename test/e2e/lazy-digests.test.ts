@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { type Caller, call, enc, errorOf, form } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
@@ -25,14 +25,12 @@ function create(c: Caller, pid: string, bytes: Buffer, options: SysmetaOptions):
 
 for (const dialect of testDialects()) {
   describe(`Digests computed on first request (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
 
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     });
-    after(() => node.close());
 
     const recorded = async (pid: string) => (await node.node.ctx.db.objects.get(pid))?.digests;
     const checksum = async (pid: string, algorithm: string) => {

@@ -3,10 +3,10 @@
  * counters and gauges moved by real requests; and who may read it (the metrics setting), on both databases.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-text-format";
 import { type Caller, call, create, enc, errorOf } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, startTestNode, type TestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
 async function scrape(node: TestNode, token?: string): Promise<ParsedFamily[] & { text: string }> {
@@ -34,13 +34,11 @@ function value(
 
 for (const dialect of testDialects()) {
   describe(`metrics (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     });
-    after(async () => node?.close());
 
     it("counts requests, bytes and what is stored as real requests are served", async () => {
       const before = await scrape(node, admin.token);

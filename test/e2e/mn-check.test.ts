@@ -3,17 +3,13 @@
  * (../shared/interop/mn_check.py), v1 and v2, on SQLite and on PostgreSQL: 0 failures, 0 skipped.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { INTEROP_SKIP, runInteropCheck } from "../helpers/interop.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 
 for (const dialect of testDialects()) {
   describe(`mn_check.py against a ${dialect} node`, { skip: INTEROP_SKIP }, () => {
-    let node: TestNode;
-    before(async () => {
-      node = await startTestNode(dialect);
-    });
-    after(() => node.close());
+    const node = withTestNode(dialect);
 
     it("passes every check, v1 and v2, with none skipped", async () => {
       const run = await runInteropCheck("mn_check.py", [node.baseUrl, "--token", await node.token(ADMIN)]);

@@ -4,9 +4,9 @@
  * On PostgreSQL these run in concurrent transactions; on SQLite they queue.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, enc, okXml, update, updateSysmeta } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, elementText, uniquePid } from "../helpers/sysmeta.ts";
 
 const OWNER = "CN=racer,DC=d1node,DC=org";
@@ -14,14 +14,12 @@ const RACERS = 6;
 
 for (const dialect of testDialects()) {
   describe(`concurrent writes to one object (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let owner: Caller;
 
     before(async () => {
-      node = await startTestNode(dialect);
       owner = { baseUrl: node.baseUrl, token: await node.token(OWNER) };
     });
-    after(() => node.close());
 
     const meta = async (pid: string) => okXml(await call(owner, "GET", `/meta/${enc(pid)}`));
 

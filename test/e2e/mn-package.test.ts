@@ -4,10 +4,10 @@
  * are clean DataONE exceptions sent before any zip byte.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { type Caller, call, checkedError, create, enc } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
@@ -19,7 +19,7 @@ const EML = Buffer.from(
 
 for (const dialect of testDialects()) {
   describe(`MNPackage.getPackage (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let anon: Caller;
     const metadata = uniquePid("eml");
@@ -38,7 +38,6 @@ for (const dialect of testDialects()) {
       });
 
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       anon = { baseUrl: node.baseUrl };
       await put(metadata, EML, { formatId: "eml://ecoinformatics.org/eml-2.1.1", fileName: "metadata.xml" });
@@ -51,7 +50,6 @@ for (const dialect of testDialects()) {
       });
       await putMap(map, metadata, data);
     });
-    after(() => node.close());
 
     it("streams a BagIt 0.97 zip whose every manifest line checks out", async () => {
       const response = await call(anon, "GET", `/packages/${BAGIT_097}/${enc(map)}`);

@@ -1,26 +1,24 @@
 /** MNCore and MNRead over a real listening node: headers, documents (validated against the XSDs), errors. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, enc, errorOf } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
 for (const dialect of testDialects()) {
   describe(`MNCore and MNRead (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let anon: Caller;
     const pid = uniquePid("read");
     const bytes = Buffer.from("a,b\n1,2\n");
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       anon = { baseUrl: node.baseUrl };
       const response = await create(admin, pid, bytes, { fileName: "table ü.csv" });
       assert.equal(response.status, 200, await response.text());
     });
-    after(() => node.close());
 
     it("ping answers 200 with a Date header and no caching", async () => {
       const response = await call(anon, "GET", "/monitor/ping");

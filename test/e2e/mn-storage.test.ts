@@ -1,8 +1,8 @@
 /** MNStorage over a real listening node: create/update/archive/delete rules, SIDs, updateSystemMetadata. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, enc, errorOf, form, update } from "../helpers/client.ts";
-import { ADMIN, CN_SUBJECT, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const USER = "CN=Some User,DC=example,DC=org";
@@ -10,17 +10,15 @@ const data = (s: string) => Buffer.from(`${s}\n`);
 
 for (const dialect of testDialects()) {
   describe(`MNStorage (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let user: Caller;
     let anon: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       anon = { baseUrl: node.baseUrl };
     });
-    after(() => node.close());
 
     const sysmetaOf = async (c: Caller, pid: string) => (await call(c, "GET", `/meta/${enc(pid)}`)).text();
 

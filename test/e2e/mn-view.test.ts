@@ -1,9 +1,9 @@
 /** MNView over a real listening node: listViews, every theme and object kind, errors, and the node's headers. */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, checkedError, create, enc, okXml } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 
@@ -12,7 +12,7 @@ const EML = "eml://ecoinformatics.org/eml-2.1.1";
 
 for (const dialect of testDialects()) {
   describe(`MNView (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let anon: Caller;
     const metadata = uniquePid("eml");
@@ -27,7 +27,6 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       anon = { baseUrl: node.baseUrl };
       await put(metadata, Buffer.from(fixture("eml-lake.xml").toString().replace("DATA_PID", data)), {
@@ -38,7 +37,6 @@ for (const dialect of testDialects()) {
       await put(hostile, fixture("eml-hostile.xml"), { formatId: EML });
       await put(secret, fixture("eml-lake.xml"), { formatId: EML, readers: ["CN=alice"] });
     });
-    after(() => node.close());
 
     for (const version of ["v1", "v2"] as const) {
       it(`listViews (${version}) is a valid OptionList with default and metacatui, also at /view`, async () => {

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { type Caller, call, create, enc, okXml, updateSysmeta, url } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { editSysmeta, uniquePid } from "../helpers/sysmeta.ts";
 
@@ -21,7 +21,7 @@ const EML = Buffer.from(
 
 for (const dialect of testDialects()) {
   describe(`MNPackage.getPackage: ETag, Last-Modified and 304 (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let anon: Caller;
     const metadata = uniquePid("eml");
@@ -32,7 +32,6 @@ for (const dialect of testDialects()) {
     const counted = uniquePid("map-counted");
 
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       anon = { baseUrl: node.baseUrl };
       const put = async (pid: string, bytes: Buffer, options: Parameters<typeof create>[3]) =>
@@ -48,7 +47,6 @@ for (const dialect of testDialects()) {
         formatId: RESOURCE_MAP_FORMAT,
       });
     });
-    after(() => node.close());
 
     const getPackage = (pid: string, headers: Record<string, string> = {}, caller = anon) =>
       call(caller, "GET", `/packages/${BAGIT_10}/${enc(pid)}`, { headers });

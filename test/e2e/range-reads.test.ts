@@ -7,25 +7,23 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { type Caller, call, create, enc, form, okXml, url } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, startTestNode, type TestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 
 const run = promisify(execFile);
 
 for (const dialect of testDialects()) {
   describe(`Range and conditional reads (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     let anon: Caller;
     // One object read whole from memory (small), one streamed from its file.
     const small = { pid: uniquePid("range-small"), bytes: randomBytes(1000) };
     const large = { pid: uniquePid("range-large"), bytes: randomBytes(300 * 1024) };
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       anon = { baseUrl: node.baseUrl };
       for (const { pid, bytes } of [small, large]) {
@@ -33,7 +31,6 @@ for (const dialect of testDialects()) {
         assert.equal(response.status, 200, await response.text());
       }
     });
-    after(() => node.close());
 
     const get = (pid: string, headers: Record<string, string> = {}, path = "/object/") =>
       call(path === "/replica/" ? admin : anon, "GET", `${path}${enc(pid)}`, { headers });
@@ -46,7 +43,7 @@ for (const dialect of testDialects()) {
       await eventually(`${expected} ${event} events`, async () =>
         (await readEvents(pid, event)) === expected ? true : undefined,
       );
-      await sleep(300);
+      await node.node.ctx.db.events.flush();
       assert.equal(await readEvents(pid, event), expected);
     };
 

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { call, checkedError, enc, form } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { testDialects, withTestNode } from "../helpers/node.ts";
 import { type SysmetaOptions, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { createUpload, patchUpload } from "../helpers/tus.ts";
 
@@ -17,11 +17,7 @@ const hex = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(b
 
 for (const dialect of testDialects()) {
   describe(`resumable upload digests (${dialect})`, () => {
-    let node: TestNode;
-    before(async () => {
-      node = await startTestNode(dialect);
-    });
-    after(() => node.close());
+    const node = withTestNode(dialect);
 
     const alice = async () => ({ baseUrl: node.baseUrl, token: await node.token(ALICE) });
     const recorded = async (pid: string) => (await node.node.ctx.db.objects.get(pid))?.digests;

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { type Caller, call, checkedError, form, update } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { startTestNode, type TestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { createUpload, headUpload, patchUpload } from "../helpers/tus.ts";
 
@@ -62,11 +62,7 @@ function createFromUpload(c: Caller, pid: string, location: string, sysmeta: str
 
 for (const dialect of testDialects()) {
   describe(`resumable uploads (${dialect})`, () => {
-    let node: TestNode;
-    before(async () => {
-      node = await startTestNode(dialect, { uploadMaxSize: 32 << 20 });
-    });
-    after(() => node.close());
+    const node = withTestNode(dialect, { uploadMaxSize: 32 << 20 });
 
     it("an upload cut off 5 times is resumed, created from, and read back whole", async () => {
       const bytes = randomBytes(12 << 20);

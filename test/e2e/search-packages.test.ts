@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, enc } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 
 const USER = "CN=Package User,DC=example,DC=org";
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/search/${name}`, import.meta.url));
@@ -17,7 +17,7 @@ const DATA = ["peggym.127.1", "peggym.128.1", "peggym.129.1"];
 
 for (const dialect of testDialects()) {
   describe(`search package fields (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let user: Caller;
     let admin: Caller;
     const docs = async (q: string, fl: string) => {
@@ -30,7 +30,6 @@ for (const dialect of testDialects()) {
       return ((await r.json()) as { response: { docs: Record<string, unknown>[] } }).response.docs;
     };
     before(async () => {
-      node = await startTestNode(dialect);
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
       const put = async (pid: string, bytes: Buffer, formatId: string) => {
@@ -44,7 +43,6 @@ for (const dialect of testDialects()) {
       // The map last: a client's map is refused until its members exist (package-rule.test.ts).
       await put(MAP, fixture("ore-peggym.resourcemap.xml"), "http://www.openarchives.org/ore/terms");
     });
-    after(() => node.close());
 
     it("sets resourceMap, documents and isDocumentedBy", async () => {
       const [meta] = await docs(`id:"${METADATA}"`, "id,resourceMap,documents,formatType");

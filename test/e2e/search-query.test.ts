@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Caller, call, create, enc, update, updateSysmeta } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { editSysmeta, uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
 
@@ -31,7 +31,7 @@ interface SolrJson {
 
 for (const dialect of testDialects()) {
   describe(`MNQuery solr (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let user: Caller;
     let other: Caller;
     let anon: Caller;
@@ -55,7 +55,6 @@ for (const dialect of testDialects()) {
     const ids = (r: SolrJson) => r.response.docs.map((d) => d.id as string).sort();
 
     before(async () => {
-      node = await startTestNode(dialect);
       user = { baseUrl: node.baseUrl, token: await node.token(USER) };
       other = { baseUrl: node.baseUrl, token: await node.token(OTHER) };
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
@@ -74,7 +73,6 @@ for (const dialect of testDialects()) {
       await put(dataPid, Buffer.from("a,b\n1,2\n"), "text/csv", { fileName: "data.csv" });
       await put(privatePid, "eml-2.2.0-testdoc.xml", EML220, { readers: [] });
     });
-    after(() => node.close());
 
     it("lists the solr engine and describes it (valid XML)", async () => {
       const list = await call(anon, "GET", "/query");

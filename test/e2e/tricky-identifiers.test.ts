@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Caller, call, create, enc } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 
 const LIST = fileURLToPath(
   new URL("../fixtures/third-party/tricky_identifiers_unicode.utf8.txt", import.meta.url),
@@ -28,13 +28,11 @@ function trickyIdentifiers(): { label: string; id: string }[] {
 
 for (const dialect of testDialects()) {
   describe(`tricky identifiers (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let admin: Caller;
     before(async () => {
-      node = await startTestNode(dialect);
       admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
     });
-    after(() => node.close());
 
     for (const { label, id } of trickyIdentifiers()) {
       it(`${label}: create, get, meta, describe, listObjects`, async () => {

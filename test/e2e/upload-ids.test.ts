@@ -8,9 +8,9 @@ import { randomBytes } from "node:crypto";
 import { access, readdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { create } from "../helpers/client.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { type TestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 import { createUpload, headUpload, patchUpload } from "../helpers/tus.ts";
 
@@ -83,15 +83,13 @@ function assertRefusedWithoutPath(answer: Answer, node: TestNode, what: string):
 
 for (const dialect of testDialects()) {
   describe(`upload ids (${dialect})`, () => {
-    let node: TestNode;
+    const node = withTestNode(dialect);
     let alice: string;
     let bob: string;
     before(async () => {
-      node = await startTestNode(dialect);
       alice = await node.token(ALICE);
       bob = await node.token(BOB);
     });
-    after(() => node.close());
 
     it("a path in an upload URL reaches no file of the node, on any method", async () => {
       const object = await create(

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { call, checkedError, form } from "../helpers/client.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { startTestNode, testDialects, withTestNode } from "../helpers/node.ts";
 import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
 import { createUpload, headUpload, patchUpload } from "../helpers/tus.ts";
 import { validateXml } from "../helpers/xmllint.ts";
@@ -27,11 +27,7 @@ function endUpload(location: string, token: string): Promise<Response> {
 
 for (const dialect of testDialects()) {
   describe(`upload races (${dialect})`, () => {
-    let node: TestNode;
-    before(async () => {
-      node = await startTestNode(dialect);
-    });
-    after(() => node.close());
+    const node = withTestNode(dialect);
 
     it("creates racing to use one upload: one stores it, the others are InvalidRequest", async () => {
       const token = await node.token(ALICE);

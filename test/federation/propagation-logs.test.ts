@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { runLogAggregation } from "../../src/federation/logs/tasks.ts";
 import type { Federation } from "../../src/node/local-federation.ts";
 import { type RunningNode, startNode } from "../../src/node/start.ts";
@@ -17,6 +16,7 @@ import { indexNewObject } from "../../src/search/indexing/hooks.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import { parseLog } from "../../src/types/index.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
+import { pollUntil } from "../helpers/eventually.ts";
 import { startTestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
@@ -146,15 +146,15 @@ for (const dialect of testDialects()) {
       assert.equal(waiting["sysmeta-changed"], 1, "the delivery to the stopped node waits for a retry");
 
       restarted = await startNode(config, { worker: false, logLevel: false });
-      const deadline = Date.now() + 20_000;
-      let rightsHolder: string | undefined;
-      while (Date.now() < deadline) {
-        await settle(cn, restarted);
-        rightsHolder = elementText(await metaOn(restarted), "rightsHolder");
-        if (rightsHolder === NEW_OWNER) break;
-        await sleep(250);
-      }
-      assert.equal(rightsHolder, NEW_OWNER);
+      const started = restarted;
+      await pollUntil(
+        async () => {
+          await settle(cn, started);
+          return elementText(await metaOn(started), "rightsHolder");
+        },
+        (rightsHolder) => rightsHolder === NEW_OWNER,
+        20_000,
+      );
       assert.equal(elementText(await metaOn(restarted), "serialVersion"), String(await serialOnCn()));
       mn1 = restarted;
     });
@@ -251,12 +251,10 @@ describe("change propagation with the nodes' own workers", () => {
       200,
     );
     const friend = await as(mn, FRIEND);
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await call(friend, "GET", `/meta/${enc(pid)}`)).status;
-      if (status !== 200) await sleep(100);
-    }
-    assert.equal(status, 200);
+    await pollUntil(
+      async () => (await call(friend, "GET", `/meta/${enc(pid)}`)).status,
+      (status) => status === 200,
+      10_000,
+    );
   });
 });

@@ -19,6 +19,7 @@ import { PULL_REPLICA } from "../../src/tasks/kinds.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
 import { call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
+import { pollUntil } from "../helpers/eventually.ts";
 import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
 import { testDialects } from "../helpers/node.ts";
 import { corruptStoredBytes, removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
@@ -325,7 +326,6 @@ for (const dialect of testDialects()) {
         // MN1 asks the CN to synchronize; the CN then plans the replicas itself.
         await okXml(await create(admin, pid, Buffer.from(`live ${pid}\n`), { extra: policy({ number: 2 }) }));
       }
-      const deadline = Date.now() + 30_000;
       const statuses = async (pid: string) =>
         ((await fed.cn.ctx.db.objects.get(pid))?.sysmeta.replicas ?? [])
           .map((r) => `${r.replicaMemberNode}=${r.replicationStatus}`)
@@ -333,10 +333,11 @@ for (const dialect of testDialects()) {
       // The harvest records the authoritative MN's own copy as a completed replica, as DataONE's CN does.
       const done = [`${id(1)}=completed`, `${id(2)}=completed`, `${id(3)}=completed`];
       for (const pid of pids) {
-        while (JSON.stringify(await statuses(pid)) !== JSON.stringify(done)) {
-          if (Date.now() > deadline) assert.fail(`${pid}: ${(await statuses(pid)).join(", ")}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await pollUntil(
+          () => statuses(pid),
+          (now) => JSON.stringify(now) === JSON.stringify(done),
+          30_000,
+        );
       }
       assert.deepEqual(await fed.cn.ctx.tasks.dead(), []);
       for (const mn of fed.mns) assert.deepEqual(await mn.ctx.tasks.dead(), []);
@@ -453,15 +454,14 @@ for (const dialect of testDialects()) {
       const admin = { baseUrl: mn1.baseUrl, token: await fed.token(fed.adminSubject) };
       await okXml(await create(admin, pid, bytes, { extra: policy({ number: 2 }) }));
       const wanted = [`${id(1)}=completed`, `${id(2)}=completed`, `${id(3)}=completed`];
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const replicas = ((await fed.cn.ctx.db.objects.get(pid))?.sysmeta.replicas ?? [])
-          .map((r) => `${r.replicaMemberNode}=${r.replicationStatus}`)
-          .sort();
-        if (JSON.stringify(replicas) === JSON.stringify(wanted)) break;
-        if (Date.now() > deadline) assert.fail(`${pid}: ${replicas.join(", ")}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await pollUntil(
+        async () =>
+          ((await fed.cn.ctx.db.objects.get(pid))?.sysmeta.replicas ?? [])
+            .map((r) => `${r.replicaMemberNode}=${r.replicationStatus}`)
+            .sort(),
+        (replicas) => JSON.stringify(replicas) === JSON.stringify(wanted),
+        30_000,
+      );
       const cnCaller = { baseUrl: fed.cn.baseUrl, token: await fed.token(fed.adminSubject) };
       const resolved = await call(cnCaller, "GET", `/resolve/${enc(pid)}`, { redirect: "manual" });
       assert.equal(resolved.status, 303);

@@ -36,3 +36,8 @@ export async function pollUntil<T>(
     await sleep(20);
   }
 }
+
+/** Waits until the clock has passed `after` (default: now), so that the next timestamp differs from the last. */
+export async function clockPast(after = Date.now()): Promise<void> {
+  while (Date.now() <= after) await new Promise<void>((resolve) => setImmediate(resolve));
+}

@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
@@ -68,4 +69,50 @@ export async function startTestNode(
 /** Dialects the database-backed tests run on: both, unless D1NODE_TEST_PG=skip says otherwise. */
 export function testDialects(): Dialect[] {
   return process.env.D1NODE_TEST_PG === "skip" ? ["sqlite"] : ["sqlite", "postgres"];
+}
+
+/** Settings for withTestNode: fixed, or made when the node starts (after the suite's earlier hooks ran). */
+export type TestNodeSettings = ConfigInput | (() => ConfigInput | Promise<ConfigInput>);
+
+/**
+ * Registers hooks in the current suite: a node on `dialect` started before its tests and closed after them.
+ * Returns the node as a TestNode whose fields read the started one; register before any hook that uses it.
+ */
+export function withTestNode(
+  dialect: Dialect,
+  settings: TestNodeSettings = {},
+  start: StartOptions = {},
+): TestNode {
+  let started: TestNode | undefined;
+  const running = (): TestNode => {
+    if (!started) throw new Error("the test node is not started (withTestNode's hook has not run)");
+    return started;
+  };
+  before(async () => {
+    started = await startTestNode(
+      dialect,
+      typeof settings === "function" ? await settings() : settings,
+      start,
+    );
+  });
+  after(async () => {
+    await started?.close();
+    started = undefined;
+  });
+  return {
+    get node() {
+      return running().node;
+    },
+    get baseUrl() {
+      return running().baseUrl;
+    },
+    get dataDir() {
+      return running().dataDir;
+    },
+    token: (subject, ttlSeconds) => running().token(subject, ttlSeconds),
+    close: async () => {
+      await started?.close();
+      started = undefined;
+    },
+  };
 }

@@ -1,9 +1,9 @@
 /**
  * 0017-events-counted-by-writers: on SQLite, the writers of `events` add the rows they insert to `row_counts`
- * themselves, one update per batch, instead of migration 0015's row trigger (measured: the trigger's update cost
- * ~4 µs per logged read, about a tenth of a small get's CPU). Every insert into `events` goes through
- * `src/db/events.ts` or `src/db/direct-event-inserts.ts`, which count. The delete trigger stays; PostgreSQL keeps
- * its statement triggers (one delta row per statement already).
+ * themselves, one update per batch, instead of migration 0015's row trigger, whose update per row weighed on
+ * every logged read (docs/decisions.md, "Hot paths"). Every insert into `events` goes through
+ * `src/db/events.ts` or `src/db/direct-event-inserts.ts`, which count. The delete trigger stays; PostgreSQL
+ * keeps its statement triggers (one delta row per statement already).
  */
 import { sql } from "kysely";
 import type { Migration } from "./migration.ts";

@@ -2,9 +2,9 @@
  * 0018-search-values-by-pid: on SQLite, search_values is keyed by (pid, field, value), the order a rebuild writes
  * in, and (field, value, pid, num) becomes a secondary index (it covers the filters and a field's read as the
  * key did). A rebuild's pages then go at the end of the table, and its end builds the secondary indexes only;
- * before, it moved every value into the old key, then built the pid index (measured apart at a million
- * documents: an end of 104 s against 241 s; docs/decisions.md, "Full rebuild: the values in write order until
- * the end"). PostgreSQL is unchanged (a heap: its key is an index like the others).
+ * before, it moved every value into the old key, then built the pid index (docs/decisions.md, "Full rebuild:
+ * the values in write order until the end"). PostgreSQL is unchanged (a heap: its key is an index like the
+ * others).
  *
  * A rebuild under way keeps going: its staged values (the staging table of the old shape) move into the new
  * table here, and the new table's indexes join its deferred statements instead of being built now.

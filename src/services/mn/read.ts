@@ -79,9 +79,9 @@ function delivered(
 }
 
 /**
- * Small objects are read whole (measured: a 1 MiB read stream per request cost ~10x the throughput of small
- * gets), a range of one sliced from them; larger ones are streamed, bounded by their size or the range so that no
- * read goes past the end.
+ * Small objects are read whole (a read stream per request is costly at small sizes; docs/decisions.md, "Hot
+ * paths"), a range of one sliced from them; larger ones are streamed, bounded by their size or the range so
+ * that no read goes past the end.
  */
 function bytesOf(ctx: NodeContext, object: StoredObject, wanted: Wanted): ObjectBody | undefined {
   if (wanted.bytes === "none") return undefined;

@@ -14,6 +14,7 @@ import {
 } from "../../errors/exceptions.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
 import { writeObjects } from "../../objects/write.ts";
+import { algorithmKey, recordedDigest } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { checkReservation } from "../cn/reservations.ts";
@@ -31,6 +32,18 @@ export function requireSubmitter(ctx: NodeContext, call: CallInfo, what: string)
 }
 
 /**
+ * The bytes are hashed as they arrive with SHA-256 and the sysmeta's algorithm when it was known then (the sysmeta
+ * part came first, a resumable upload's `checksumAlgorithm` named it, or the client's last declared algorithm was
+ * right); without any, an inline upload computes MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
+ * staged file (a second read) before the checksum is compared.
+ */
+async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
+  const key = algorithmKey(algorithm);
+  if (!key || recordedDigest(staged.digests, key) !== undefined) return;
+  await staged.addDigest(algorithm);
+}
+
+/**
  * MNStorage.create: "The pid must not exist or must be reserved by the caller." The staged bytes are checked
  * against the declared size and checksum before anything becomes visible.
  */
@@ -41,6 +54,7 @@ export async function create(
   sysmeta: SystemMetadata,
   staged: StagedObject,
 ): Promise<string> {
+  await ensureDigest(staged, sysmeta.checksum.algorithm);
   requireSubmitter(ctx, call, "create");
   checkIncoming(ctx, pid, sysmeta);
   if (sysmeta.obsoletes !== undefined) {
@@ -81,6 +95,7 @@ export async function update(
   sysmeta: SystemMetadata,
   staged: StagedObject,
 ): Promise<string> {
+  await ensureDigest(staged, sysmeta.checksum.algorithm);
   requireSubmitter(ctx, call, "update");
   const old = await findByPidOrSid(ctx, pid);
   const oldPid = old.sysmeta.identifier;

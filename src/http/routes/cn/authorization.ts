@@ -7,9 +7,8 @@ import { parseAccessPolicy, serializeIdentifier } from "../../../types/index.ts"
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { type MultipartBody, readMultipart, requirePart } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
-import { requiredId } from "../mn/read.ts";
 
 /** The serialVersion part every CNAuthorization change carries. */
 export function serialVersionPart(body: MultipartBody, pid: string): number {

@@ -20,6 +20,7 @@ import {
   serializeObjectFormatList,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { logQuery } from "../../list-query.ts";
 import {
   holdForSubscribers,
   readMultipart,
@@ -28,10 +29,8 @@ import {
   sysmetaSize,
 } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
-import { logQuery } from "../mn/core.ts";
-import { requiredId } from "../mn/read.ts";
 
 export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   const capabilities = { config: { apiMethod: "CNCore.getCapabilities" } };

@@ -6,9 +6,8 @@ import { document, escapeText, NS_V1 } from "../../../types/xml.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
-import { requiredId } from "../mn/read.ts";
 
 const subjectDocument = (subject: string) => document(NS_V1, "subject", "", escapeText(subject));
 

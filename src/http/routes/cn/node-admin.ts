@@ -13,7 +13,7 @@ import {
 } from "../../../services/cn/node-admin.ts";
 import type { NodeContext } from "../../../services/context.ts";
 import { callInfo, sendTrue } from "../../call.ts";
-import { requiredId } from "../mn/read.ts";
+import { requiredId } from "../../path-id.ts";
 
 export function registerNodeAdminRoutes(app: FastifyInstance, ctx: NodeContext): void {
   const prefix = `${ctx.config.basePath}/admin/nodes`;

@@ -14,14 +14,13 @@ import {
   serializeSystemMetadata,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { DEFAULT_COUNT, MAX_COUNT } from "../../list-query.ts";
 import { readMultipart } from "../../multipart.ts";
 import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter, pathAfter } from "../../path-id.ts";
+import { identifierAfter, pathAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
-import { DEFAULT_COUNT, MAX_COUNT } from "../mn/core.ts";
 import { answerObjectGet, answerObjectHead } from "../mn/object-response.ts";
 import { registerQueryRoutes } from "../mn/query.ts";
-import { requiredId } from "../mn/read.ts";
 
 export const CN_QUERY_METHODS = {
   list: "CNRead.listQueryEngines",

@@ -5,9 +5,8 @@ import { parseError, parseReplica, parseReplicationPolicy } from "../../../types
 import { callInfo, sendTrue } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "../mn/context.ts";
-import { requiredId } from "../mn/read.ts";
 import { serialVersionPart } from "./authorization.ts";
 
 /** The description of setReplicationStatus's optional failure part ("exception document or null"). */

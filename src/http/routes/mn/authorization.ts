@@ -3,9 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { isAuthorized } from "../../../services/mn/authorization.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
-import { requiredId } from "./read.ts";
 
 export function registerAuthorizationRoutes(app: FastifyInstance, { ctx, prefix }: RouteScope): void {
   const isAuthorizedPrefix = `${prefix}/isAuthorized/`;

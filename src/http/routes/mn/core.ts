@@ -1,18 +1,13 @@
 /** MNCore routes: getCapabilities, ping, getLogRecords. */
 
 import type { FastifyInstance } from "fastify";
-import type { LogFilter } from "../../../db/types.ts";
-import { InvalidRequest } from "../../../errors/exceptions.ts";
 import * as core from "../../../services/mn/core.ts";
 import { checkHealth } from "../../../services/ping.ts";
 import { serializeLog, serializeNode } from "../../../types/index.ts";
 import { callInfo, sendXml } from "../../call.ts";
-import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
+import { logQuery } from "../../list-query.ts";
+import type { Query } from "../../params.ts";
 import type { RouteScope } from "./context.ts";
-
-export const DEFAULT_COUNT = 1000;
-/** A node "may return fewer records than count; the caller uses total to page". */
-export const MAX_COUNT = 10000;
 
 export function registerCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   const capabilities = { config: { apiMethod: "MNCore.getCapabilities" } };
@@ -40,20 +35,4 @@ export function registerCoreRoutes(app: FastifyInstance, { ctx, version, prefix 
     const page = await core.getLogRecords(ctx, callInfo(request), filter, start, count);
     return sendXml(reply, serializeLog(page, version));
   });
-}
-
-/** The getLogRecords query (MN and CN): fromDate, toDate, event, idFilter, start, count. */
-export function logQuery(query: Query): {
-  filter: Omit<LogFilter, "readableBy">;
-  start: number;
-  count: number;
-} {
-  // v2 names the prefix filter idFilter, v1 pidFilter; accept both on either version.
-  const idFilter = stringParam(query, "idFilter") ?? stringParam(query, "pidFilter");
-  const event = stringParam(query, "event");
-  if (event !== undefined && event.trim() === "") throw new InvalidRequest("Parameter event is empty.");
-  const start = integerParam(query, "start", 0);
-  const count = Math.min(integerParam(query, "count", DEFAULT_COUNT), MAX_COUNT);
-  const filter = { ...dateRange(query), ...(event ? { event } : {}), ...(idFilter ? { idFilter } : {}) };
-  return { filter, start, count };
 }

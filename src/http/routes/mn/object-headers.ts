@@ -1,11 +1,11 @@
 /**
  * Headers describing an object, sent by describe (HEAD) and get. MNRead.describe "Returns headers only:
- * Last-Modified, Content-Length, Content-Type, [DataONE]-ObjectFormat (formatId), [DataONE]-Checksum (value form
- * <algorithm>,<hex checksum>), [DataONE]-SerialVersion". The Python client reads the format as DataONE-FormatId,
- * so both names are sent. Object bytes never change under a PID, so Last-Modified is the sysmeta's dateUploaded
- * and the strong entity tag is the SHA-256 the bytes are stored under (see docs/decisions.md).
- * Both are made once per object and kept beside it (the row cache hands out the same frozen object until a write
- * replaces it), not per request: measured on small gets, making them per request cost ~4 % of the server's CPU.
+ * Last-Modified, Content-Length, Content-Type, [DataONE]-ObjectFormat (formatId), [DataONE]-Checksum (value
+ * form <algorithm>,<hex checksum>), [DataONE]-SerialVersion". The Python client reads the format as
+ * DataONE-FormatId, so both names are sent. Object bytes never change under a PID, so Last-Modified is the
+ * sysmeta's dateUploaded and the strong entity tag is the SHA-256 the bytes are stored under (see
+ * docs/decisions.md). Both are made once per object and kept beside it (the row cache hands out the same
+ * frozen object until a write replaces it), not per request (docs/decisions.md, "Hot paths").
  */
 import { objectLinkHeader } from "../../../landing/object-links.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";

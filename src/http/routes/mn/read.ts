@@ -10,11 +10,11 @@ import {
   serializeSystemMetadata,
 } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { DEFAULT_COUNT, MAX_COUNT } from "../../list-query.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { booleanParam, dateParam, dateRange, integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter, refuseImpossibleIdentifier } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
-import { DEFAULT_COUNT, MAX_COUNT } from "./core.ts";
 import { answerObjectGet, answerObjectGetNow, answerObjectHead } from "./object-response.ts";
 
 export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): void {
@@ -109,10 +109,4 @@ export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): voi
       return sendTrue(reply);
     },
   );
-}
-
-export function requiredId(id: string | undefined): string {
-  if (id === undefined || id === "") throw new InvalidRequest("The identifier is missing from the request.");
-  refuseImpossibleIdentifier(id);
-  return id;
 }

@@ -5,7 +5,6 @@ import { requireIdentifier } from "../../../services/identifiers.ts";
 import { publish } from "../../../services/mn/publish.ts";
 import * as storage from "../../../services/mn/storage.ts";
 import { updateSystemMetadata } from "../../../services/mn/sysmeta-update.ts";
-import { algorithmKey, recordedDigest } from "../../../store/index.ts";
 import type { ObjectStore, StagedObject } from "../../../store/types.ts";
 import { parseSystemMetadata, type SystemMetadata, serializeIdentifier } from "../../../types/index.ts";
 import { parseXml } from "../../../types/xml-parse.ts";
@@ -20,9 +19,8 @@ import {
   sysmetaAlgorithm,
   sysmetaSize,
 } from "../../multipart.ts";
-import { identifierAfter } from "../../path-id.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 import type { RouteScope } from "./context.ts";
-import { requiredId } from "./read.ts";
 
 export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
@@ -38,7 +36,6 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       const pid = requireIdentifier(requirePart(body, "pid"), "pid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
       declared.remember(request, sysmeta.checksum.algorithm);
-      await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(reply, serializeIdentifier(await storage.create(ctx, call, pid, sysmeta, staged)));
     } finally {
       await staged.discard();
@@ -55,7 +52,6 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
       const newPid = requireIdentifier(requirePart(body, "newPid"), "newPid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
       declared.remember(request, sysmeta.checksum.algorithm);
-      await ensureDigest(staged, sysmeta.checksum.algorithm);
       return sendXml(
         reply,
         serializeIdentifier(await storage.update(ctx, call, pid, newPid, sysmeta, staged)),
@@ -141,18 +137,6 @@ function readObjectUpload(
     holdBytes: holdForSubscribers(ctx.changes),
     partLimits: { pid: SIMPLE_VALUE_BYTES, newPid: SIMPLE_VALUE_BYTES, objectUpload: SIMPLE_VALUE_BYTES },
   });
-}
-
-/**
- * The bytes are hashed as they arrive with SHA-256 and the sysmeta's algorithm when it was known then (the sysmeta
- * part came first, a resumable upload's `checksumAlgorithm` named it, or the client's last declared algorithm was
- * right); without any, an inline upload computes MD5, SHA-1 and SHA-256. An algorithm the sysmeta names that none of these covered is computed now over the
- * staged file (a second read) before the checksum is compared.
- */
-async function ensureDigest(staged: StagedObject, algorithm: string): Promise<void> {
-  const key = algorithmKey(algorithm);
-  if (!key || recordedDigest(staged.digests, key) !== undefined) return;
-  await staged.addDigest(algorithm);
 }
 
 /**
