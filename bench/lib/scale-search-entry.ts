@@ -1,7 +1,8 @@
 /** The index entry of synthetic document n of the search-scale load: system metadata and EML fields. */
+
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { IndexEntry } from "../../src/search/schema/index-rows.ts";
 import { sysmetaFields } from "../../src/search/schema/sysmeta-fields.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { sysmetaOf } from "../sections/search.ts";
 import { emlFields } from "./eml-fields.ts";
 

@@ -1,6 +1,6 @@
 /** The COPY text of documents [from, to) of the search-scale load: search_docs lines and search_values lines. */
 
-import { copyField, textArray } from "../../src/db/copy-text.ts";
+import { copyField, textArray } from "../../src/db/engine/copy-text.ts";
 import { indexRows } from "../../src/search/schema/index-rows.ts";
 import { valueCopyLine } from "../../src/search/store/copy-values.ts";
 import { scaleEntryOf } from "./scale-search-entry.ts";

@@ -142,7 +142,7 @@ export async function large(options: SectionOptions): Promise<void> {
     });
 
     // The first get after the create reads the bytes from the disk (uploads write them past the page cache,
-    // src/store/direct-io.ts); later gets find them in the page cache (steady state). Baseline: a bare Fastify
+    // src/store/upload-ring/direct-io.ts); later gets find them in the page cache (steady state). Baseline: a bare Fastify
     // server streaming the source file (in the page cache too) in 1 MiB chunks, measured in the same run.
     await settle();
     const first = await timedGet(node.pid, `${node.baseUrl}/v2/object/${pid}`);

@@ -13,7 +13,7 @@ import path from "node:path";
 import { DeleteObjectCommand, GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { createFsStore } from "../../src/store/fs-store.ts";
-import { createS3Store } from "../../src/store/s3-store.ts";
+import { createS3Store } from "../../src/store/s3/s3-store.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { createTestBucket } from "../../test/helpers/s3.ts";
 import { tempDir } from "../lib/node.ts";

@@ -14,12 +14,12 @@
  */
 import { loadavg } from "node:os";
 import path from "node:path";
-import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import { openDatabase } from "../../src/db/index.ts";
+import { bulkLoadObjects } from "../../src/db/objects/bulk-load.ts";
 import type { StoredObject } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
 import { reindexObjects } from "../../src/search/indexing/reindex.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
 import { sampleBackendsCpu } from "../lib/cpu-split.ts";

@@ -14,6 +14,7 @@
  */
 import { loadavg } from "node:os";
 import { sql } from "kysely";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";
@@ -22,7 +23,6 @@ import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import { writeDocument, writeDocuments } from "../../src/search/store/index-store.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import { backend, keptBackend } from "../lib/node.ts";
 import { watchRead } from "../lib/read-watch.ts";
 import { record } from "../lib/report.ts";

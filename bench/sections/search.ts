@@ -14,6 +14,7 @@
  */
 import path from "node:path";
 import { sql } from "kysely";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
@@ -26,7 +27,6 @@ import { sysmetaFields } from "../../src/search/schema/sysmeta-fields.ts";
 import { openSearchIndex, type SearchIndex } from "../../src/search/search-index.ts";
 import { type IndexEntry, writeDocument, writeDocuments } from "../../src/search/store/index-store.ts";
 import { searchPageParams, searchPageRequest } from "../../src/search/warm.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
 import { emlDocument, KEYWORD_WORDS } from "../lib/eml-corpus.ts";

@@ -1,5 +1,5 @@
 /**
- * Statements written once (src/db/fixed-sql.ts) against the same statements built by Kysely, in one run: a
+ * Statements written once (src/db/engine/statement-texts.ts) against the same statements built by Kysely, in one run: a
  * create's small writes (a one-row event insert, a blob intent added and removed, a counter update, an identifier
  * read), each inside a transaction as the write core runs them, alternating rounds so the machine's load falls on
  * both alike. Prints µs a statement for each path and their ratio.
@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Kysely } from "kysely";
 import pg from "pg";
-import { EVENT_COLUMNS } from "../../src/db/event-rows.ts";
-import { FixedSql, insertRows } from "../../src/db/fixed-sql.ts";
+import { FixedSql, insertRows } from "../../src/db/engine/statement-texts.ts";
+import { EVENT_COLUMNS } from "../../src/db/events/event-rows.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import type { Tables } from "../../src/db/schema.ts";
 

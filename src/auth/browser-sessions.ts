@@ -4,7 +4,7 @@
  * made at a sign-in are honoured (a new one at every sign-in: a fixed or guessed id is unknown).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { BrowserSessionRecord, BrowserSessionStore } from "../db/browser-sessions.ts";
+import type { BrowserSessionRecord, BrowserSessionStore } from "./browser-session-store.ts";
 
 export const hashOf = (value: string) => createHash("sha256").update(value).digest("base64url");
 

@@ -6,12 +6,7 @@
  */
 import { request } from "undici";
 import { InvalidRequest } from "../errors/exceptions.ts";
-import {
-  CN_DOCUMENT_BYTES,
-  DOCUMENT_DEADLINE_MS,
-  deadlineSignal,
-  readCappedText,
-} from "../federation/remote-limits.ts";
+import { CN_DOCUMENT_BYTES, DOCUMENT_DEADLINE_MS, deadlineSignal, readCappedText } from "../remote/limits.ts";
 import { parseSubjectInfo, type SubjectInfo } from "../types/index.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 

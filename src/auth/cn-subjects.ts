@@ -7,12 +7,7 @@
  */
 import { request } from "undici";
 import { ServiceFailure } from "../errors/exceptions.ts";
-import {
-  CN_DOCUMENT_BYTES,
-  DOCUMENT_DEADLINE_MS,
-  deadlineSignal,
-  readCappedText,
-} from "../federation/remote-limits.ts";
+import { CN_DOCUMENT_BYTES, DOCUMENT_DEADLINE_MS, deadlineSignal, readCappedText } from "../remote/limits.ts";
 import { parseNodeList } from "../types/index.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 import { type Refresher, refreshing } from "./refreshing.ts";

@@ -11,13 +11,8 @@
 import { createPublicKey, type KeyObject, X509Certificate } from "node:crypto";
 import tls from "node:tls";
 import { request } from "undici";
-import {
-  CN_DOCUMENT_BYTES,
-  DOCUMENT_DEADLINE_MS,
-  deadlineSignal,
-  readCappedText,
-} from "../federation/remote-limits.ts";
-import { loadPeerTls } from "./node-certificate.ts";
+import { loadPeerTls } from "../certificates/node-certificate.ts";
+import { CN_DOCUMENT_BYTES, DOCUMENT_DEADLINE_MS, deadlineSignal, readCappedText } from "../remote/limits.ts";
 import { type NodeCallConfig, nodeDispatcher } from "./node-credentials.ts";
 import { refreshing } from "./refreshing.ts";
 

@@ -7,8 +7,8 @@
  * peer that checks tokens against its CN's key (GMN, Metacat) never sees one it cannot verify.
  */
 import { Agent } from "undici";
+import { loadPeerTls } from "../certificates/node-certificate.ts";
 import type { Config } from "../config/config.ts";
-import { loadPeerTls } from "./node-certificate.ts";
 import { nodeAuthorization } from "./node-token.ts";
 
 export type NodeCallConfig = Pick<

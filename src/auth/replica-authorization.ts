@@ -7,7 +7,7 @@
  */
 import { request } from "undici";
 import { ServiceFailure } from "../errors/exceptions.ts";
-import { deadlineSignal } from "../federation/remote-limits.ts";
+import { deadlineSignal } from "../remote/limits.ts";
 import { type NodeCallConfig, nodeCallHeaders, nodeDispatcher } from "./node-credentials.ts";
 
 export interface ReplicaAuthorizer {

@@ -13,19 +13,19 @@
  * No credentials: `public` only.
  */
 import type { KeyObject, X509Certificate } from "node:crypto";
-import type { Config } from "../config/config.ts";
-import { InvalidToken } from "../errors/exceptions.ts";
-import type { BrowserSessions } from "./browser-sessions.ts";
+import { subjectFromDnString } from "../certificates/dn.ts";
 import {
   type CertificateIdentity,
   readCertificate,
   tlsRejection,
   verifyForwardedCertificate,
-} from "./certificates.ts";
+} from "../certificates/parse.ts";
+import type { Config } from "../config/config.ts";
+import { InvalidToken } from "../errors/exceptions.ts";
+import type { BrowserSessions } from "./browser-sessions.ts";
 import type { SubjectInfoSource } from "./cn-identity.ts";
 import { isNodeSubject } from "./cn-subjects.ts";
 import type { TokenKeySource } from "./cn-token-keys.ts";
-import { subjectFromDnString } from "./dn.ts";
 import type { ProviderTokens } from "./oidc/access-tokens.ts";
 import type { Refresher } from "./refreshing.ts";
 import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";

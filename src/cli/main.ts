@@ -1,24 +1,24 @@
 /** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, object, store. */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { registerAuditCommand } from "./audit.ts";
-import { registerBackupCommands } from "./backup.ts";
 import { registerCertCommands } from "./cert.ts";
 import { describeFailure } from "./failures.ts";
 import { registerFederationCommand } from "./federation.ts";
-import { registerImportCommand } from "./import.ts";
+import { registerAuditCommand } from "./folder-commands/audit.ts";
+import { registerBackupCommands } from "./folder-commands/backup.ts";
+import { registerImportCommand } from "./folder-commands/import.ts";
+import { registerLoadCommand } from "./folder-commands/load.ts";
+import { registerStoreCommands } from "./folder-commands/store.ts";
 import { registerKeysCommand } from "./keys.ts";
-import { registerLoadCommand } from "./load.ts";
 import { registerNodeCommands } from "./nodes.ts";
 import { registerObjectCommands } from "./object-command.ts";
 import { OperatorError } from "./operator-error.ts";
 import { registerRegisterCommand } from "./register.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
-import { registerStoreCommands } from "./store.ts";
 import { registerTokenCommand } from "./token.ts";
-import { registerUploadCommand } from "./upload-command.ts";
-import { registerUploadsCommand } from "./uploads-command.ts";
+import { registerUploadCommand } from "./upload/upload-command.ts";
+import { registerUploadsCommand } from "./upload/uploads-command.ts";
 import { registerWorkerCommand } from "./worker.ts";
 
 /** The package's version (package.json is two folders up from both src/cli and dist/cli). */

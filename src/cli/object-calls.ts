@@ -16,7 +16,7 @@ import {
   serializeSystemMetadata,
 } from "../types/index.ts";
 import { OperatorError } from "./operator-error.ts";
-import { authorization, type Credentials, describe } from "./upload.ts";
+import { authorization, type Credentials, describe } from "./upload/upload.ts";
 
 /** A node's base URL (without /v1 or /v2), its type, and the caller's credentials. */
 export interface ObjectTarget extends Credentials {

@@ -19,8 +19,8 @@ import {
 } from "./object-calls.ts";
 import { OperatorError } from "./operator-error.ts";
 import { systemMetadataText } from "./sysmeta-text.ts";
-import { type Credentials, credentialsOf } from "./upload.ts";
-import { addConnectionOptions } from "./upload-command.ts";
+import { type Credentials, credentialsOf } from "./upload/upload.ts";
+import { addConnectionOptions } from "./upload/upload-command.ts";
 
 interface ObjectFlags extends AccessFlags {
   node: string;

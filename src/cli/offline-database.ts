@@ -4,9 +4,9 @@
  */
 import path from "node:path";
 import type { Config } from "../config/config.ts";
+import type { NodeLog } from "../context/logger.ts";
 import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
-import type { NodeLog } from "../services/logger.ts";
 
 /** The configured database: PostgreSQL when a URL is set, else the data folder's SQLite file. */
 export function openConfiguredDatabase(config: Readonly<Config>): Promise<Database> {

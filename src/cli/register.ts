@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { FormData } from "undici";
 import { signingKeyPath } from "../auth/keys.ts";
 import { sendsNodeToken } from "../auth/node-credentials.ts";
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { parseNode, serializeNode } from "../types/index.ts";
 import type { Node } from "../types/node.ts";

@@ -1,9 +1,10 @@
 /** `d1node serve`: start a node and print the base URL it serves. */
 import type { Command } from "commander";
 import { type ConfigInput, configFromFile, resolveConfig } from "../config/config.ts";
+import { lowDiskWarning } from "../metrics/disk-warning.ts";
 import { advertisedAddressWarnings } from "../node/advertised-address.ts";
 import { type RunningNode, startNode } from "../node/start.ts";
-import { diskSpace, lowDiskWarning } from "../ops/disk-space.ts";
+import { diskSpace } from "../ops/disk-space.ts";
 import { warnAboutNodeCertificate } from "./certificate-warning.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 

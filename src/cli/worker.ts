@@ -4,11 +4,11 @@
  * same configuration: each task is leased to one of them at a time.
  */
 import type { Command } from "commander";
+import { createNodeLogger } from "../context/logger.ts";
+import { recordTaskFailure } from "../context/outcomes.ts";
 import { startMetricsListener } from "../metrics/metrics-listener.ts";
 import { NodeMetrics } from "../metrics/node-metrics.ts";
-import { recordTaskFailure } from "../metrics/outcomes.ts";
 import { openNodeContext } from "../node/open-context.ts";
-import { createNodeLogger } from "../services/logger.ts";
 import { TASK_LIMITS } from "../tasks/kinds.ts";
 import { startWorker, type Task } from "../tasks/worker.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";

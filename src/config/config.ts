@@ -4,11 +4,11 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { certificateSubject } from "../auth/node-certificate.ts";
-import { parseS3Url } from "../store/s3-location.ts";
-import { S3_MAX_PART, S3_MIN_PART } from "../store/s3-part-size.ts";
+import { certificateSubject } from "../certificates/node-certificate.ts";
 import { doiSettings } from "./doi-settings.ts";
 import { oidcProviders } from "./oidc-settings.ts";
+import { parseS3Url } from "./s3-location.ts";
+import { S3_MAX_PART, S3_MIN_PART } from "./s3-part-size.ts";
 import type { Config, ConfigInput } from "./types.ts";
 import {
   boolean,

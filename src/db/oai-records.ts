@@ -4,7 +4,6 @@
  * datestamp is its dateSysMetadataModified, a tombstone's the time of removal (both milliseconds).
  */
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
-import { isPublic } from "../auth/readers.ts";
 import type { Tables } from "./schema.ts";
 import type { StoredObject } from "./types.ts";
 
@@ -199,12 +198,19 @@ export function oaiRecords(db: Db): OaiRecords {
   };
 }
 
+/** Whether "public" holds any permission (each implies read), as the access rules read a policy. */
+function grantsPublic(sysmeta: StoredObject["sysmeta"]): boolean {
+  return (
+    sysmeta.rightsHolder === "public" || sysmeta.accessPolicy.some((rule) => rule.subjects.includes("public"))
+  );
+}
+
 /**
  * Inside the transaction removing `removed`: a public object of this node's own leaves a tombstone dated now (a
  * later removal of a PID used again replaces it).
  */
 export async function recordTombstone(tx: Db, removed: StoredObject, now: number): Promise<void> {
-  if (removed.isReplica || !isPublic(removed.sysmeta)) return;
+  if (removed.isReplica || !grantsPublic(removed.sysmeta)) return;
   const pid = removed.sysmeta.identifier;
   await tx.deleteFrom("oai_tombstones").where("pid", "=", pid).execute();
   await tx

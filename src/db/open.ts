@@ -11,38 +11,38 @@ import {
   type SqliteDatabase,
   SqliteDialect,
 } from "kysely";
-import { auditStore } from "./audit-runs.ts";
 import { browserSessionRepository } from "./browser-sessions.ts";
-import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./bulk-load.ts";
-import { type ChangeFeed, startChangeFeed } from "./change-feed.ts";
-import { cnRepository } from "./cn-repository.ts";
-import { contentKeyLocks } from "./content-key-locks.ts";
-import { directEventInserts } from "./direct-event-inserts.ts";
-import { DurableSqliteDialect, walFlush } from "./durable-commits.ts";
+import { harvestProgressRepository } from "./cn/harvest-progress.ts";
+import { logProgressRepository } from "./cn/log-progress.ts";
+import { replicaNodeRepository } from "./cn/replica-nodes.ts";
+import { cnRepository } from "./cn/repository.ts";
+import { type ChangeFeed, startChangeFeed } from "./engine/change-feed.ts";
+import { DurableSqliteDialect, walFlush } from "./engine/durable-commits.ts";
+import { type PostgresLimits, postgresPool } from "./engine/postgres-pool.ts";
+import { addToCount } from "./engine/row-counts.ts";
+import { sqliteSnapshot } from "./engine/snapshot.ts";
+import { sqliteSharing } from "./engine/sqlite-sharing.ts";
 import { DuplicateKeyError, isUniqueViolation } from "./errors.ts";
-import { type EventLogOptions, eventLog, type TransactionEvents } from "./events.ts";
-import { harvestProgressRepository } from "./harvest-progress.ts";
-import { importProgressRepository } from "./import-progress.ts";
+import { directEventInserts } from "./events/direct-event-inserts.ts";
+import { type EventLogOptions, eventLog, type TransactionEvents } from "./events/event-log.ts";
 import { IndexChangeLog } from "./index-changes.ts";
-import { logProgressRepository } from "./log-progress.ts";
+import { nodeCountsRepository } from "./lists/node-counts.ts";
+import { compareKeys } from "./lists/order.ts";
+import { KeysetPager } from "./lists/pager.ts";
+import { WALK_FROM, warmLists } from "./lists/warm-lists.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
-import { nodeCountsRepository } from "./node-counts.ts";
 import { oaiRecords } from "./oai-records.ts";
-import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects.ts";
-import { compareKeys } from "./order.ts";
-import { KeysetPager } from "./pager.ts";
-import { type PostgresLimits, postgresPool } from "./postgres-pool.ts";
-import { replicaNodeRepository } from "./replica-nodes.ts";
-import { addToCount } from "./row-counts.ts";
+import { auditStore } from "./objects/audit-runs.ts";
+import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./objects/bulk-load.ts";
+import { contentKeyLocks } from "./objects/content-key-locks.ts";
+import { importProgressRepository } from "./objects/import-progress.ts";
+import { blobIntents, sysmetaRefreshQueue } from "./objects/pending-work.ts";
+import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects/repository.ts";
 import type { Tables } from "./schema.ts";
-import { blobIntents, sysmetaRefreshQueue } from "./small-tables.ts";
-import { sqliteSnapshot } from "./snapshot.ts";
 import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
-import { sqliteSharing } from "./sqlite-sharing.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 import { uploadRecords } from "./upload-records.ts";
-import { WALK_FROM, warmLists } from "./warm-lists.ts";
 
 export interface OpenOptions {
   /** postgres://user@host:port/db */

@@ -6,10 +6,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
-import type { DirectReads } from "./objects.ts";
+import type { SqliteSharing } from "./engine/sqlite-sharing.ts";
+import type { DirectReads } from "./objects/repository.ts";
 import type { ObjectsTable } from "./schema.ts";
 import { compiledRegexp } from "./sqlite-regexp.ts";
-import type { SqliteSharing } from "./sqlite-sharing.ts";
 
 /**
  * WAL with synchronous=NORMAL: a commit survives a crash of the process; an OS crash or power loss could lose

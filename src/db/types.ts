@@ -1,40 +1,40 @@
 import type { Kysely } from "kysely";
+import type { BrowserSessionStore } from "../auth/browser-session-store.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
-import type { AuditStore } from "./audit-runs.ts";
-import type { BrowserSessionStore } from "./browser-sessions.ts";
-import type { CnRepository } from "./cn-repository.ts";
-import type { ContentKeyLocks } from "./content-key-locks.ts";
-import type { HarvestProgressStore } from "./harvest-progress.ts";
-import type { ImportProgressStore } from "./import-progress.ts";
+import type { HarvestProgressStore } from "./cn/harvest-progress.ts";
+import type { LogProgressStore } from "./cn/log-progress.ts";
+import type { ReplicaNodeRecords } from "./cn/replica-nodes.ts";
+import type { CnRepository } from "./cn/repository.ts";
+import type { SqliteSharing } from "./engine/sqlite-sharing.ts";
 import type { IndexChangeLog } from "./index-changes.ts";
-import type { LogProgressStore } from "./log-progress.ts";
-import type { NodeCounts } from "./node-counts.ts";
+import type { NodeCounts } from "./lists/node-counts.ts";
 import type { OaiRecords } from "./oai-records.ts";
-import type { ReplicaNodeRecords } from "./replica-nodes.ts";
+import type { AuditStore } from "./objects/audit-runs.ts";
+import type { ContentKeyLocks } from "./objects/content-key-locks.ts";
+import type { ImportProgressStore } from "./objects/import-progress.ts";
 import type { Tables } from "./schema.ts";
-import type { SqliteSharing } from "./sqlite-sharing.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 import type { UploadRecords } from "./upload-records.ts";
 
+export type {
+  HarvestProgress,
+  HarvestProgressStore,
+  ListParams,
+  OpenWindow,
+} from "./cn/harvest-progress.ts";
+export type { LogProgress, LogProgressStore } from "./cn/log-progress.ts";
+export type { NodeRecord, ReplicaNodeRecords } from "./cn/replica-nodes.ts";
+export type { HarvestPosition, NodeCounts, StoredCounts, TaskCount } from "./lists/node-counts.ts";
 export type {
   AuditFinding,
   AuditFindingKind,
   AuditRun,
   AuditStore,
   RecordedFixity,
-} from "./audit-runs.ts";
-export type {
-  HarvestProgress,
-  HarvestProgressStore,
-  ListParams,
-  OpenWindow,
-} from "./harvest-progress.ts";
-export type { ImportFailure, ImportProgressStore } from "./import-progress.ts";
-export type { LogProgress, LogProgressStore } from "./log-progress.ts";
-export type { HarvestPosition, NodeCounts, StoredCounts, TaskCount } from "./node-counts.ts";
-export type { NodeRecord, ReplicaNodeRecords } from "./replica-nodes.ts";
+} from "./objects/audit-runs.ts";
+export type { ImportFailure, ImportProgressStore } from "./objects/import-progress.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */

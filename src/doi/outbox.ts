@@ -3,13 +3,14 @@
  * node's DOIs whose record changes (the DOI's own object created, changed or removed; its neighbours' changes
  * that alter its relations: a new version obsoletes it, a new resource map aggregates it).
  */
+
+import type { NodeContext } from "../context/node-context.ts";
 import type { TaskQueue } from "../db/types.ts";
 import type { ObjectChange } from "../objects/changes.ts";
 import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../ore/index.ts";
-import type { NodeContext } from "../services/context.ts";
 import { DOI_REGISTRATION } from "../tasks/kinds.ts";
 import { nodeDoiOf } from "./identifiers.ts";
-import { readBytes } from "./records.ts";
+import { readBytes } from "./read-bytes.ts";
 
 /** Larger resource maps are not read inside the write (their members' records catch up on their next change). */
 const MAX_MAP_BYTES = 16 * 1024 * 1024;

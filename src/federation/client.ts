@@ -5,13 +5,14 @@
  * A remote DataONE exception is rethrown as that exception (parsed from its error document); a node that cannot
  * be reached, or answers something else, is a ServiceFailure that says so. A call gives up when the headers do
  * not come in time, or when a body (streamed ones too) stops delivering bytes for a while. A document read from
- * the node is capped and its call has a deadline (src/federation/remote-limits.ts): the node's maxDocumentBytes
+ * the node is capped and its call has a deadline (src/remote/limits.ts): the node's maxDocumentBytes
  * (list pages LIST_DOCUMENTS times that) within `deadlineMs`; object bytes stop past their declared size and
  * must arrive within a deadline that grows with it.
  */
 import type { Readable } from "node:stream";
 import { type Dispatcher, FormData, request } from "undici";
 import { nodeCallHeaders, nodeDispatcher } from "../auth/node-credentials.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import {
   D1Error,
   EXCEPTION_STATUS,
@@ -19,7 +20,17 @@ import {
   isExceptionName,
   ServiceFailure,
 } from "../errors/exceptions.ts";
-import type { NodeContext } from "../services/context.ts";
+import {
+  boundedTransfer,
+  DOCUMENT_DEADLINE_MS,
+  type DocumentKind,
+  deadlinePassed,
+  deadlineSignal,
+  documentCap,
+  RemoteLimitExceeded,
+  readCappedText,
+  transferDeadlineMs,
+} from "../remote/limits.ts";
 import { formatDateTime } from "../types/datetime.ts";
 import {
   type LogEntry,
@@ -37,17 +48,6 @@ import {
 } from "../types/index.ts";
 import type { Node } from "../types/node.ts";
 import type { Checksum, ReplicationStatus, SystemMetadata } from "../types/sysmeta.ts";
-import {
-  boundedTransfer,
-  DOCUMENT_DEADLINE_MS,
-  type DocumentKind,
-  deadlinePassed,
-  deadlineSignal,
-  documentCap,
-  RemoteLimitExceeded,
-  readCappedText,
-  transferDeadlineMs,
-} from "./remote-limits.ts";
 import { requestText, type TextAnswer } from "./text-request.ts";
 
 export interface ListWindow {

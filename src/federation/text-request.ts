@@ -4,11 +4,11 @@
  * resource, parses every header and builds a readable stream per response before `text()` drains it (a harvest
  * makes one such request per object). The dispatcher's own timeouts apply as for `request`: headersTimeout until
  * the headers arrive, bodyTimeout between the body's chunks; besides, the whole answer must arrive within
- * `deadlineMs` and hold at most `maxBytes` (src/federation/remote-limits.ts), else the request is aborted (its
+ * `deadlineMs` and hold at most `maxBytes` (src/remote/limits.ts), else the request is aborted (its
  * connection closed) and fails with RemoteLimitExceeded.
  */
 import type { Dispatcher } from "undici";
-import { deadlinePassed, documentTooLarge } from "./remote-limits.ts";
+import { deadlinePassed, documentTooLarge } from "../remote/limits.ts";
 
 export interface TextAnswer {
   statusCode: number;

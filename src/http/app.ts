@@ -5,8 +5,8 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { SignIn } from "../auth/oidc/setup.ts";
 import type { SessionResolver } from "../auth/session.ts";
-import { uploadLocks } from "../db/upload-locks.ts";
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
+import { uploadLocks } from "../db/objects/upload-locks.ts";
 import { openUploadArea } from "../uploads/upload-area.ts";
 import { decorateApiMethod } from "./api-method.ts";
 import { listPathRewriter } from "./list-paths.ts";
@@ -32,7 +32,7 @@ import { registerUploadRoutes } from "./routes/uploads.ts";
 export interface AppOptions {
   ctx: NodeContext;
   sessions: SessionResolver;
-  /** The node's pino logger (src/services/logger.ts); none: no logging. Requests are logged at debug and trace. */
+  /** The node's pino logger (src/context/logger.ts); none: no logging. Requests are logged at debug and trace. */
   logger?: FastifyBaseLogger;
   /** The status page's sampling (tests sample faster). */
   metrics?: MetricsOptions;

@@ -1,7 +1,7 @@
 /** Per-request facts the services need: the session and what the event log records. */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { anonymousSession, type Session } from "../auth/session.ts";
-import type { CallInfo } from "../services/context.ts";
+import type { CallInfo } from "../context/node-context.ts";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -13,7 +13,7 @@ import { digestForAlgorithm, type StagedObject } from "../store/index.ts";
 import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
-/** The write core's context (src/objects): its `changes` say what follows an imported write (see src/cli/import.ts). */
+/** The write core's context (src/objects): its `changes` say what follows an imported write (see src/cli/folder-commands/import.ts). */
 export type WriteContext = ObjectWriteContext;
 
 export type ImportedWrite =

@@ -2,12 +2,12 @@
  * A node's metrics in Prometheus form (prom-client, one registry per node): requests by API method and status,
  * their latencies and bytes, counted as they are answered; what the node holds and owes (objects and bytes,
  * task queue, harvest lag per Member Node, replica states, index lag) read from the database at scrape time
- * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; replica audit results and task failures from src/metrics/outcomes.ts;
+ * through the snapshot cache; the search engine's memory (bytes, budget, mode) from `ctx.search`; replica audit results and task failures from src/context/outcomes.ts;
  * the latest fixity audit of the stored bytes from the database (`db.audit.latest()`); free disk space from
  * statfs (`disk-gauges.ts`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { registerDiskGauges } from "./disk-gauges.ts";
 import { SnapshotCache } from "./snapshot.ts";
 import { registerUploadGauges } from "./upload-gauges.ts";

@@ -4,6 +4,7 @@
  * of the last hour. Every value goes through the escaping `html` template.
  */
 
+import type { NodeOutcomes } from "../context/outcomes.ts";
 import type { AuditRun } from "../db/types.ts";
 import { findingWord } from "../ops/audit.ts";
 import type { DiskSpace } from "../ops/disk-space.ts";
@@ -12,7 +13,6 @@ import { type Html, html } from "../views/html.ts";
 import { diskFreeCard } from "./disk-card.ts";
 import { formatBytes, formatCount, formatDuration } from "./format.ts";
 import type { MethodTally } from "./node-metrics.ts";
-import type { NodeOutcomes } from "./outcomes.ts";
 import type { Sample } from "./samples.ts";
 import { HOUR_MS } from "./samples.ts";
 import { type CountsSnapshot, queueDepth } from "./snapshot.ts";

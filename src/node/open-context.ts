@@ -6,9 +6,11 @@
 import path from "node:path";
 import { createCnReplicaAuthorizer } from "../auth/replica-authorization.ts";
 import type { Config } from "../config/config.ts";
+import { loadFormatRegistry } from "../context/formats.ts";
+import type { NodeLog } from "../context/logger.ts";
+import type { NodeContext } from "../context/node-context.ts";
+import { newOutcomes } from "../context/outcomes.ts";
 import { openDatabase } from "../db/index.ts";
-import { taskHandlers } from "../federation/handlers.ts";
-import { newOutcomes } from "../metrics/outcomes.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
 import {
@@ -17,11 +19,9 @@ import {
   SEARCH_SNAPSHOT_FILE,
   startIndexCatchUp,
 } from "../search/index.ts";
-import type { NodeContext } from "../services/context.ts";
-import { loadFormatRegistry } from "../services/formats.ts";
-import type { NodeLog } from "../services/logger.ts";
 import { openStore } from "../store/index.ts";
 import { withChangeSubscribers } from "./subscribers.ts";
+import { taskHandlers } from "./task-handlers.ts";
 
 export interface OpenedContext {
   ctx: NodeContext;
@@ -33,7 +33,7 @@ export interface OpenedContext {
 
 /**
  * `config` is kept by reference: a node that binds an ephemeral port writes the real one into it. `log` is the
- * node's logger (src/services/logger.ts).
+ * node's logger (src/context/logger.ts).
  */
 export async function openNodeContext(config: Config, log: NodeLog): Promise<OpenedContext> {
   const db = await openDatabase(

@@ -4,6 +4,7 @@
  * announce to the holders, plan replicas (CN), register DOIs at DataCite (MN). After the commit: index it.
  */
 
+import type { NodeContext } from "../context/node-context.ts";
 import type { TaskQueue } from "../db/types.ts";
 import { queueDoiRegistrations } from "../doi/outbox.ts";
 import { notifyCnOfChanges } from "../federation/harvest/notify-cn.ts";
@@ -11,7 +12,6 @@ import { announceSysmetaChanges } from "../federation/propagation/announce.ts";
 import type { ChangeSubscribers, ObjectChange } from "../objects/changes.ts";
 import { bytesToHold, coalescedIndexing, WritesUnderWay } from "../search/index.ts";
 import { planReplicasOfChanges } from "../services/cn/replica-outcomes.ts";
-import type { NodeContext } from "../services/context.ts";
 
 /** A node's parts made its context, with what follows its writes registered on it. */
 export function withChangeSubscribers(parts: Omit<NodeContext, "changes">): NodeContext {

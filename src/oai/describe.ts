@@ -1,5 +1,5 @@
 /** The verbs that describe the repository: Identify, ListMetadataFormats and ListSets (sections 4.2-4.6). */
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { escapeText } from "../types/xml.ts";
 import { formatOaiDate } from "./dates.ts";
 import { OaiError } from "./errors.ts";

@@ -1,5 +1,5 @@
 /** GetRecord (section 4.1): one record in one format; a deleted record is its header alone. */
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { OaiError } from "./errors.ts";
 import { metadataFormat } from "./formats.ts";
 import { recordsXml } from "./records.ts";

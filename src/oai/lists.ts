@@ -5,8 +5,9 @@
  * changes during the harvest moves past the bound and waits for the next incremental harvest (from= the
  * responseDate of this one's first request); so a harvest sees each record at most once, and no page shifts.
  */
+
+import type { NodeContext } from "../context/node-context.ts";
 import type { OaiListFilter, OaiRecordRow } from "../db/oai-records.ts";
-import type { NodeContext } from "../services/context.ts";
 import { parseOaiDate, wholeSecond } from "./dates.ts";
 import { OaiError } from "./errors.ts";
 import { type MetadataFormat, metadataFormat } from "./formats.ts";

@@ -4,10 +4,10 @@
  * record, and only for the formats that need it.
  */
 import { buffer } from "node:stream/consumers";
+import type { NodeContext } from "../context/node-context.ts";
 import type { OaiRecordRow } from "../db/oai-records.ts";
 import { doiOf } from "../doi/datacite/index.ts";
-import { dataciteXmlOfObject } from "../doi/records.ts";
-import type { NodeContext } from "../services/context.ts";
+import { dataciteXmlOfObject } from "../services/mn/datacite-records.ts";
 import { SMALL_READ_LIMIT } from "../store/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "../views/extract/index.ts";

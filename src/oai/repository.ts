@@ -1,5 +1,5 @@
 /** One OAI-PMH request answered: the verb's element, or its error, in the OAI-PMH response document. */
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { systemClock } from "../types/clock.ts";
 import { identify, listMetadataFormats, listSets } from "./describe.ts";
 import { echoesArguments, OaiError } from "./errors.ts";

@@ -21,7 +21,7 @@ export type ChangeOrigin =
   | "harvest"
   /** `d1node import`: a copy from another Member Node, kept as the source has it. */
   | "import"
-  /** `d1node load`: synthetic objects an operator adds in bulk (written beside the core, src/db/bulk-load.ts). */
+  /** `d1node load`: synthetic objects an operator adds in bulk (written beside the core, src/db/objects/bulk-load.ts). */
   | "load";
 
 export type ObjectChange =

@@ -18,7 +18,7 @@ import { copyFile, cp, mkdir, open, readdir, readFile, rename, rm, stat, writeFi
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { contentOfSnapshot, pidsOfContent } from "../db/snapshot.ts";
+import { contentOfSnapshot, pidsOfContent } from "../db/engine/snapshot.ts";
 import type { Database } from "../db/types.ts";
 import type { KeyedMutex } from "../objects/keyed-mutex.ts";
 import type { ObjectStore } from "../store/types.ts";

@@ -7,7 +7,7 @@
 import { chmod, rm } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import { auditStoredObjects } from "./audit.ts";
 import { BackupRefused, backupNode } from "./backup.ts";
 import { repairFromReplicas } from "./repair.ts";

@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { statfs } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.ts";
-import { formatBytes } from "../metrics/format.ts";
 
 /** 1 GiB: less is a day's uploads or a few large objects away from a full disk. */
 export const LOW_DISK_BYTES = 1024 ** 3;
@@ -42,11 +41,4 @@ export async function diskSpace(config: Pick<Config, "dataDir" | "store">): Prom
 /** Whether the space is low (LOW_DISK_BYTES, LOW_DISK_FRACTION). */
 export function isLow(space: DiskSpace): boolean {
   return space.freeBytes < LOW_DISK_BYTES || space.freeBytes < LOW_DISK_FRACTION * space.totalBytes;
-}
-
-/** The one line a node starting on low space prints; undefined when there is enough. */
-export function lowDiskWarning(space: DiskSpace | undefined): string | undefined {
-  if (!space || !isLow(space)) return undefined;
-  const percent = space.totalBytes > 0 ? ((100 * space.freeBytes) / space.totalBytes).toFixed(1) : "0";
-  return `little free disk space for ${space.folder}: ${formatBytes(space.freeBytes)} of ${formatBytes(space.totalBytes)} free (${percent} %); uploads fail with InsufficientResources when it is full`;
 }

@@ -4,7 +4,7 @@
  * `auditInterval` seconds later. A node starts the cycle when it starts: the next run is due `auditInterval` after
  * the last one finished (or after the start, when none has).
  */
-import type { NodeContext } from "../services/context.ts";
+import type { NodeContext } from "../context/node-context.ts";
 import type { Task } from "../tasks/worker.ts";
 import { auditStoredObjects } from "./audit.ts";
 import { repairFromReplicas } from "./repair.ts";

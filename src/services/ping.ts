@@ -3,8 +3,9 @@
  * minutes." The check is one indexed lookup in the database; a database that does not answer within a few
  * seconds makes the ping a ServiceFailure ("Any non-200 status means offline") rather than a hang.
  */
+
+import type { NodeContext } from "../context/node-context.ts";
 import { ServiceFailure } from "../errors/exceptions.ts";
-import type { NodeContext } from "./context.ts";
 
 /** A ping answers within this many seconds at most (fewer when the statement timeout is shorter). */
 const PING_SECONDS = 5;

@@ -4,7 +4,7 @@
  * listener, which would start the stream flowing before its consumer is attached.
  */
 import { close, open, read } from "node:fs";
-import { noteTransientBytes } from "./young-collection.ts";
+import { noteTransientBytes } from "./upload-ring/passing-chunks.ts";
 
 type ReadCallback = (error: NodeJS.ErrnoException | null, bytesRead: number, buffer: Buffer) => void;
 

@@ -12,13 +12,13 @@ import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { algorithmKey, setDigest } from "./algorithms.ts";
 import { countedReads } from "./counted-reads.ts";
-import { directOffset } from "./direct-io.ts";
-import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./hasher-pool.ts";
 import { createRemovalHold } from "./removal-hold.ts";
-import { SLOTS_IN_FLIGHT } from "./ring-writer.ts";
 import { SmallReads } from "./small-reads.ts";
 import { stageFile } from "./stage.ts";
 import type { Digests, ObjectStore, StagedObject } from "./types.ts";
+import { directOffset } from "./upload-ring/direct-io.ts";
+import { createHasherPool, type HasherPool, type HasherPoolOptions } from "./upload-ring/hasher-pool.ts";
+import { SLOTS_IN_FLIGHT } from "./upload-ring/writer.ts";
 
 export interface FsStoreOptions extends HasherPoolOptions {
   /**

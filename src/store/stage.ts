@@ -12,10 +12,10 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { declaredHash, digestsOf, type HashKey, ingestHashes } from "./algorithms.ts";
-import { pumpChunks } from "./chunk-pump.ts";
-import type { HasherPool, HashJob, HexDigests } from "./hasher-pool.ts";
-import { RingWriter } from "./ring-writer.ts";
 import type { Digests, StageOptions } from "./types.ts";
+import { pumpChunks } from "./upload-ring/chunk-pump.ts";
+import type { HasherPool, HashJob, HexDigests } from "./upload-ring/hasher-pool.ts";
+import { RingWriter } from "./upload-ring/writer.ts";
 
 export interface StageSettings {
   tmpDir: string;

@@ -1,5 +1,5 @@
 /**
- * The kinds of background task that one module enqueues and another runs (src/federation/handlers.ts lists who
+ * The kinds of background task that one module enqueues and another runs (src/node/task-handlers.ts lists who
  * runs each), with their keys and payloads: the contract between them, so neither imports the other.
  */
 import type { ApiVersion } from "../types/sysmeta.ts";

@@ -1,4 +1,4 @@
-/** The object format registry as every layer reads it (loaded by `src/services/formats.ts`). */
+/** The object format registry as every layer reads it (loaded by `src/context/formats.ts`). */
 import type { ObjectFormat } from "./format-xml.ts";
 
 export interface FormatRegistry {

@@ -1,6 +1,6 @@
 /**
  * What background work reports to the node's metrics (audit results, task failures), as plain values: the node's
- * context holds them and `src/metrics/outcomes.ts` records and reads them.
+ * context holds them and `src/context/outcomes.ts` records and reads them.
  */
 /** What one check found: the copy is good, is bad (wrong checksum, missing), or could not be checked. */
 export type AuditOutcome = "valid" | "invalid" | "unreachable" | "error";

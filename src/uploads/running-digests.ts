@@ -7,9 +7,9 @@
  * the next request read the bytes already received once more (docs/decisions.md, "Resumable uploads").
  */
 import { digestsOf, type HashKey, ingestHashes } from "../store/algorithms.ts";
-import type { HasherPool, HashJob } from "../store/hasher-pool.ts";
-import { hashFileThroughRing } from "../store/ring-hash-file.ts";
-import { RingWriter, SLOTS_IN_FLIGHT } from "../store/ring-writer.ts";
+import { hashFileThroughRing } from "../store/upload-ring/hash-file.ts";
+import type { HasherPool, HashJob } from "../store/upload-ring/hasher-pool.ts";
+import { RingWriter, SLOTS_IN_FLIGHT } from "../store/upload-ring/writer.ts";
 import type { Digests } from "../types/stored-object.ts";
 
 export class RunningDigests {

@@ -15,10 +15,10 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { toBuffer } from "../store/chunk-pump.ts";
-import { getStream, isMissing } from "../store/s3-calls.ts";
-import { partLimitError, partSizeFor } from "../store/s3-part-size.ts";
+import { partLimitError, partSizeFor } from "../config/s3-part-size.ts";
+import { getStream, isMissing } from "../store/s3/calls.ts";
 import type { S3UploadPlace } from "../store/upload-place.ts";
+import { toBuffer } from "../store/upload-ring/chunk-pump.ts";
 
 export interface S3UploadState {
   /** The key the assembled upload gets. */

@@ -8,7 +8,7 @@ import { mkdir } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Server } from "@tus/server";
-import type { UploadLocks } from "../db/upload-locks.ts";
+import type { UploadLocks } from "../db/objects/upload-locks.ts";
 import type { UploadRecord, UploadRecords } from "../db/upload-records.ts";
 import { InvalidRequest, NotAuthorized } from "../errors/exceptions.ts";
 import { algorithmKey, unsupportedAlgorithm } from "../store/algorithms.ts";

@@ -3,12 +3,12 @@
  * creation) and the create or update that uses an upload up both hold it. Within the process a map says who holds
  * what, and a newer tus request asks the holder to let go (as @tus/server's MemoryLocker does: a client resuming
  * after a cut must not wait for the dead request); across processes the database's upload locks
- * (src/db/upload-locks.ts) keep others out, and a request there waits for the holder to end. With every write
+ * (src/db/objects/upload-locks.ts) keep others out, and a request there waits for the holder to end. With every write
  * under the hold and tus's offset check, an upload's bytes only grow, so digests kept by offset stay true.
  */
 import type { Lock, Locker, RequestRelease } from "@tus/utils";
 import { ERRORS } from "@tus/utils";
-import type { HeldUpload, UploadLocks } from "../db/upload-locks.ts";
+import type { HeldUpload, UploadLocks } from "../db/objects/upload-locks.ts";
 
 /** How often a request waiting for an upload held elsewhere asks again. */
 const RETRY_MS = 50;

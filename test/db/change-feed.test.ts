@@ -8,7 +8,7 @@ import net from "node:net";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type pg from "pg";
-import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/change-feed.ts";
+import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/engine/change-feed.ts";
 import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";

@@ -7,13 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import type { ObjectChange } from "../../src/objects/changes.ts";
 import { coalescedIndexing } from "../../src/search/indexing/index-batches.ts";
 import type { IndexContext } from "../../src/search/indexing/indexer.ts";
 import { WritesUnderWay } from "../../src/search/indexing/writes-under-way.ts";
 import { type SearchRepository, searchEngineDb, searchRepository } from "../../src/search/store/index.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

@@ -1,5 +1,5 @@
 /**
- * SQLite's durable commits (src/db/durable-commits.ts): a write returns once its commit's log is flushed; a
+ * SQLite's durable commits (src/db/engine/durable-commits.ts): a write returns once its commit's log is flushed; a
  * flush that fails fails the write and every later one, reads go on. (The power cut itself:
  * test/e2e/power-cut.test.ts.)
  */

@@ -1,7 +1,7 @@
-/** Statements written once (src/db/fixed-sql.ts) on both dialects: placeholders, multi-row inserts, IN lists. */
+/** Statements written once (src/db/engine/statement-texts.ts) on both dialects: placeholders, multi-row inserts, IN lists. */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { FixedSql, insertRows, listSql } from "../../src/db/fixed-sql.ts";
+import { FixedSql, insertRows, listSql } from "../../src/db/engine/statement-texts.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 

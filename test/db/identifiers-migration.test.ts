@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { sql } from "kysely";
 import { SeriesConflictError } from "../../src/db/errors.ts";
-import { toRow } from "../../src/db/rows.ts";
+import { toRow } from "../../src/db/objects/rows.ts";
 import type { Database } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

@@ -1,7 +1,7 @@
 /** The object list on SQLite and PostgreSQL: filters, start/count paging over keysets, identifier order. */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { compareCodePoints } from "../../src/db/order.ts";
+import { compareCodePoints } from "../../src/db/lists/order.ts";
 import type { Database, ObjectListFilter } from "../../src/db/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { dateAt, storedObject } from "../helpers/sysmeta.ts";

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { CallInfo, NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { harvestNodeLog, type LogSource } from "../../src/federation/logs/harvest-node.ts";
 import { getLogRecords } from "../../src/services/cn/log.ts";
-import type { CallInfo, NodeContext } from "../../src/services/context.ts";
 import { serializeLog } from "../../src/types/index.ts";
 import type { LogEntry } from "../../src/types/lists-xml.ts";
 import { forEachDialect } from "../helpers/databases.ts";

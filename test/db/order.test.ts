@@ -1,7 +1,7 @@
 /** Identifier order in memory matches the databases' byte-wise order; prefix ranges are exact. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compareCodePoints, compareKeys, prefixUpperBound } from "../../src/db/order.ts";
+import { compareCodePoints, compareKeys, prefixUpperBound } from "../../src/db/lists/order.ts";
 
 const utf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const sign = (n: number) => Math.sign(n);

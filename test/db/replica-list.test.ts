@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { changeSubscribers } from "../../src/node/subscribers.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
 import { changeAtVersion } from "../../src/services/cn/core.ts";
 import { changeReplicaList } from "../../src/services/cn/replication.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database } from "../../src/db/types.ts";
 import { search } from "../../src/search/answers/search.ts";
 import { indexNewObject, indexSysmetaChange } from "../../src/search/indexing/hooks.ts";
@@ -12,7 +13,6 @@ import { indexMissing } from "../../src/search/indexing/reindex.ts";
 import { SolrParams } from "../../src/search/query/params.ts";
 import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
 import { NO_BYTES } from "../../src/services/cn/core.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { searchIndexOf } from "../helpers/search-index.ts";

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { reindexObjects } from "../../src/search/indexing/reindex.ts";
 import { readStoredDocs } from "../../src/search/store/index-store.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

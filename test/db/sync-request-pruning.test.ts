@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import {
   PRUNE_SYNC_REQUESTS,
   runPruneSyncRequests,
   SYNC_REQUEST_RETENTION_MS,
 } from "../../src/federation/harvest/prune-requests.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import { SYNCHRONIZE_TASK } from "../../src/tasks/kinds.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { ForeignSysmetaError, refreshFromCn } from "../../src/federation/propagation/refresh.ts";
 import { writeObjects } from "../../src/objects/write.ts";
 import { indexNewObject } from "../../src/search/indexing/hooks.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import { RetryLater } from "../../src/tasks/failure-log.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import { forEachDialect } from "../helpers/databases.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { uploadLocks } from "../../src/db/upload-locks.ts";
+import { uploadLocks } from "../../src/db/objects/upload-locks.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { createTestPostgresDatabase, type TestPostgres, withAdmin } from "../helpers/postgres.ts";
 

@@ -12,7 +12,7 @@ import { after, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { openDatabase } from "../../src/db/index.ts";
-import { createS3Store } from "../../src/store/s3-store.ts";
+import { createS3Store } from "../../src/store/s3/s3-store.ts";
 import type { Caller } from "../helpers/client.ts";
 import { assertOldOrNew, loadThenKill } from "../helpers/crash-load.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { resolveConfig } from "../../src/config/config.ts";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import { clientFor } from "../../src/federation/client.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { createTestPki, type TestPki } from "../helpers/pki.ts";
 

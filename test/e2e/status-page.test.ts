@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { recordAuditResult } from "../../src/metrics/outcomes.ts";
+import { recordAuditResult } from "../../src/context/outcomes.ts";
 import { createSampler, type Sampler } from "../../src/metrics/samples.ts";
 import { launchBrowser, removeScreenshotFolder, screenshotFolder } from "../helpers/browser.ts";
 import { type Caller, call, create, enc, errorOf } from "../helpers/client.ts";

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { mayChangeOnRetry } from "../../src/cli/upload-retry.ts";
+import { mayChangeOnRetry } from "../../src/cli/upload/upload-retry.ts";
 import { parseSystemMetadata } from "../../src/types/index.ts";
 import { type CliRun, runCli } from "../helpers/cli.ts";
 import { call } from "../helpers/client.ts";

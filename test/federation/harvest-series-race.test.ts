@@ -8,10 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { type SourceNode, synchronizeObject } from "../../src/federation/harvest/object.ts";
-import type { NodeContext } from "../../src/services/context.ts";
-import { findByPidOrSid } from "../../src/services/mn/resolve.ts";
+import { findByPidOrSid } from "../../src/services/shared/resolve.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
 import { memberSource } from "../helpers/member-source.ts";

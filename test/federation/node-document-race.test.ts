@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import type { CallInfo, NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { recordHarvested } from "../../src/federation/harvest/registry.ts";
 import { recordPing } from "../../src/federation/health/ping.ts";
 import { updateNodeCapabilities } from "../../src/services/cn/register.ts";
-import type { CallInfo, NodeContext } from "../../src/services/context.ts";
 import { parseNode, serializeNode } from "../../src/types/index.ts";
 import type { Node } from "../../src/types/node.ts";
 import { forEachDialect } from "../helpers/databases.ts";

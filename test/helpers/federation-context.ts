@@ -4,15 +4,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after } from "node:test";
 import { type ConfigInput, resolveConfig } from "../../src/config/config.ts";
+import { loadFormatRegistry } from "../../src/context/formats.ts";
+import { silentLog } from "../../src/context/logger.ts";
+import type { NodeContext } from "../../src/context/node-context.ts";
+import { newOutcomes } from "../../src/context/outcomes.ts";
 import type { Database } from "../../src/db/types.ts";
-import { taskHandlers } from "../../src/federation/handlers.ts";
-import { newOutcomes } from "../../src/metrics/outcomes.ts";
 import { withChangeSubscribers } from "../../src/node/subscribers.ts";
+import { taskHandlers } from "../../src/node/task-handlers.ts";
 import { createKeyedMutex } from "../../src/objects/keyed-mutex.ts";
 import { openSearchIndex } from "../../src/search/search-index.ts";
-import type { NodeContext } from "../../src/services/context.ts";
-import { loadFormatRegistry } from "../../src/services/formats.ts";
-import { silentLog } from "../../src/services/logger.ts";
 import { createFsStore } from "../../src/store/index.ts";
 
 export async function contextOver(db: Database, settings: ConfigInput = {}): Promise<NodeContext> {

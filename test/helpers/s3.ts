@@ -15,7 +15,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import type { ConfigInput } from "../../src/config/config.ts";
-import type { S3StoreOptions } from "../../src/store/s3-store.ts";
+import type { S3StoreOptions } from "../../src/store/s3/s3-store.ts";
 
 const PORT = process.env.D1NODE_TEST_S3_PORT ?? "17480";
 export const S3_ENDPOINT = `http://127.0.0.1:${PORT}`;

@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { bulkLoadObjects } from "../../src/db/bulk-load.ts";
+import { bulkLoadObjects } from "../../src/db/objects/bulk-load.ts";
 import type { StoredObject } from "../../src/db/types.ts";
 import type { RunningNode } from "../../src/node/start.ts";
 

@@ -10,7 +10,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { D1Error } from "../../src/errors/exceptions.ts";
-import { createS3Store } from "../../src/store/s3-store.ts";
+import { createS3Store } from "../../src/store/s3/s3-store.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { countUnder, createTestBucket, type TestBucket } from "../helpers/s3.ts";
 

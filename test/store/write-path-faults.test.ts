@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { it } from "node:test";
+import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { ingest, recoverStore, removeObject } from "../../src/objects/ingest.ts";
-import type { NodeContext } from "../../src/services/context.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

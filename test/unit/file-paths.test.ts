@@ -1,7 +1,8 @@
 /**
  * No file path is built from a client's, a source's or a peer's string. The layers that read requests and remote
- * documents (HTTP, services, the write core, federation, import, views, packages, types) build no paths at all:
- * they import neither node:path nor the file system, except the two files that read files an operator named.
+ * documents (HTTP, the node context, services, the write core, federation, import, views, packages, types) build
+ * no paths at all: they import neither node:path nor the file system, except the two files that read files an
+ * operator named.
  * Paths are made by the stores (content keys checked against a SHA-256's shape) and the upload area (ids checked
  * against the node's own shape, test/e2e/upload-ids.test.ts), from the data folder an operator set.
  */
@@ -11,9 +12,19 @@ import path from "node:path";
 import { it } from "node:test";
 
 const src = path.resolve(import.meta.dirname, "../../src");
-const FACING = ["http", "services", "objects", "federation", "import", "views", "packages", "types"];
+const FACING = [
+  "http",
+  "context",
+  "services",
+  "objects",
+  "federation",
+  "import",
+  "views",
+  "packages",
+  "types",
+];
 /** Files of those layers that read a file an operator named (a formats list; an import's certificate files). */
-const OPERATOR_FILES = ["services/formats.ts", "import/source.ts"];
+const OPERATOR_FILES = ["context/formats.ts", "import/source.ts"];
 
 async function importsOf(folder: string): Promise<{ file: string; module: string }[]> {
   const entries = await readdir(path.join(src, folder), { recursive: true, withFileTypes: true });

@@ -2,7 +2,8 @@
  * The modules' direction: the Member and Coordinating Node operations (src/services) never import the federation
  * (src/federation), which works on top of them; the object-write core (src/objects) imports neither, nor the
  * composition root (src/node) that registers what follows a write and starts the node; HTTP (src/http) only
- * builds the app the root starts.
+ * builds the app the root starts. No two top-level folders of src/ import each other, directly or around a circle
+ * (the search module, src/search with src/db/search, keeps its own seam with the database layer).
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -137,4 +138,54 @@ it("every change to an object goes through the write core: no transaction or obj
     }
   }
   assert.deepEqual(found, [], "write objects with writeObjects, ingest or removeObject (src/objects/)");
+});
+
+/** The folder of src/ each relative import of every source file reaches, as `from -> to` pairs of top-level folders. */
+async function folderEdges(): Promise<Map<string, string[]>> {
+  const edges = new Map<string, string[]>();
+  const entries = await readdir(src, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !/\.(?:ts|mjs)$/.test(entry.name)) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const from = path.relative(src, file).split(path.sep)[0] as string;
+    const text = await readFile(file, "utf8");
+    for (const match of text.matchAll(
+      /(?:^\s*(?:import|export)\b[^;]*?\bfrom\s+|\bimport\s*\(\s*)"(\.[^"]+)"/gms,
+    )) {
+      const reached = path.relative(src, path.resolve(path.dirname(file), match[1] as string));
+      const to = reached.split(path.sep)[0] as string;
+      if (to === from || to === ".." || reached.startsWith("..")) continue;
+      // The search module spans src/search and src/db/search; its seam with the database layer is its own.
+      if (from === "db" && to === "search") continue;
+      if (from === "db" && path.relative(src, file).startsWith(`db${path.sep}search${path.sep}`)) continue;
+      const key = `${from} -> ${to}`;
+      edges.set(key, [...(edges.get(key) ?? []), `${path.relative(src, file)} imports ${match[1]}`]);
+    }
+  }
+  return edges;
+}
+
+it("no import circle between the top-level folders of src/", async () => {
+  const edges = await folderEdges();
+  const next = new Map<string, Set<string>>();
+  for (const key of edges.keys()) {
+    const [from, to] = key.split(" -> ") as [string, string];
+    next.set(from, (next.get(from) ?? new Set()).add(to));
+  }
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const walk = (folder: string, trail: string[]): void => {
+    const at = trail.indexOf(folder);
+    if (at !== -1) {
+      const circle = [...trail.slice(at), folder];
+      const witnesses = circle.slice(1).map((to, i) => edges.get(`${circle[i]} -> ${to}`)?.[0]);
+      circles.push(`${circle.join(" -> ")} (${witnesses.join("; ")})`);
+      return;
+    }
+    if (done.has(folder)) return;
+    for (const to of next.get(folder) ?? []) walk(to, [...trail, folder]);
+    done.add(folder);
+  };
+  for (const folder of next.keys()) walk(folder, []);
+  assert.deepEqual(circles, []);
 });

@@ -1,6 +1,6 @@
 /** The sign-in parts a serving process holds, made from the settings and the database's sign-in records. */
 import type { Config } from "../../config/config.ts";
-import type { BrowserSessionStore } from "../../db/browser-sessions.ts";
+import type { BrowserSessionStore } from "../browser-session-store.ts";
 import { type BrowserSessions, browserSessions } from "../browser-sessions.ts";
 import { type ProviderTokens, providerTokens } from "./access-tokens.ts";
 import { createOidcProviders, type OidcProviders } from "./providers.ts";

@@ -6,7 +6,7 @@
  * (issuer, audience, nonce, expiry) and forms the person's subject from the ID token's and userinfo's claims.
  */
 import * as oidc from "openid-client";
-import type { BrowserSessionStore, SignedInPerson } from "../../db/browser-sessions.ts";
+import type { BrowserSessionStore, SignedInPerson } from "../browser-session-store.ts";
 import { hashOf } from "../browser-sessions.ts";
 import type { OidcProviders } from "./providers.ts";
 import { type Claims, personDetails, subjectFromClaims } from "./subject-claims.ts";

@@ -5,7 +5,7 @@
  * validity period (soon to end: said too).
  */
 import { X509Certificate } from "node:crypto";
-import { readCertificate } from "../certificates.ts";
+import { readCertificate } from "../../certificates/parse.ts";
 import { CLIENT_AUTH, SERVER_AUTH } from "./build.ts";
 
 const NODE_SUBJECT = /^CN=(urn:node:\w{2,23}),DC=dataone,DC=org$/;

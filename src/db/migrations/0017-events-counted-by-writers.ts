@@ -2,7 +2,7 @@
  * 0017-events-counted-by-writers: on SQLite, the writers of `events` add the rows they insert to `row_counts`
  * themselves, one update per batch, instead of migration 0015's row trigger, whose update per row weighed on
  * every logged read (docs/decisions.md, "Hot paths"). Every insert into `events` goes through
- * `src/db/events.ts` or `src/db/direct-event-inserts.ts`, which count. The delete trigger stays; PostgreSQL
+ * `src/db/events/event-log.ts` or `src/db/events/direct-event-inserts.ts`, which count. The delete trigger stays; PostgreSQL
  * keeps its statement triggers (one delta row per statement already).
  */
 import { sql } from "kysely";

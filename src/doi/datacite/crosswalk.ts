@@ -4,6 +4,7 @@
  * records.ts does for registrations; OAI-PMH and the landing page may call it the same way).
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
+import { doiOf } from "../../types/doi.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { parseXml, type XmlRoot } from "../../types/xml-parse.ts";
 import { extractMetadata } from "../../views/extract/index.ts";
@@ -46,12 +47,7 @@ export interface DataciteSource {
   formatName?: string;
 }
 
-const DOI = /^(?:doi:|https?:\/\/(?:dx\.)?doi\.org\/)?(10\.\d{4,9}(?:\.\d+)*\/\S+)$/i;
-
-/** The bare DOI ("10.x/y") an identifier names, if it names one. */
-export function doiOf(identifier: string): string | undefined {
-  return DOI.exec(identifier.trim())?.[1];
-}
+export { doiOf };
 
 export function dataciteXmlFor(source: DataciteSource): string {
   return emitDatacite(dataciteRecordFor(source));

@@ -3,8 +3,8 @@
  * listed object synchronized (object.ts) a few at a time, and the node's lastHarvested recorded at the end.
  */
 
+import type { NodeContext } from "../../context/node-context.ts";
 import { createKeyedMutex } from "../../objects/keyed-mutex.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { systemClock } from "../../types/clock.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";

@@ -3,9 +3,10 @@
  * CN.synchronize(pid)", for the changes its own clients made, when the node has a CN and `notifyCn` is on. The
  * notify-cn task is enqueued inside the write's transaction: a crash after the commit loses no notice.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import type { TaskQueue } from "../../db/types.ts";
 import { changedPid, type ObjectChange } from "../../objects/changes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { NOTIFY_CN_TASK } from "../../tasks/kinds.ts";
 
 export async function notifyCnOfChanges(

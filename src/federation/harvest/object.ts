@@ -5,6 +5,7 @@
  * An object the CN holds is updated in the fields the Member Node may change (rules.ts), never inserted twice.
  */
 import type { Readable } from "node:stream";
+import type { NodeContext } from "../../context/node-context.ts";
 import { DuplicateKeyError } from "../../db/errors.ts";
 import type { Repositories } from "../../db/types.ts";
 import { D1Error, InvalidSystemMetadata } from "../../errors/exceptions.ts";
@@ -13,8 +14,7 @@ import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest } from "../../objects/ingest.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
-import type { NodeContext } from "../../services/context.ts";
-import { asSeriesRefusal, nextRevision } from "../../services/mn/sysmeta-rules.ts";
+import { asSeriesRefusal, nextRevision } from "../../services/shared/sysmeta-rules.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";

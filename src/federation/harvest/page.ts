@@ -5,10 +5,11 @@
  * every other object goes through synchronizeObject one by one. The page goes in chunks: while one chunk is
  * written, the next one's system metadata is fetched.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import { writeObjects } from "../../objects/write.ts";
 import { NO_BYTES } from "../../services/cn/core.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { ObjectInfo } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
@@ -57,7 +58,12 @@ interface Fetched {
 }
 
 /** A new DATA object that touches no other record (and passes the checks), or undefined. */
-function plainNew(ctx: NodeContext, nodeId: string, fetched: Fetched, now: Date): StoredObject | undefined {
+function batchableNew(
+  ctx: NodeContext,
+  nodeId: string,
+  fetched: Fetched,
+  now: Date,
+): StoredObject | undefined {
   const { sysmeta, item } = fetched;
   try {
     checkHarvested(ctx.formats, item.identifier, sysmeta);
@@ -148,7 +154,7 @@ async function writeChunk(
     const object =
       held.has(f.item.identifier) || reserved.has(f.item.identifier)
         ? undefined
-        : plainNew(ctx, nodeId, f, now);
+        : batchableNew(ctx, nodeId, f, now);
     if (object) plain.push(object);
     else rest.push(f);
   }

@@ -3,7 +3,7 @@
  * a `synchronize` task. `prune-sync-requests` runs every hour and deletes the records older than a day whose
  * task is finished (done, or given up), so the table holds recent and outstanding requests only.
  */
-import type { NodeContext } from "../../services/context.ts";
+import type { NodeContext } from "../../context/node-context.ts";
 import { SYNCHRONIZE_TASK } from "../../tasks/kinds.ts";
 
 export const PRUNE_SYNC_REQUESTS = "prune-sync-requests";

@@ -3,9 +3,9 @@
  * up MN"), on what schedule, and the lastHarvested date it records in their Node documents (listNodes shows it).
  */
 
+import type { NodeContext } from "../../context/node-context.ts";
 import { isHarvested } from "../../services/cn/harvest-requests.ts";
 import { changeNodeDocument } from "../../services/cn/node-document.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
 

@@ -2,8 +2,8 @@
  * Problems with a harvested object: "synchronizationFailed: Called by a CN; the MN records the problem" (document
  * 1, MNRead), and a synchronization_failed entry in the CN's own event log.
  */
-import type { CallInfo, NodeContext } from "../../services/context.ts";
-import { logEvent } from "../../services/mn/events.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
+import { logEvent } from "../../services/shared/events.ts";
 
 /** The CN's own background work, as the event log records it. */
 export function harvesterCall(ctx: NodeContext): CallInfo {

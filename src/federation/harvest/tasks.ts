@@ -3,10 +3,11 @@
  * from the node's schedule; `synchronize` (key: PID) fetches one object from its Member Node at once;
  * `notify-cn` (key: PID, on a Member Node) calls CNRead.synchronize after a local change.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import { scheduleHarvest } from "../../services/cn/harvest-requests.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { PermanentTaskError } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";

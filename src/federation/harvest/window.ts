@@ -18,7 +18,7 @@ import {
   LIST_PARAMS,
   type ListParams,
   type OpenWindow,
-} from "../../db/harvest-progress.ts";
+} from "../../db/cn/harvest-progress.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
 import type { ListWindow } from "../client.ts";

@@ -7,9 +7,9 @@
  * complete within a ping interval or so of its return instead of after `replicationRequestTimeout`.
  */
 
+import type { NodeContext } from "../../context/node-context.ts";
 import { changeNodeDocument } from "../../services/cn/node-document.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { Node } from "../../types/node.ts";
 import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";

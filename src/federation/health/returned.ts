@@ -6,9 +6,9 @@
  * replication scan runs now, for objects short of replicas because it could not be chosen while down.
  */
 
+import type { NodeContext } from "../../context/node-context.ts";
 import { scheduleReplication } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { HARVEST_TASK, REPLICATION_SCAN } from "../../tasks/kinds.ts";
 import { forEachObject } from "../replication/scan.ts";
 

@@ -6,7 +6,7 @@
  * however often it is read.
  */
 
-import type { NodeContext } from "../../services/context.ts";
+import type { NodeContext } from "../../context/node-context.ts";
 import type { LogEntry, Slice } from "../../types/lists-xml.ts";
 import { reconcileNodeLog } from "./reconcile.ts";
 import { storeHarvested } from "./store.ts";

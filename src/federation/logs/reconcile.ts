@@ -8,7 +8,7 @@
  * budget leaves the rest to the next run, which skips the ranges already settled (one request each).
  */
 
-import type { NodeContext } from "../../services/context.ts";
+import type { NodeContext } from "../../context/node-context.ts";
 import type { LogSource } from "./harvest-node.ts";
 import { storeHarvested } from "./store.ts";
 

@@ -1,6 +1,7 @@
 /** Stores a Member Node's log entries in the CN's event log, once per (node, entry id); returns how many were new. */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import type { EventLog } from "../../db/types.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { LogEntry } from "../../types/lists-xml.ts";
 
 export function storeHarvested(

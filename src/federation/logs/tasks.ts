@@ -3,8 +3,9 @@
  * queues a `node-log` task for each approved Member Node and queues itself again. `node-log` reads that node's
  * log from where the last run stopped; a long log is read in slices, each a task of its own.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { approvedNode, approvedNodes } from "../../services/cn/nodes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { Task } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
 import { versionFor } from "../propagation/deliver.ts";

@@ -3,9 +3,10 @@
  * `sysmeta-changed` task per Member Node holding the object, inside the write's transaction, so that a crash
  * after the commit loses no announcement. Nothing is sent in the request; the tasks deliver (and retry) later.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import type { TaskQueue } from "../../db/types.ts";
 import type { ObjectChange } from "../../objects/changes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { changeKey, SYSMETA_CHANGED, type SysmetaChangedPayload } from "../../tasks/kinds.ts";
 import { nodesHolding } from "./holders.ts";
 

@@ -3,8 +3,9 @@
  * (MNRead.systemMetadataChanged with the current serialVersion and dateSysMetadataModified). The task reads the
  * object when it runs, so however many changes were queued, the node hears of the latest.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { Node } from "../../types/node.ts";
 import { nodesHolding } from "./holders.ts";
 

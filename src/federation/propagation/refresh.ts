@@ -4,9 +4,10 @@
  * wins ("incremented on each update of the system metadata; highest is current"), so a copy that is not newer
  * than the local one changes nothing. A newer one replaces every field the node does not hold fixed.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { writeObjects } from "../../objects/write.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { RetryLater } from "../../tasks/failure-log.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 

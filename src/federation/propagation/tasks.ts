@@ -3,8 +3,9 @@
  * Member Node; a node that cannot be reached (or fails) is tried again with growing delays, for up to a week. On
  * an MN, `refresh-sysmeta` reads the CN's copy and applies it when it is newer.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error } from "../../errors/exceptions.ts";
-import type { NodeContext } from "../../services/context.ts";
 import {
   changeKey,
   REFRESH_SYSMETA,

@@ -7,12 +7,13 @@
  * authoritative system metadata. A wrong checksum, or NotFound, invalidates the replica; a holder that cannot be
  * reached is left for the next audit, so that a node down for maintenance does not lose its replicas at once.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
+import { recordAuditResult } from "../../context/outcomes.ts";
 import { D1Error } from "../../errors/exceptions.ts";
-import { recordAuditResult } from "../../metrics/outcomes.ts";
 import { approvedNode } from "../../services/cn/nodes.ts";
 import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { Node } from "../../types/node.ts";
 import type { Checksum, Replica, SystemMetadata } from "../../types/sysmeta.ts";

@@ -4,9 +4,10 @@
  * one conditional write of the authoritative system metadata; in the same transaction, the stale nodes' failures
  * are recorded and each target gets a replicate-request task, so that a crash after the commit loses none.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { REPLICATE_REQUEST } from "../../tasks/kinds.ts";
 import type { Replica } from "../../types/sysmeta.ts";
 import { chooseTargets, staleRequests, type TargetChoice } from "./targets.ts";

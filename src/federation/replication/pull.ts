@@ -6,12 +6,13 @@
  * is away does not make the node pull again; a completed pull queues it in the replica's own transaction. Failures that retrying cannot mend, or the last attempt, are
  * reported as failed with their description.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import type { TaskQueue } from "../../db/types.ts";
 import { D1Error, IdentifierNotUnique, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { bytesWanted } from "../../objects/changes.ts";
 import { stageHolding } from "../../objects/held-bytes.ts";
 import { checkDigests, ingest, removeObject } from "../../objects/ingest.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { digestOfStoredBytes } from "../../services/mn/stored-digest.ts";
 import { type PullPayload, REPORT_REPLICA_STATUS } from "../../tasks/kinds.ts";
 import type { Task } from "../../tasks/worker.ts";

@@ -4,9 +4,10 @@
  * the request timed out and went elsewhere, or the object is gone), the copy is removed again, since nothing
  * would ever list it.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import { removeObject } from "../../objects/ingest.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { PermanentTaskError, type Task } from "../../tasks/worker.ts";
 import { clientFor } from "../client.ts";
 

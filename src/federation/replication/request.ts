@@ -3,12 +3,13 @@
  * system metadata and the source node, then queued -> requested. A node that refuses or cannot be reached gets
  * a failed replica (counted against it) and the object is planned again, on another node.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error } from "../../errors/exceptions.ts";
 import type { ObjectTransaction } from "../../objects/write.ts";
 import { approvedNodes } from "../../services/cn/nodes.ts";
 import { replicationStatusReported } from "../../services/cn/replica-outcomes.ts";
 import { changeReplicaList } from "../../services/cn/replication.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { Replica, ReplicationStatus } from "../../types/sysmeta.ts";
 import { clientFor } from "../client.ts";
 import { replicationVersion, sourceNode } from "./targets.ts";

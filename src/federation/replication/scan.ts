@@ -2,8 +2,9 @@
  * The CN's periodic passes over its objects: pages of PIDs in order (keyset paging), then their system
  * metadata in one query per page.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { scheduleReplication } from "../../services/cn/replica-outcomes.ts";
-import type { NodeContext } from "../../services/context.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { needsPlanning } from "./targets.ts";
 

@@ -1,5 +1,5 @@
-/** The replication task handlers (registered in src/federation/handlers.ts) and the CN's periodic passes. */
-import type { NodeContext } from "../../services/context.ts";
+/** The replication task handlers (registered in src/node/task-handlers.ts) and the CN's periodic passes. */
+import type { NodeContext } from "../../context/node-context.ts";
 import {
   PULL_REPLICA,
   REPLICA_AUDIT,

@@ -2,7 +2,7 @@
  * The access log: one info line per answered request (`request`: method, URL as sent, status, milliseconds,
  * the route's API method, the caller's address and subject), when the node logs at info or below. The URL is
  * logged as the client sent it, percent-encoding and all; the text format quotes any value with spaces or control
- * characters (src/services/text-log.ts), so a request cannot forge a line.
+ * characters (src/context/text-log.ts), so a request cannot forge a line.
  */
 import type { FastifyInstance } from "fastify";
 import { apiMethodOf } from "../api-method.ts";

@@ -7,12 +7,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Exposure } from "../../config/config.ts";
+import type { NodeContext } from "../../context/node-context.ts";
 import { NotAuthorized } from "../../errors/exceptions.ts";
 import { NodeMetrics } from "../../metrics/node-metrics.ts";
 import { type Sampler, startSampling } from "../../metrics/samples.ts";
 import { renderStatusPage } from "../../metrics/status-page.ts";
 import { diskSpace } from "../../ops/disk-space.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { apiMethodOf } from "../api-method.ts";
 
 export interface MetricsOptions {

@@ -5,8 +5,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import { derFromForwardedPem } from "../../auth/certificates.ts";
 import type { Credentials } from "../../auth/session.ts";
+import { derFromForwardedPem } from "../../certificates/parse.ts";
 import type { Config } from "../../config/config.ts";
 import { InvalidToken } from "../../errors/exceptions.ts";
 

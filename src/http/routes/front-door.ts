@@ -5,9 +5,9 @@
  * the base see no change). Only public datasets are counted and listed.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { NodeContext } from "../../context/node-context.ts";
 import { NotImplemented } from "../../errors/exceptions.ts";
 import { parseSearchRequest, SolrParams, search } from "../../search/index.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { renderHomePage } from "../../views/home/page.ts";
 import { sendError } from "../plugins/errors.ts";
 

@@ -5,8 +5,8 @@
  * /sitemaps/objects.xml, and /robots.txt naming it.
  */
 import type { FastifyInstance } from "fastify";
+import type { NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest } from "../../errors/exceptions.ts";
-import { dataciteCrosswalk } from "../../landing/datacite-representation.ts";
 import { negotiate } from "../../landing/negotiation.ts";
 import {
   LINKSET_JSON,
@@ -17,7 +17,7 @@ import {
 } from "../../landing/signposts.ts";
 import { type SitemapOptions, sitemapFileXml, sitemapIndexXml } from "../../landing/sitemap.ts";
 import { landingUrls } from "../../landing/urls.ts";
-import type { NodeContext } from "../../services/context.ts";
+import { dataciteRepresentation } from "../../services/mn/datacite-records.ts";
 import { landingRecord } from "../../services/mn/landing.ts";
 import { callInfo } from "../call.ts";
 import { identifierAfter } from "../path-id.ts";
@@ -88,7 +88,7 @@ function registerLinksets(app: FastifyInstance, ctx: NodeContext): void {
       id,
       landingUrls(ctx.config.baseUrl),
     );
-    const contexts = landingLinkContexts(record, { datacite: dataciteCrosswalk(object) !== undefined });
+    const contexts = landingLinkContexts(record, { datacite: dataciteRepresentation(object) !== undefined });
     return reply.code(200).type(chosen.mediaType).send(chosen.write(contexts));
   });
 }

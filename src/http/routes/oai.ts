@@ -4,8 +4,8 @@
  * HTTP GET and POST methods", section 3.1.1). Answers are text/xml; protocol errors are inside them.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { NodeContext } from "../../context/node-context.ts";
 import { answerOai } from "../../oai/repository.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { sendXml } from "../call.ts";
 
 /** Largest form body taken (the arguments are short; a resumption token is a few hundred bytes). */

@@ -7,8 +7,8 @@
  * query) reaches it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
-import type { NodeContext } from "../../services/context.ts";
 import { requireSubmitter } from "../../services/mn/storage.ts";
 import type { UploadArea } from "../../uploads/upload-area.ts";
 import { isUploadId } from "../../uploads/upload-id.ts";

@@ -5,8 +5,8 @@
  */
 import path from "node:path";
 import type { Config } from "../../config/config.ts";
+import { parseS3Url } from "../../config/s3-location.ts";
 import { openStore } from "../../store/open-store.ts";
-import { parseS3Url } from "../../store/s3-location.ts";
 import type { ObjectStore } from "../../store/types.ts";
 
 /** The settings that name a store: `store` unset is the data folder's `store/` folder. */

@@ -4,7 +4,7 @@
  * is dropped (so the start-up catch-up, `indexMissing`, indexes it again) and the failure is logged through the
  * node's logger (`ctx.log`, each node its own) with the pid and the error.
  */
-import { isStorageFull } from "../../db/storage-full.ts";
+import { isStorageFull } from "../../db/engine/storage-full.ts";
 import type { ObjectChange } from "../../objects/changes.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import {

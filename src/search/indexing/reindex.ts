@@ -11,8 +11,8 @@
  * written from the older copy never outlives the node's own write.
  */
 
-import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
-import { codeOf, isStorageFull, storageFullMessage } from "../../db/storage-full.ts";
+import type { SharedSqlite } from "../../db/engine/sqlite-sharing.ts";
+import { codeOf, isStorageFull, storageFullMessage } from "../../db/engine/storage-full.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { type PreparedPage, preparePage, writePage } from "../rebuild/batches.ts";
 import { createExtractPool, type ExtractPool } from "../rebuild/extract-pool.ts";

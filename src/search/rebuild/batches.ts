@@ -4,7 +4,7 @@
  * Writing a page: its plain objects' rows in one transaction, then its resource maps one by one (so their
  * members' package fields follow, as at write time). A page whose write fails is indexed object by object.
  */
-import { isStorageFull } from "../../db/storage-full.ts";
+import { isStorageFull } from "../../db/engine/storage-full.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { guarded, IN_BULK } from "../indexing/hooks.ts";
 import {

@@ -1,6 +1,6 @@
 /** What the node's thread, the extraction threads and the writing thread of a rebuild send each other. */
 import type { MessagePort } from "node:worker_threads";
-import { codeOf } from "../../db/storage-full.ts";
+import { codeOf } from "../../db/engine/storage-full.ts";
 import type { SearchDocument } from "../schema/document.ts";
 import type { IndexRows } from "../schema/index-rows.ts";
 import type { RebuildEnd } from "../store/rebuild-state.ts";
@@ -49,7 +49,7 @@ export interface ExtractWorkerData {
 
 /**
  * SQLite's writing thread's start: the file shared for the rebuild, the word that says the node's connection
- * waits for the write lock (src/db/sqlite-sharing.ts), and a port from each extraction thread.
+ * waits for the write lock (src/db/engine/sqlite-sharing.ts), and a port from each extraction thread.
  */
 export interface WriteWorkerData {
   sqliteFile: string;

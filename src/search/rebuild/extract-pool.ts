@@ -8,7 +8,7 @@
  */
 import { once } from "node:events";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import type { SharedSqlite } from "../../db/sqlite-sharing.ts";
+import type { SharedSqlite } from "../../db/engine/sqlite-sharing.ts";
 import type { IndexRows } from "../schema/index-rows.ts";
 import type { RebuildEnd } from "../store/rebuild-state.ts";
 import {

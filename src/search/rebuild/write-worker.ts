@@ -1,7 +1,7 @@
 /**
  * SQLite's writing thread of a bulk rebuild (extract-pool.ts): the rows the extraction threads make come here,
  * and this thread alone writes them, on its own connection to the node's file (shared for the while:
- * src/db/sqlite-sharing.ts), in transactions of WRITE_CHUNK documents. One writer, not one per extraction
+ * src/db/engine/sqlite-sharing.ts), in transactions of WRITE_CHUNK documents. One writer, not one per extraction
  * thread: SQLite takes one writer at a time anyway, and a connection drops its whole page cache whenever another
  * connection has committed, so two writing connections in turn read the index's pages again for every
  * transaction (docs/decisions.md, "Full rebuild: one writing thread"). The rebuild's progress is noted here too,

@@ -7,7 +7,7 @@
 import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { copyField } from "../../db/copy-text.ts";
+import { copyField } from "../../db/engine/copy-text.ts";
 import type { ValueRow } from "./postgres-write.ts";
 
 const COPY_VALUES = "copy search_values (pid, field, value, num) from stdin";

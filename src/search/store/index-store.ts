@@ -4,7 +4,7 @@
  * columns the common filters use; search_values one row per (field, value) for everything a query may ask.
  */
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import { FixedSql, insertRows, listSql } from "../../db/fixed-sql.ts";
+import { FixedSql, insertRows, listSql } from "../../db/engine/statement-texts.ts";
 import type { Tables } from "../../db/schema.ts";
 import type { Database } from "../../db/types.ts";
 import type { FieldValue, SearchDocument } from "../schema/document.ts";

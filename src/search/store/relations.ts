@@ -1,6 +1,6 @@
 /** Resource-map relations (src/search/schema/packages.ts) in `search_relations`, kept per map, and the package fields. */
 
-import { FixedSql } from "../../db/fixed-sql.ts";
+import { FixedSql } from "../../db/engine/statement-texts.ts";
 import type { Database } from "../../db/types.ts";
 import type { SearchDocument } from "../schema/document.ts";
 import type { Relation } from "../schema/packages.ts";

@@ -1,5 +1,5 @@
 /**
- * A worker thread's own connection to the node's SQLite file (shared for the while: src/db/sqlite-sharing.ts),
+ * A worker thread's own connection to the node's SQLite file (shared for the while: src/db/engine/sqlite-sharing.ts),
  * writing index rows as the node's connection would (index-store.ts `writeSqlite`), each batch in a transaction
  * that takes the write lock at once. The node's connection keeps reading meanwhile (WAL); its own writes wait for
  * the batch being written (busy_timeout), then go before the thread's next one. The caller notes the PIDs in the
@@ -7,9 +7,9 @@
  */
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { waitForTurn } from "../../db/engine/sqlite-sharing.ts";
 import type { Tables } from "../../db/schema.ts";
 import { preparedOnce } from "../../db/sqlite-handle.ts";
-import { waitForTurn } from "../../db/sqlite-sharing.ts";
 import type { IndexRows } from "../schema/index-rows.ts";
 import { writeSqlite } from "./index-store.ts";
 import { finishRebuild, type RebuildEnd, rebuildProgressed } from "./rebuild-state.ts";

@@ -5,10 +5,10 @@
  */
 
 import { isAllowed } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import type { AccessRule } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { findByPidOrSid } from "../mn/resolve.ts";
+import { findByPidOrSid } from "../shared/resolve.ts";
 import { changeAtVersion } from "./core.ts";
 
 /** The PID (a SID names its HEAD PID) whose policy the caller may change: changePermission is needed. */

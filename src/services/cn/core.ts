@@ -5,6 +5,7 @@
  */
 
 import { isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { DuplicateKeyError, StaleVersionError } from "../../db/errors.ts";
 import {
   IdentifierNotUnique,
@@ -19,10 +20,9 @@ import { algorithmKey } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEntry, logEvent } from "../mn/events.ts";
-import { findByPid, findByPidOrSid, notHeld } from "../mn/resolve.ts";
-import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../mn/sysmeta-rules.ts";
+import { logEntry, logEvent } from "../shared/events.ts";
+import { findByPid, findByPidOrSid, notHeld } from "../shared/resolve.ts";
+import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../shared/sysmeta-rules.ts";
 import { checkReservation, isIdentifierTaken } from "./reservations.ts";
 
 /** Content key of an object the CN knows by system metadata only. */

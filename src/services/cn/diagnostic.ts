@@ -3,10 +3,10 @@
  * storing anything); echoIndexedObject is in echo-indexed.ts.
  */
 import { AUTHENTICATED_USER, PUBLIC, VERIFIED_USER } from "../../auth/subjects.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { IdentifierNotUnique } from "../../errors/exceptions.ts";
 import type { Person, SubjectInfo, SystemMetadata } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { checkIncoming, checkSeriesId } from "../mn/sysmeta-rules.ts";
+import { checkIncoming, checkSeriesId } from "../shared/sysmeta-rules.ts";
 import { getSubjectInfo } from "./identity.ts";
 import { isIdentifierTaken } from "./reservations.ts";
 

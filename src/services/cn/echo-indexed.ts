@@ -3,10 +3,11 @@
  * search index." The system metadata must pass echoSystemMetadata; the object is read with the extractor the
  * indexer uses for its format, and the answer is the one document as the solr engine returns documents.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, UnsupportedMetadataType } from "../../errors/exceptions.ts";
 import { extractorFor, solrXml, storedDoc, sysmetaFields, withCopyFields } from "../../search/index.ts";
 import type { SystemMetadata } from "../../types/index.ts";
-import type { NodeContext } from "../context.ts";
 import { echoSystemMetadata } from "./diagnostic.ts";
 
 export async function echoIndexedObject(

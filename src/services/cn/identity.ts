@@ -5,9 +5,9 @@
  * CN's own source for subject expansion (groups and equivalent identities of a session).
  */
 import { isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import type { Group, Person, SubjectInfo } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 
 const personOf = (json: string, verified: boolean): Person => ({ ...(JSON.parse(json) as Person), verified });
 const groupOf = (json: string): Group => JSON.parse(json) as Group;

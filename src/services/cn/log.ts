@@ -6,8 +6,8 @@
  * may read, as a Member Node answers them.
  */
 import { isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { readLog } from "../mn/core.ts";
 
 export async function getLogRecords(

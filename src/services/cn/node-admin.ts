@@ -2,9 +2,10 @@
  * The node registry as the CN's administrators manage it while the CN runs (`d1node node list|approve --cn`):
  * every registered node, pending ones too, approval, rejection and removal. Outside the DataONE API, for node administrators only.
  */
+
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import { parseNode } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { approveNode, removeNode } from "./register.ts";
 
 export interface RegistryEntry {

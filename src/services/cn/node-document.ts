@@ -5,9 +5,10 @@
  * the document, changes its own fields and writes it back only if nobody wrote it meanwhile (compare-and-set);
  * when somebody did, it re-reads and applies its change again, so no writer overwrites another's fields.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { parseNode, serializeNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
-import type { NodeContext } from "../context.ts";
 
 /** Enough for any realistic number of writers of one document; each retry follows a write that succeeded. */
 const MAX_ATTEMPTS = 50;

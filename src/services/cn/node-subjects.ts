@@ -9,10 +9,10 @@
  * were kept matches nobody.
  */
 import { isSymbolicSubject } from "../../auth/subjects.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest } from "../../errors/exceptions.ts";
 import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 
 /** Whether the caller holds one of the node's real (not symbolic) subjects. */
 export function actsAsNode(node: Node, call: CallInfo): boolean {

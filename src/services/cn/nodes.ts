@@ -2,9 +2,10 @@
  * The CN's own Node document and the node registry as Node values. "listNodes: a list of Node documents
  * (attribute type cn or mn)": the approved registered Member Nodes and this CN itself.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import { parseNode } from "../../types/index.ts";
 import type { Node } from "../../types/node.ts";
-import type { NodeContext } from "../context.ts";
 
 /** The services this CN really serves, per API version (CNDiagnostic exists in v2 only). */
 const CN_SERVICES = [

@@ -3,14 +3,14 @@
  * are the MN's, over the CN's tables; the query engine and search are in `search.ts` and the query routes.
  */
 import { isAllowed, isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { requireIdentifier } from "../identifiers.ts";
 import * as mnRead from "../mn/read.ts";
-import { findByPidOrSid } from "../mn/resolve.ts";
+import { findByPidOrSid } from "../shared/resolve.ts";
 import { NO_BYTES } from "./core.ts";
 import { requestSynchronization } from "./harvest-requests.ts";
 import { actsAsNode } from "./node-subjects.ts";

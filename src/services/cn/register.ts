@@ -6,10 +6,10 @@
  */
 
 import { isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import type { Database } from "../../db/types.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
 import { type Node, parseNode, serializeNode } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { scheduleHarvest } from "./harvest-requests.ts";
 import { changeNodeDocument } from "./node-document.ts";
 import { actsAsNode, checkNodeSubjects, sameSubjects } from "./node-subjects.ts";

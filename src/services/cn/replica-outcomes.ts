@@ -3,12 +3,13 @@
  * failures; a failed or invalidated one counts against the node and has the object planned again (on another
  * node). Replication policy and replica list changes have the object planned again too.
  */
+
+import type { NodeContext } from "../../context/node-context.ts";
 import type { TaskQueue } from "../../db/types.ts";
 import type { ObjectChange } from "../../objects/changes.ts";
 import type { ObjectTransaction } from "../../objects/write.ts";
 import { REPLICATE_PLAN } from "../../tasks/kinds.ts";
 import type { ReplicationStatus } from "../../types/sysmeta.ts";
-import type { NodeContext } from "../context.ts";
 
 /**
  * The CN's subscriber to object writes (src/objects/): a change that asked for it (`tx.replan`: a new or

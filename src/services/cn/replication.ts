@@ -6,6 +6,7 @@
 
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import { isSymbolicSubject } from "../../auth/subjects.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { type ObjectTransaction, writeObjects } from "../../objects/write.ts";
@@ -16,9 +17,8 @@ import {
   type ReplicationPolicy,
   type ReplicationStatus,
 } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { findByPid, findByPidOrSid } from "../mn/resolve.ts";
-import { nextRevision } from "../mn/sysmeta-rules.ts";
+import { findByPid, findByPidOrSid } from "../shared/resolve.ts";
+import { nextRevision } from "../shared/sysmeta-rules.ts";
 import { changeAtVersion, requireTrusted } from "./core.ts";
 import { actsAsNode } from "./node-subjects.ts";
 import { approvedNodes } from "./nodes.ts";

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { isTrusted } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { IdentifierNotUnique, InvalidRequest, NotAuthorized, NotFound } from "../../errors/exceptions.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { requireIdentifier } from "../identifiers.ts";
 
 /** Used as a PID or SID, or retired by CNCore.delete. */

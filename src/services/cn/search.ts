@@ -6,10 +6,11 @@
  * parameter string when it begins with "?" (`/search/solr/%3Fq%3Dtitle:soil%26fq%3D...`); parameters in the
  * URL's own query string are added to those.
  */
+
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { NotImplemented } from "../../errors/exceptions.ts";
 import { parseSearchRequest, SOLR_ENGINE, SolrParams, search, searchCaller } from "../../search/index.ts";
 import type { ObjectInfo, Slice } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 
 /** Parameters that shape parts of a Solr answer an ObjectList has no room for (fields, facets, groups, ...). */
 const ANSWER_SHAPING = /^(fl|wt|facet|stats|group|hl|debug|echoParams)(\.|$)/;

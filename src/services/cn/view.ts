@@ -5,13 +5,13 @@
  * is approved and its Node document lists MNView v2; otherwise the CN renders what it has, the system metadata.
  */
 
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { buildViewModel } from "../../views/build.ts";
 import type { ViewLinks } from "../../views/model.ts";
 import { themeFor } from "../../views/themes.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "../mn/events.ts";
 import { readableObject } from "../mn/read.ts";
 import { memberNodeSources, type ViewAnswer, view } from "../mn/view.ts";
+import { logEvent } from "../shared/events.ts";
 import { NO_BYTES } from "./core.ts";
 import { approvedNode } from "./nodes.ts";
 

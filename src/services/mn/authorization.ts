@@ -1,9 +1,9 @@
 /** MNAuthorization.isAuthorized: "200 means allowed ... When not allowed, NotAuthorized MUST be raised." */
 import { isAllowed } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { PERMISSIONS, type Permission } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { findByPidOrSid } from "./resolve.ts";
+import { findByPidOrSid } from "../shared/resolve.ts";
 
 export async function isAuthorized(
   ctx: NodeContext,

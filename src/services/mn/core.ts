@@ -1,13 +1,13 @@
 /** MNCore: getCapabilities, getLogRecords, ping; and the CN callbacks synchronizationFailed, systemMetadataChanged. */
 import { isTrusted, mayReadLog, readFilter } from "../../auth/access.ts";
 import { memberNodeRestrictions } from "../../auth/restrictions.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import type { LogEntry, LogFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { REFRESH_SYSMETA, type RefreshPayload } from "../../tasks/kinds.ts";
 import type { Node } from "../../types/index.ts";
 import type { NodeReplicationPolicy } from "../../types/node.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
+import { logEvent } from "../shared/events.ts";
 
 /** The services this node really serves, per API version. */
 const MN_SERVICES = [

@@ -5,12 +5,12 @@
 
 import { isAllowed } from "../../auth/access.ts";
 import { anonymousSession } from "../../auth/session.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import type { LandingRecord } from "../../landing/record.ts";
 import type { LandingUrls } from "../../landing/urls.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { buildViewModel } from "../../views/build.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
+import { logEvent } from "../shared/events.ts";
 import { readableObject } from "./read.ts";
 import { memberNodeSources } from "./view.ts";
 

@@ -7,11 +7,11 @@
  * is and do not come through here.
  */
 import type { Readable } from "node:stream";
+import type { NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest } from "../../errors/exceptions.ts";
 import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import type { NodeContext } from "../context.ts";
 import { MAX_RESOURCE_MAP_BYTES, named } from "./package.ts";
 
 /** Whether a client write of `sysmeta` is checked (a resource map, on a node whose packageMembers is local). */

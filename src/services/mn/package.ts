@@ -6,6 +6,7 @@
  */
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../../ore/index.ts";
 import { writeBag } from "../../packages/bag.ts";
@@ -16,8 +17,7 @@ import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import { serializeSystemMetadata } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { ApiVersion } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
+import { logEvent } from "../shared/events.ts";
 import { readableObject } from "./read.ts";
 import { withDigest } from "./stored-digest.ts";
 

@@ -5,10 +5,10 @@
  */
 
 import { Readable } from "node:stream";
+import type { NodeContext } from "../../context/node-context.ts";
 import { parseResourceMap, RESOURCE_MAP_FORMATS, ResourceMapError } from "../../ore/index.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { NodeContext } from "../context.ts";
 
 /** At most this many resource maps are examined per request. */
 export const MAX_SCANNED_MAPS = 2000;

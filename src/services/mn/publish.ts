@@ -8,15 +8,15 @@
  */
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
-import { readBytes } from "../../doi/records.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
+import { readBytes } from "../../doi/read-bytes.ts";
 import { InvalidRequest, NotAuthorized, NotImplemented } from "../../errors/exceptions.ts";
 import { type Documents, parseResourceMap, ResourceMapError, resourceMapXml } from "../../ore/index.ts";
 import { digestForAlgorithm } from "../../store/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { escapeAttr } from "../../types/xml.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
+import { findByPidOrSid } from "../shared/resolve.ts";
 import { packagesOf } from "./packages-of.ts";
-import { findByPidOrSid } from "./resolve.ts";
 import { generateIdentifier, requireSubmitter, update } from "./storage.ts";
 
 export async function publish(ctx: NodeContext, call: CallInfo, id: string): Promise<string> {

@@ -1,13 +1,13 @@
 /** MNRead: get, getSystemMetadata, describe, getChecksum, listObjects, getReplica. */
 import type { Readable } from "node:stream";
 import { isAllowed, isTrusted, readFilter } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import type { ObjectInfo, ObjectListFilter, Page } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { algorithmKey, DATAONE_NAME, SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
-import { findByPid, findByPidOrSid } from "./resolve.ts";
+import { logEvent } from "../shared/events.ts";
+import { findByPid, findByPidOrSid } from "../shared/resolve.ts";
 import { digestOfStoredBytes, knownDigest } from "./stored-digest.ts";
 
 /** The object (PID or SID) if the caller may read it. "NotAuthorized:1000 (no read permission)". */

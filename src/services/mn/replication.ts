@@ -4,13 +4,14 @@
  * against the node's willingness and its nodeReplicationPolicy and answered at once; the bytes are pulled by a
  * background task (src/federation/replication/pull.ts), which reports the outcome to the CN.
  */
+
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { InsufficientResources, InvalidRequest, UnsupportedType } from "../../errors/exceptions.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { PullPayload } from "../../tasks/kinds.ts";
 import { PULL_REPLICA } from "../../tasks/kinds.ts";
 import { serializeSystemMetadata } from "../../types/index.ts";
 import type { ApiVersion, SystemMetadata } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import { requireCoordinatingNode } from "./core.ts";
 
 export async function replicate(

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import { mintDoi, nodeDoiOf } from "../../doi/identifiers.ts";
 import {
@@ -18,11 +19,16 @@ import { algorithmKey, recordedDigest } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { checkReservation } from "../cn/reservations.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEntry } from "./events.ts";
+import { logEntry } from "../shared/events.ts";
+import { findByPidOrSid } from "../shared/resolve.ts";
+import {
+  checkIncoming,
+  checkSeriesId,
+  laterThan,
+  nextRevision,
+  withNodeFields,
+} from "../shared/sysmeta-rules.ts";
 import { requireMembersHeld } from "./package-members.ts";
-import { findByPidOrSid } from "./resolve.ts";
-import { checkIncoming, checkSeriesId, laterThan, nextRevision, withNodeFields } from "./sysmeta-rules.ts";
 
 /** "The caller needs write or create permission": the submitter allow-list. */
 export function requireSubmitter(ctx: NodeContext, call: CallInfo, what: string): void {

@@ -5,11 +5,11 @@
  * computed on first request and recorded.
  */
 import { createHash } from "node:crypto";
+import type { NodeContext } from "../../context/node-context.ts";
 import { InvalidRequest, NotFound, ServiceFailure } from "../../errors/exceptions.ts";
 import { algorithmKey, type HashKey, recordedDigest } from "../../store/index.ts";
 import type { ObjectStore } from "../../store/types.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
-import type { NodeContext } from "../context.ts";
 
 /** The hex digest of the stored bytes; NotFound when they are missing from the store. */
 export async function digestOfStoredBytes(

@@ -6,15 +6,15 @@
  * where unset, never changed (no inconsistent chains). archived cannot go back to false.
  */
 import { isAllowed } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
 import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { notHeld } from "./resolve.ts";
-import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "./sysmeta-rules.ts";
+import { notHeld } from "../shared/resolve.ts";
+import { asSeriesRefusal, checkIncoming, checkSeriesId, nextRevision } from "../shared/sysmeta-rules.ts";
 
 export async function updateSystemMetadata(
   ctx: NodeContext,

@@ -5,13 +5,13 @@
  */
 import { Readable } from "node:stream";
 import { isAllowed } from "../../auth/access.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { SMALL_READ_LIMIT } from "../../store/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { buildViewModel, type ViewSources } from "../../views/build.ts";
 import type { ViewLinks } from "../../views/model.ts";
 import { THEMES, themeFor } from "../../views/themes.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
-import { logEvent } from "./events.ts";
+import { logEvent } from "../shared/events.ts";
 import { packagesOf } from "./packages-of.ts";
 import { readableObject } from "./read.ts";
 

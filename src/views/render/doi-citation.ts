@@ -3,7 +3,7 @@
  * ("Creator (PublicationYear). Title. Publisher. Identifier", the identifier as a https://doi.org link), and a
  * notice when the version is archived (its DOI keeps resolving here).
  */
-import { doiOf } from "../../doi/datacite/crosswalk.ts";
+import { doiOf } from "../../types/doi.ts";
 import { type Html, html } from "../html.ts";
 import type { ViewModel } from "../model.ts";
 

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { readCertificate } from "../../../src/auth/certificates.ts";
-import { subjectFromDnString } from "../../../src/auth/dn.ts";
 import { expandSubjects } from "../../../src/auth/subjects.ts";
+import { subjectFromDnString } from "../../../src/certificates/dn.ts";
+import { readCertificate } from "../../../src/certificates/parse.ts";
 import { INTEROP_SKIP, interopPython } from "../../helpers/interop.ts";
 import { type Ava, createTestPki, type Issued, type TestPki } from "../../helpers/pki.ts";
 

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../../src/config/config.ts";
+import type { NodeContext } from "../../../src/context/node-context.ts";
 import { cnCapabilities } from "../../../src/services/cn/nodes.ts";
-import type { NodeContext } from "../../../src/services/context.ts";
 import { serializeNode } from "../../../src/types/index.ts";
 import { validateXml } from "../../helpers/xmllint.ts";
 

@@ -1,7 +1,7 @@
-/** Single-row reads coalesced per turn of the event loop (src/db/coalesced-reads.ts). */
+/** Single-row reads coalesced per turn of the event loop (src/db/objects/coalesced-reads.ts). */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { coalescedReads } from "../../../src/db/coalesced-reads.ts";
+import { coalescedReads } from "../../../src/db/objects/coalesced-reads.ts";
 
 const table = new Map([
   ["a", "row a"],

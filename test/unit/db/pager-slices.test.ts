@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { KeysetPager, type KeysetSource } from "../../../src/db/pager.ts";
+import { KeysetPager, type KeysetSource } from "../../../src/db/lists/pager.ts";
 
 const compare = (a: number, b: number) => a - b;
 

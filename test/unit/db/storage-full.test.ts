@@ -1,7 +1,7 @@
-/** A full database's storage told apart (src/db/storage-full.ts), also after crossing from a rebuild's thread. */
+/** A full database's storage told apart (src/db/engine/storage-full.ts), also after crossing from a rebuild's thread. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { isStorageFull, storageFullMessage } from "../../../src/db/storage-full.ts";
+import { isStorageFull, storageFullMessage } from "../../../src/db/engine/storage-full.ts";
 import { codeField, replyError } from "../../../src/search/rebuild/extract-messages.ts";
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { resolveConfig } from "../../../src/config/config.ts";
+import type { NodeContext } from "../../../src/context/node-context.ts";
 import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
-import type { NodeContext } from "../../../src/services/context.ts";
 import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

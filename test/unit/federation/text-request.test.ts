@@ -10,10 +10,10 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Agent } from "undici";
 import { resolveConfig } from "../../../src/config/config.ts";
+import type { NodeContext } from "../../../src/context/node-context.ts";
 import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
 import { requestText } from "../../../src/federation/text-request.ts";
-import type { NodeContext } from "../../../src/services/context.ts";
 import { serializeError } from "../../../src/types/index.ts";
 import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
 

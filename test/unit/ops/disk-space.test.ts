@@ -1,7 +1,8 @@
 /** When a node's disk counts as low: under 1 GiB free, or under 5 % of its filesystem. */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { isLow, lowDiskWarning } from "../../../src/ops/disk-space.ts";
+import { lowDiskWarning } from "../../../src/metrics/disk-warning.ts";
+import { isLow } from "../../../src/ops/disk-space.ts";
 
 const GiB = 1024 ** 3;
 const space = (freeBytes: number, totalBytes: number) => ({

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PassThrough, Readable } from "node:stream";
 import { describe, it } from "node:test";
-import { pumpChunks } from "../../../src/store/chunk-pump.ts";
+import { pumpChunks } from "../../../src/store/upload-ring/chunk-pump.ts";
 
 describe("pumpChunks", () => {
   it("hands every chunk over in order and pauses the source while the sink waits", async () => {

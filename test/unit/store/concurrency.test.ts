@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { createHasherPool } from "../../../src/store/hasher-pool.ts";
+import { createHasherPool } from "../../../src/store/upload-ring/hasher-pool.ts";
 import { chunked, hex, readAll, scratchStore } from "./helpers.ts";
 
 describe("concurrent staging", () => {

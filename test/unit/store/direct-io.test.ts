@@ -5,8 +5,8 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { DIRECT_ALIGN, DIRECT_FLAGS, directOffset } from "../../../src/store/direct-io.ts";
-import { createHasherPool } from "../../../src/store/hasher-pool.ts";
+import { DIRECT_ALIGN, DIRECT_FLAGS, directOffset } from "../../../src/store/upload-ring/direct-io.ts";
+import { createHasherPool } from "../../../src/store/upload-ring/hasher-pool.ts";
 
 describe("direct writes", () => {
   it("finds an offset from which a direct write succeeds (or none), leaving no probe file", async () => {

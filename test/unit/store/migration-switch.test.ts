@@ -1,5 +1,5 @@
 /**
- * Switching a node's store after a complete migration (src/cli/store-setting.ts): its config file is rewritten
+ * Switching a node's store after a complete migration (src/cli/folder-commands/store-setting.ts): its config file is rewritten
  * (other settings kept) when the store comes from it; otherwise the setting to start the node with is printed.
  */
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { switchStoreSetting } from "../../../src/cli/store-setting.ts";
+import { switchStoreSetting } from "../../../src/cli/folder-commands/store-setting.ts";
 
 const s3 = { store: "s3://bucket/node", storeEndpoint: "http://127.0.0.1:7480" };
 

@@ -1,9 +1,9 @@
-/** The S3 part size chosen for an object's declared size (src/store/s3-part-size.ts), and where that size comes from. */
+/** The S3 part size chosen for an object's declared size (src/config/s3-part-size.ts), and where that size comes from. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../../src/config/config.ts";
+import { largestUpload, partSizeFor, S3_MAX_PART } from "../../../src/config/s3-part-size.ts";
 import { sysmetaSize } from "../../../src/http/multipart.ts";
-import { largestUpload, partSizeFor, S3_MAX_PART } from "../../../src/store/s3-part-size.ts";
 
 const MiB = 1 << 20;
 const GiB = 1024 * MiB;

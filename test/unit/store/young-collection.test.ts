@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const MODULE = new URL("../../../src/store/young-collection.ts", import.meta.url).href;
+const MODULE = new URL("../../../src/store/upload-ring/passing-chunks.ts", import.meta.url).href;
 
 /** Minor collections seen while `noteTransientBytes` is told of `mib` MiB, 64 KiB at a time, with `flags`. */
 async function minorCollections(flags: string[], mib: number): Promise<number> {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import type { UploadLocks } from "../../../src/db/upload-locks.ts";
+import type { UploadLocks } from "../../../src/db/objects/upload-locks.ts";
 import { UPLOAD_BUSY, UploadLocker } from "../../../src/uploads/upload-locker.ts";
 
 const ID = "0123456789abcdef0123456789abcdef";

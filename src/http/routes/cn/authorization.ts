@@ -8,7 +8,7 @@ import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { type MultipartBody, readMultipart, requirePart } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 
 /** The serialVersion part every CNAuthorization change carries. */
 export function serialVersionPart(body: MultipartBody, pid: string): number {

@@ -30,7 +30,7 @@ import {
 } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   const capabilities = { config: { apiMethod: "CNCore.getCapabilities" } };

@@ -5,7 +5,7 @@ import { echoIndexedObject } from "../../../services/cn/echo-indexed.ts";
 import { parseSystemMetadata, serializeSubjectInfo, serializeSystemMetadata } from "../../../types/index.ts";
 import { callInfo, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerCnDiagnosticRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   if (version !== "v2") return;

@@ -7,7 +7,7 @@ import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 
 const subjectDocument = (subject: string) => document(NS_V1, "subject", "", escapeText(subject));
 

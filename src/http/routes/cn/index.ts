@@ -1,8 +1,8 @@
 /** Every Coordinating Node route, for one API version. */
 import type { FastifyInstance } from "fastify";
 import { cnView } from "../../../services/cn/view.ts";
-import type { RouteScope } from "../mn/context.ts";
-import { registerViewRoutes } from "../mn/view.ts";
+import type { RouteScope } from "../scope.ts";
+import { registerViewRoutes } from "../view.ts";
 import { registerCnAuthorizationRoutes } from "./authorization.ts";
 import { registerCnCoreRoutes } from "./core.ts";
 import { registerCnDiagnosticRoutes } from "./diagnostic.ts";

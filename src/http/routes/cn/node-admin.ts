@@ -6,12 +6,12 @@
  * them; callers authenticate as for any call (client certificate or bearer token) and must be administrators.
  */
 import type { FastifyInstance } from "fastify";
+import type { NodeContext } from "../../../context/node-context.ts";
 import {
   approveRegisteredNode,
   registryEntries,
   removeRegisteredNode,
 } from "../../../services/cn/node-admin.ts";
-import type { NodeContext } from "../../../services/context.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { requiredId } from "../../path-id.ts";
 

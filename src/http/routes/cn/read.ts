@@ -18,9 +18,9 @@ import { DEFAULT_COUNT, MAX_COUNT } from "../../list-query.ts";
 import { readMultipart } from "../../multipart.ts";
 import { dateRange, integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, pathAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
 import { answerObjectGet, answerObjectHead } from "../mn/object-response.ts";
 import { registerQueryRoutes } from "../mn/query.ts";
+import type { RouteScope } from "../scope.ts";
 
 export const CN_QUERY_METHODS = {
   list: "CNRead.listQueryEngines",

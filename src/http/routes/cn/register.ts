@@ -6,7 +6,7 @@ import { document, escapeText, NS_V1 } from "../../../types/xml.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerCnRegisterRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   const nodePrefix = `${prefix}/node/`;

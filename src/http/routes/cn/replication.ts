@@ -6,7 +6,7 @@ import { callInfo, sendTrue } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "../mn/context.ts";
+import type { RouteScope } from "../scope.ts";
 import { serialVersionPart } from "./authorization.ts";
 
 /** The description of setReplicationStatus's optional failure part ("exception document or null"). */

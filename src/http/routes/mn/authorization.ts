@@ -4,7 +4,7 @@ import { isAuthorized } from "../../../services/mn/authorization.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerAuthorizationRoutes(app: FastifyInstance, { ctx, prefix }: RouteScope): void {
   const isAuthorizedPrefix = `${prefix}/isAuthorized/`;

@@ -7,7 +7,7 @@ import { serializeLog, serializeNode } from "../../../types/index.ts";
 import { callInfo, sendXml } from "../../call.ts";
 import { logQuery } from "../../list-query.ts";
 import type { Query } from "../../params.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   const capabilities = { config: { apiMethod: "MNCore.getCapabilities" } };

@@ -1,7 +1,8 @@
 /** Every Member Node route, for one API version. */
 import type { FastifyInstance } from "fastify";
+import type { RouteScope } from "../scope.ts";
+import { MN_VIEW_ROUTES, registerViewRoutes } from "../view.ts";
 import { registerAuthorizationRoutes } from "./authorization.ts";
-import type { RouteScope } from "./context.ts";
 import { registerCoreRoutes } from "./core.ts";
 import { landingPage } from "./landing-page.ts";
 import { registerPackageRoutes } from "./package.ts";
@@ -9,7 +10,6 @@ import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerReplicationRoutes } from "./replication.ts";
 import { registerStorageRoutes } from "./storage.ts";
-import { MN_VIEW_ROUTES, registerViewRoutes } from "./view.ts";
 
 export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
   registerCoreRoutes(app, scope);

@@ -4,20 +4,20 @@
  * itself, with FAIR Signposting level 1 Link headers. Every answer varies by Accept.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { dataciteCrosswalk } from "../../../landing/datacite-representation.ts";
 import { datasetJsonLd } from "../../../landing/dataset-jsonld.ts";
 import { jsonLdScript } from "../../../landing/jsonld-script.ts";
 import { landingOffers, negotiate } from "../../../landing/negotiation.ts";
 import { landingLinkContexts, linkHeader } from "../../../landing/signposts.ts";
 import { landingUrls } from "../../../landing/urls.ts";
+import { dataciteRepresentation } from "../../../services/mn/datacite-records.ts";
 import { landingRecord } from "../../../services/mn/landing.ts";
 import { memberNodeSources } from "../../../services/mn/view.ts";
 import type { ViewLinks } from "../../../views/model.ts";
 import { renderDefaultPage } from "../../../views/render/default-theme.ts";
 import { callInfo } from "../../call.ts";
 import { answerRead, contentTag } from "../../conditional-read.ts";
-import type { RouteScope } from "./context.ts";
-import { CONTENT_SECURITY_POLICY } from "./view.ts";
+import type { RouteScope } from "../scope.ts";
+import { CONTENT_SECURITY_POLICY } from "../view.ts";
 
 export function landingPage(scope: RouteScope) {
   const { ctx } = scope;
@@ -25,7 +25,7 @@ export function landingPage(scope: RouteScope) {
     const call = callInfo(request);
     const urls = landingUrls(ctx.config.baseUrl);
     const { object, record } = await landingRecord(ctx, call, id, urls);
-    const crosswalk = dataciteCrosswalk(object);
+    const crosswalk = dataciteRepresentation(object);
     const contexts = landingLinkContexts(record, { datacite: crosswalk !== undefined });
     reply.header("Vary", "Accept").header("Link", linkHeader(contexts[0]?.links ?? []));
     const offers = landingOffers(record.mediaType, crosswalk !== undefined);

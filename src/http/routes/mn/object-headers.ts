@@ -11,7 +11,7 @@ import { objectLinkHeader } from "../../../landing/object-links.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
 import type { Validators } from "../../conditional-read.ts";
 import { contentDisposition, headerSafe, httpDate } from "../../headers.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 type ObjectValidators = Readonly<Validators & { lastModified: string }>;
 type Format = ReturnType<RouteScope["ctx"]["formats"]["get"]>;

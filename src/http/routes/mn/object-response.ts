@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ALL_BYTES, type Choose, NO_BYTES, type ObjectBody, type Wanted } from "../../../services/mn/read.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
 import { answerRead, contentRange, type ReadAnswer, unsatisfiedRange } from "../../conditional-read.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 import { objectHeaders, validatorsOf } from "./object-headers.ts";
 
 type Found = { object: StoredObject; body: ObjectBody | undefined };

@@ -12,7 +12,7 @@ import { callInfo } from "../../call.ts";
 import { answerRead, type Validators } from "../../conditional-read.ts";
 import { httpDate } from "../../headers.ts";
 import { refuseImpossibleIdentifier } from "../../path-id.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerPackageRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;

@@ -14,7 +14,7 @@ import { DEFAULT_COUNT, MAX_COUNT } from "../../list-query.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
 import { booleanParam, dateParam, dateRange, integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 import { answerObjectGet, answerObjectGetNow, answerObjectHead } from "./object-response.ts";
 
 export function registerReadRoutes(app: FastifyInstance, scope: RouteScope): void {

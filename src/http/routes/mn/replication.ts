@@ -6,7 +6,7 @@ import * as replication from "../../../services/mn/replication.ts";
 import { parseSystemMetadata, type SystemMetadata } from "../../../types/index.ts";
 import { callInfo, sendTrue } from "../../call.ts";
 import { readMultipart, requirePart } from "../../multipart.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerReplicationRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
   app.post(

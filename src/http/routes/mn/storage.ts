@@ -20,7 +20,7 @@ import {
   sysmetaSize,
 } from "../../multipart.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-import type { RouteScope } from "./context.ts";
+import type { RouteScope } from "../scope.ts";
 
 export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): void {
   const { ctx, version, prefix } = scope;
