@@ -1,6 +1,6 @@
 /** DataCite kernel-4.6 validation with xmllint, against the XSD in the shared standards folder beside the checkout. */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { lintAgainst } from "./xmllint.ts";
 
 export const DATACITE_DIR = fileURLToPath(
   new URL("../../../shared/standards/datacite/kernel-4.6/", import.meta.url),
@@ -8,26 +8,9 @@ export const DATACITE_DIR = fileURLToPath(
 const XSD = `${DATACITE_DIR}metadata.xsd`;
 
 /** xmllint's verdict on one record: valid, or its messages. */
-export function lintDatacite(xml: string): Promise<{ valid: boolean; messages: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("xmllint", ["--noout", "--nonet", "--schema", XSD, "-"], {
-      stdio: ["pipe", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0 && code !== 1 && code !== 3) {
-        reject(new Error(`xmllint failed (exit ${code}):\n${stderr}`));
-        return;
-      }
-      resolve({ valid: code === 0, messages: code === 0 ? "" : stderr.replace(/^-:/gm, "line ").trim() });
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(xml);
-  });
+export async function lintDatacite(xml: string): Promise<{ valid: boolean; messages: string }> {
+  const result = await lintAgainst(xml, XSD);
+  return { valid: result.valid, messages: result.messages.replace(/^-:/gm, "line ") };
 }
 
 /** Throws with xmllint's messages unless the record validates. */

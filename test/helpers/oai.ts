@@ -6,11 +6,11 @@
  * is checked with that one wildcard made lax (`embedded: "unchecked"`).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { lintAgainst } from "./xmllint.ts";
 
 const STANDARDS = fileURLToPath(new URL("../../../shared/standards/", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("../fixtures/oai/", import.meta.url));
@@ -45,29 +45,11 @@ export interface OaiCheck {
 }
 
 /** Throws with xmllint's messages unless the answer is a valid OAI-PMH response. */
-export function validateOai(xml: string, check: OaiCheck = {}): Promise<void> {
+export async function validateOai(xml: string, check: OaiCheck = {}): Promise<void> {
   const schema = check.embedded === "unchecked" ? wrappers().lax : wrappers().strict;
-  return new Promise((resolve, reject) => {
-    const child = spawn("xmllint", ["--noout", "--nonet", "--schema", schema, "-"], {
-      stdio: ["pipe", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve();
-      else
-        reject(
-          new Error(
-            `Not a valid OAI-PMH response (xmllint exit ${code}):\n${stderr}\n---\n${xml.slice(0, 3000)}`,
-          ),
-        );
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(xml);
-  });
+  const result = await lintAgainst(xml, schema);
+  if (!result.valid)
+    throw new Error(`Not a valid OAI-PMH response:\n${result.messages}\n---\n${xml.slice(0, 3000)}`);
 }
 
 /** GET {baseUrl}/oai?query, validated; the body. */

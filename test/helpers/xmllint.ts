@@ -44,11 +44,18 @@ export function schemaFor(xml: string): SchemaFile {
   return schema;
 }
 
-/** Run xmllint; resolves with the verdict and messages (never rejects for an invalid document). */
-export function lintXml(xml: string, schema: SchemaFile = schemaFor(xml)): Promise<LintResult> {
+/**
+ * xmllint on `xml` against the XSD file at `xsd`: the verdict and messages (never rejects for an invalid
+ * document; rejects when xmllint itself fails: exit 0 valid, 3 validation error, 1 parse error, 4/5 schema problems).
+ */
+export function lintAgainst(
+  xml: string,
+  xsd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ valid: boolean; messages: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("xmllint", ["--noout", "--nonet", "--schema", `${SCHEMAS}${schema}`, "-"], {
-      env: { ...process.env, XML_CATALOG_FILES: `${SCHEMAS}catalog.xml` },
+    const child = spawn("xmllint", ["--noout", "--nonet", "--schema", xsd, "-"], {
+      env,
       stdio: ["pipe", "ignore", "pipe"],
     });
     let stderr = "";
@@ -57,16 +64,21 @@ export function lintXml(xml: string, schema: SchemaFile = schemaFor(xml)): Promi
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      // xmllint: 0 valid, 3 validation error, 1 parse error, 4/5 schema problems.
       if (code !== 0 && code !== 1 && code !== 3) {
-        reject(new Error(`xmllint failed (exit ${code}) with ${schema}:\n${stderr}`));
+        reject(new Error(`xmllint failed (exit ${code}) with ${xsd}:\n${stderr}`));
         return;
       }
-      resolve({ valid: code === 0, schema, messages: code === 0 ? "" : stderr.trim() });
+      resolve({ valid: code === 0, messages: code === 0 ? "" : stderr.trim() });
     });
     child.stdin.on("error", () => {}); // xmllint may exit before reading everything
     child.stdin.end(xml);
   });
+}
+
+/** Run xmllint with a DataONE XSD, offline through schemas/catalog.xml. */
+export async function lintXml(xml: string, schema: SchemaFile = schemaFor(xml)): Promise<LintResult> {
+  const env = { ...process.env, XML_CATALOG_FILES: `${SCHEMAS}catalog.xml` };
+  return { ...(await lintAgainst(xml, `${SCHEMAS}${schema}`, env)), schema };
 }
 
 /** Throws with xmllint's messages unless the document is valid. */
