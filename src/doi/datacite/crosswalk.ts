@@ -12,6 +12,7 @@ import { emitDatacite } from "./emit.ts";
 import { type DescribedFields, emptyFields } from "./fields.ts";
 import { fieldsFromEml } from "./from-eml.ts";
 import { fieldsFromModel } from "./from-model.ts";
+import { fieldsFromSchemaOrg } from "./from-schema-org.ts";
 import type { DataciteRecord, RelatedIdentifier } from "./record.ts";
 
 /** An object's neighbours on the node, by identifier (PIDs, DOIs among them as "doi:10..."). */
@@ -56,6 +57,7 @@ export function dataciteXmlFor(source: DataciteSource): string {
 /** What a metadata document says; nothing when it cannot be read. */
 export function describedFields(metadata: DataciteSource["metadata"]): DescribedFields {
   if (!metadata) return emptyFields();
+  if (isJsonLd(metadata)) return fieldsFromSchemaOrg(metadata.bytes) ?? emptyFields();
   let root: XmlRoot;
   try {
     root = parseXml(metadata.bytes, InvalidRequest);
@@ -66,6 +68,17 @@ export function describedFields(metadata: DataciteSource["metadata"]): Described
   return fieldsFromModel(
     extractMetadata(metadata.bytes, metadata.formatId, metadata.formatName ?? metadata.formatId),
   );
+}
+
+/** schema.org JSON-LD (`science-on-schema.org/Dataset;ld+json` and other `ld+json` formats), or JSON bytes. */
+function isJsonLd(metadata: NonNullable<DataciteSource["metadata"]>): boolean {
+  if (/ld\+json|schema\.org/i.test(metadata.formatId)) return true;
+  const start = metadata.bytes
+    .subarray(0, 64)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart();
+  return start.startsWith("{") || start.startsWith("[");
 }
 
 export function dataciteRecordFor(source: DataciteSource): DataciteRecord {
@@ -104,7 +117,10 @@ export function dataciteRecordFor(source: DataciteSource): DataciteRecord {
     resourceTypeGeneral: "Dataset",
     resourceType: source.formatName ?? sysmeta.formatId,
     subjects: fields.subjects,
-    contributors: fields.contributors,
+    // The document's own publisher, when another than the repository, stays as a Distributor.
+    contributors: fields.contributors.filter(
+      (c) => !(c.contributorType === "Distributor" && c.name === source.publisher),
+    ),
     dates,
     ...(fields.language ? { language: fields.language } : {}),
     alternateIdentifiers: [],
