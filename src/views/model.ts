@@ -72,6 +72,8 @@ export interface ViewModel {
   sysmeta: SystemMetadata;
   metadata: MetadataModel;
   packages: PackageSummary[];
+  /** The repository holding the object, by name: the publisher in its DOI's citation. */
+  repository?: string;
 }
 
 /** The URLs a rendered page links to: the node serving the view decides them (an MN and a CN differ). */
