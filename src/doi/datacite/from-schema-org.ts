@@ -230,16 +230,16 @@ function funding(grant: Json) {
     const said = first(grant);
     return said ? [{ funderName: said }] : [];
   }
-  const funders = list(grant.funder).filter(isObject);
-  const funder = funders[0];
-  const funderName = (funder && first(funder.name)) ?? first(grant.name);
+  const funder = list(grant.funder).find(isObject);
+  // A funder may also be written as its name alone; without one, the grant's name is all there is.
+  const funderName = (funder ? first(funder.name) : first(grant.funder)) ?? first(grant.name);
   if (!funderName) return [];
   const funderIdentifier = funder ? identifiersOf(funder).find((id) => /^https?:\/\//.test(id)) : undefined;
   const awardNumber = list(grant.identifier)
     .flatMap((id) => (isObject(id) ? strings(id.value) : strings(id)))
     .find((id) => !/^https?:\/\//.test(id));
   const awardURI = first(grant.url);
-  const awardTitle = funder ? first(grant.name) : undefined;
+  const awardTitle = funderName !== first(grant.name) ? first(grant.name) : undefined;
   return [
     {
       funderName,

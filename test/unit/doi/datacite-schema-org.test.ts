@@ -170,6 +170,39 @@ describe("DataCite records from schema.org JSON-LD", () => {
     );
   });
 
+  it("other ways SOSO writes things: a funder by name, an open interval, a polygon, a licence as a CreativeWork", async () => {
+    const doc = {
+      ...soso,
+      temporalCoverage: "2019-05-01/..",
+      spatialCoverage: {
+        "@type": "Place",
+        geo: { "@type": "GeoShape", polygon: "43.08 -89.41 43.10 -89.41 43.10 -89.38 43.08 -89.41" },
+      },
+      license: { "@type": "CreativeWork", name: "CC0 1.0", url: "https://spdx.org/licenses/CC0-1.0.html" },
+      funding: {
+        "@type": "MonetaryGrant",
+        funder: "Lake Foundation",
+        identifier: "LF-7",
+        name: "Lake watch",
+      },
+    };
+    const xml = dataciteXmlFor(source(Buffer.from(JSON.stringify(doc))));
+    await validateDatacite(xml);
+    const record = parseDatacite(xml);
+    assert.ok(record.dates.some((d) => d.dateType === "Coverage" && d.date === "2019-05-01/open"));
+    assert.equal(record.geoLocations[0]?.polygons[0]?.length, 4);
+    assert.deepEqual(record.rights[0], {
+      text: "CC0 1.0",
+      uri: "https://spdx.org/licenses/CC0-1.0.html",
+      identifier: "CC0-1.0",
+      identifierScheme: "SPDX",
+      schemeURI: "https://spdx.org/licenses/",
+    });
+    assert.deepEqual(record.fundingReferences, [
+      { funderName: "Lake Foundation", awardNumber: "LF-7", awardTitle: "Lake watch" },
+    ]);
+  });
+
   it("a document that is not JSON, or holds no Dataset, gives the system-metadata record", async () => {
     for (const bytes of ['{"name": "unterminated', '{"@type": "Person", "name": "Ann"}']) {
       const xml = dataciteXmlFor(source(Buffer.from(bytes)));
