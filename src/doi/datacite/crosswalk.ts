@@ -5,6 +5,7 @@
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
 import { doiOf } from "../../types/doi.ts";
+import { isJsonLd } from "../../types/json-ld.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { parseXml, type XmlRoot } from "../../types/xml-parse.ts";
 import { extractMetadata } from "../../views/extract/index.ts";
@@ -57,7 +58,8 @@ export function dataciteXmlFor(source: DataciteSource): string {
 /** What a metadata document says; nothing when it cannot be read. */
 export function describedFields(metadata: DataciteSource["metadata"]): DescribedFields {
   if (!metadata) return emptyFields();
-  if (isJsonLd(metadata)) return fieldsFromSchemaOrg(metadata.bytes) ?? emptyFields();
+  if (isJsonLd(metadata.bytes, metadata.formatId))
+    return fieldsFromSchemaOrg(metadata.bytes) ?? emptyFields();
   let root: XmlRoot;
   try {
     root = parseXml(metadata.bytes, InvalidRequest);
@@ -68,17 +70,6 @@ export function describedFields(metadata: DataciteSource["metadata"]): Described
   return fieldsFromModel(
     extractMetadata(metadata.bytes, metadata.formatId, metadata.formatName ?? metadata.formatId),
   );
-}
-
-/** schema.org JSON-LD (`science-on-schema.org/Dataset;ld+json` and other `ld+json` formats), or JSON bytes. */
-function isJsonLd(metadata: NonNullable<DataciteSource["metadata"]>): boolean {
-  if (/ld\+json|schema\.org/i.test(metadata.formatId)) return true;
-  const start = metadata.bytes
-    .subarray(0, 64)
-    .toString("utf8")
-    .replace(/^\uFEFF/, "")
-    .trimStart();
-  return start.startsWith("{") || start.startsWith("[");
 }
 
 export function dataciteRecordFor(source: DataciteSource): DataciteRecord {

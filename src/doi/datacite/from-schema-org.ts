@@ -5,59 +5,26 @@
  * funding (MonetaryGrant) and the document's publisher (a Distributor: DataCite's publisher is the repository).
  * Plain JSON is read as written: no remote @context is fetched, and terms are matched by their schema.org names.
  */
+
+import {
+  first,
+  identifiersOf,
+  isObject,
+  type Json,
+  list,
+  nodes,
+  readDataset,
+  strings,
+  typesOf,
+} from "../../types/json-ld.ts";
 import type { DescribedFields } from "./fields.ts";
 import { emptyFields } from "./fields.ts";
 import { funderType, orcidOf } from "./names.ts";
 import type { Affiliation, DataciteName, GeoLocation, Point, Rights, Subject } from "./record.ts";
 
-type Json = unknown;
-type JsonObject = Record<string, Json>;
-
-const isObject = (v: Json): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
-const list = (v: Json): Json[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
-/** Strings of a value: plain, numbers, `{"@value": ...}`, `{"@id": ...}` and `{"@list": [...]}` unwrapped. */
-const strings = (v: Json): string[] =>
-  list(v)
-    .flatMap((x) =>
-      typeof x === "string"
-        ? [x]
-        : typeof x === "number"
-          ? [String(x)]
-          : isObject(x) && "@value" in x
-            ? strings(x["@value"])
-            : [],
-    )
-    .map((s) => s.trim())
-    .filter(Boolean);
-const first = (v: Json) => strings(v)[0];
-const nodes = (v: Json): Json[] =>
-  list(v).flatMap((x) => (isObject(x) && "@list" in x ? list(x["@list"]) : [x]));
-const typesOf = (node: JsonObject) => strings(node["@type"]).map((t) => t.replace(/^.*[/:#]/, ""));
-/** Identifiers of a node: its @id, and `identifier`/`url`/`sameAs` as strings or PropertyValues. */
-const identifiersOf = (node: JsonObject): string[] =>
-  [node["@id"], node.identifier, node.url, node.sameAs].flatMap((v) =>
-    list(v).flatMap((x) =>
-      isObject(x) ? [...strings(x["@id"]), ...strings(x.url), ...strings(x.value)] : strings(x),
-    ),
-  );
-
-/** The Dataset node: the document itself, or the first Dataset of its `@graph` (or of a top-level array). */
-export function findDataset(data: Json): JsonObject | undefined {
-  for (const node of list(isObject(data) && "@graph" in data ? data["@graph"] : data)) {
-    if (isObject(node) && typesOf(node).includes("Dataset")) return node;
-  }
-  return undefined;
-}
-
 /** What a schema.org Dataset says; undefined when the bytes are not JSON or hold no Dataset. */
 export function fieldsFromSchemaOrg(bytes: Buffer): DescribedFields | undefined {
-  let data: Json;
-  try {
-    data = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const dataset = findDataset(data);
+  const dataset = readDataset(bytes);
   if (!dataset) return undefined;
   const fields = emptyFields();
   fields.titles = [
