@@ -4,7 +4,15 @@
  */
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
-export type DocumentKind = "eml" | "iso19139" | "fgdc" | "dublin-core" | "xml" | "data" | "resource-map";
+export type DocumentKind =
+  | "eml"
+  | "iso19139"
+  | "fgdc"
+  | "dublin-core"
+  | "schema-org"
+  | "xml"
+  | "data"
+  | "resource-map";
 
 export interface Coverage {
   temporal: string[];

@@ -153,6 +153,9 @@ for (const dialect of testDialects()) {
       assert.match(xml, /<rights [^>]*rightsIdentifier="CC0-1\.0"/);
       const title = JSON.parse(jsonLd.toString("utf8")).name as string;
       assert.ok(xml.includes(`<title>${title}</title>`), xml);
+      const sosoPage = await (await page(soso)).text();
+      const sosoCitation = /<p class="citation">(.*?)<a href/s.exec(sosoPage)?.[1] ?? "";
+      assert.ok(sosoCitation.includes(`. ${title}. ${node.node.ctx.config.nodeName}. `), sosoCitation);
     });
 
     it("level 1 signposts: cite-as, describedby, type, license, author, item and linkset parse", async () => {
