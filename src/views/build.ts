@@ -23,6 +23,8 @@ export interface ViewSources {
   readableMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
   /** Identifiers of the resource maps that aggregate `pid`. */
   packagesOf(pid: string): Promise<string[]>;
+  /** The name of the repository holding the objects (the node's name), when known. */
+  repository?: string;
 }
 
 export async function buildViewModel(sources: ViewSources, object: StoredObject): Promise<ViewModel> {
@@ -49,7 +51,7 @@ export async function buildViewModel(sources: ViewSources, object: StoredObject)
   const packages = (await Promise.all(packageIds.map((id) => summarize(sources, id)))).filter(
     (p): p is PackageSummary => p !== undefined,
   );
-  return { sysmeta, metadata, packages };
+  return { sysmeta, metadata, packages, ...(sources.repository ? { repository: sources.repository } : {}) };
 }
 
 async function summarize(sources: ViewSources, mapId: string): Promise<PackageSummary | undefined> {

@@ -4,7 +4,15 @@
  */
 import type { SystemMetadata } from "../types/sysmeta.ts";
 
-export type DocumentKind = "eml" | "iso19139" | "fgdc" | "dublin-core" | "xml" | "data" | "resource-map";
+export type DocumentKind =
+  | "eml"
+  | "iso19139"
+  | "fgdc"
+  | "dublin-core"
+  | "schema-org"
+  | "xml"
+  | "data"
+  | "resource-map";
 
 export interface Coverage {
   temporal: string[];
@@ -72,6 +80,8 @@ export interface ViewModel {
   sysmeta: SystemMetadata;
   metadata: MetadataModel;
   packages: PackageSummary[];
+  /** The repository holding the object, by name: the publisher in its DOI's citation. */
+  repository?: string;
 }
 
 /** The URLs a rendered page links to: the node serving the view decides them (an MN and a CN differ). */

@@ -2,7 +2,7 @@
  * CNRegister on a real CN, both dialects: a registered node stays pending (not listed, not found) until an
  * administrator approves it with `d1node node approve`; duplicates and bad ids are refused; updateNodeCapabilities
  * keeps the identifier and type and drops services missing from the new document; resolve points at approved
- * nodes holding completed replicas; synchronize queues a task for a registered Member Node.
+ * nodes holding completed replicas (DOIs like any PID); synchronize queues a task for a registered Member Node.
  */
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
@@ -173,6 +173,31 @@ for (const dialect of testDialects()) {
         await okXml(await call(admin, "GET", "/object?nodeId=urn:node:TESTCN")),
         new RegExp(pid),
       );
+    });
+
+    it("resolve: a DOI resolves like any PID, its '/' encoded or not", async () => {
+      const doi = `doi:10.5072/FK2${uniquePid("r")
+        .replace(/[^A-Za-z0-9]/g, "")
+        .toUpperCase()}`;
+      const extra =
+        "<authoritativeMemberNode>urn:node:MNA</authoritativeMemberNode><replica><replicaMemberNode>urn:node:MNA" +
+        "</replicaMemberNode><replicationStatus>completed</replicationStatus><replicaVerified>2026-01-01T00:00:00Z" +
+        "</replicaVerified></replica>";
+      const sysmeta = sysmetaXml(doi, Buffer.from("remote"), { readers: ["public"], extra });
+      await okXml(
+        await call(admin, "POST", "/meta", { body: form({ pid: doi, sysmeta: { xml: sysmeta } }) }),
+      );
+      for (const path of [`/resolve/${enc(doi)}`, `/resolve/${doi}`]) {
+        const response = await call(admin, "GET", path, { redirect: "manual" });
+        assert.equal(response.status, 303, path);
+        const body = await response.text();
+        await validateXml(body);
+        assert.match(body, new RegExp(`<identifier>${doi.replace(/\./g, "\\.")}</identifier>`));
+        assert.equal(
+          response.headers.get("location"),
+          `https://mna.example.org/mn/v2/object/${encodeURIComponent(doi)}`,
+        );
+      }
     });
 
     it("synchronize: a registered Member Node's request is queued; others are refused", async () => {

@@ -2,7 +2,7 @@
  * CNView over a real listening CN, both dialects: listViews; a document the CN holds renders (inert when
  * hostile); a SID names its head; access and unknown identifiers; a document known by its system metadata alone
  * redirects to its authoritative MN's view when that MN is approved and serves MNView, and renders the system
- * metadata otherwise.
+ * metadata otherwise (a DOI's citation naming that MN).
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -113,6 +113,14 @@ for (const dialect of testDialects()) {
       const html = await response.text();
       assert.ok(html.includes(pid));
       assert.ok(html.includes("urn:node:PLAINMN"));
+    });
+
+    it("a DOI held by such an MN: its citation names that MN (the publisher), not this CN", async () => {
+      const doi = `doi:10.5072/FK2${uniquePid("cite").replace(/[^A-Za-z0-9]/g, "")}`;
+      await registerElsewhere(doi, "urn:node:PLAINMN");
+      const html = await (await call(anon, "GET", `/views/default/${enc(doi)}`)).text();
+      const citation = /<p class="citation">(.*?)<a href/s.exec(html)?.[1] ?? "";
+      assert.ok(citation.endsWith(". urn:node:PLAINMN. "), citation);
     });
   });
 }

@@ -135,6 +135,29 @@ for (const dialect of testDialects()) {
       assert.equal((await page(first, "application/vnd.datacite.datacite+xml")).status, 406);
     });
 
+    it("the DOI's citation names the repository; the page's own JSON-LD, stored as SOSO metadata, gives its DataCite record", async () => {
+      const html = await (await page(metadata)).text();
+      const citation = /<p class="citation">(.*?)<a href/s.exec(html)?.[1] ?? "";
+      assert.ok(citation.endsWith(`. ${node.node.ctx.config.nodeName}. `), citation);
+      const jsonLd = Buffer.from(await (await page(metadata, "application/ld+json")).text());
+      const soso = `doi:10.5072/FK2${uniquePid("soso").replace(/[^A-Za-z0-9]/g, "")}`;
+      await ok(create(admin, soso, jsonLd, { formatId: "science-on-schema.org/Dataset;ld+json" }));
+      const response = await page(soso, "application/vnd.datacite.datacite+xml");
+      assert.equal(response.status, 200);
+      const xml = await response.text();
+      await validateDatacite(xml);
+      assert.match(
+        xml,
+        /<nameIdentifier nameIdentifierScheme="ORCID"[^>]*>https:\/\/orcid\.org\/0000-0002-1825-0097</,
+      );
+      assert.match(xml, /<rights [^>]*rightsIdentifier="CC0-1\.0"/);
+      const title = JSON.parse(jsonLd.toString("utf8")).name as string;
+      assert.ok(xml.includes(`<title>${title}</title>`), xml);
+      const sosoPage = await (await page(soso)).text();
+      const sosoCitation = /<p class="citation">(.*?)<a href/s.exec(sosoPage)?.[1] ?? "";
+      assert.ok(sosoCitation.includes(`. ${title}. ${node.node.ctx.config.nodeName}. `), sosoCitation);
+    });
+
     it("level 1 signposts: cite-as, describedby, type, license, author, item and linkset parse", async () => {
       const links = LinkHeader.parse((await page(metadata)).headers.get("link") ?? "");
       assert.equal(links.rel("cite-as")[0]?.uri, `https://doi.org/${metadata.slice(4)}`);

@@ -5,6 +5,7 @@
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
 import { doiOf } from "../../types/doi.ts";
+import { isJsonLd } from "../../types/json-ld.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { parseXml, type XmlRoot } from "../../types/xml-parse.ts";
 import { extractMetadata } from "../../views/extract/index.ts";
@@ -12,6 +13,7 @@ import { emitDatacite } from "./emit.ts";
 import { type DescribedFields, emptyFields } from "./fields.ts";
 import { fieldsFromEml } from "./from-eml.ts";
 import { fieldsFromModel } from "./from-model.ts";
+import { fieldsFromSchemaOrg } from "./from-schema-org.ts";
 import type { DataciteRecord, RelatedIdentifier } from "./record.ts";
 
 /** An object's neighbours on the node, by identifier (PIDs, DOIs among them as "doi:10..."). */
@@ -56,6 +58,8 @@ export function dataciteXmlFor(source: DataciteSource): string {
 /** What a metadata document says; nothing when it cannot be read. */
 export function describedFields(metadata: DataciteSource["metadata"]): DescribedFields {
   if (!metadata) return emptyFields();
+  if (isJsonLd(metadata.bytes, metadata.formatId))
+    return fieldsFromSchemaOrg(metadata.bytes) ?? emptyFields();
   let root: XmlRoot;
   try {
     root = parseXml(metadata.bytes, InvalidRequest);
@@ -104,7 +108,10 @@ export function dataciteRecordFor(source: DataciteSource): DataciteRecord {
     resourceTypeGeneral: "Dataset",
     resourceType: source.formatName ?? sysmeta.formatId,
     subjects: fields.subjects,
-    contributors: fields.contributors,
+    // The document's own publisher, when another than the repository, stays as a Distributor.
+    contributors: fields.contributors.filter(
+      (c) => !(c.contributorType === "Distributor" && c.name === source.publisher),
+    ),
     dates,
     ...(fields.language ? { language: fields.language } : {}),
     alternateIdentifiers: [],

@@ -7,7 +7,7 @@
 import type { XmlElement } from "../../types/xml-parse.ts";
 import { children, firstText, paragraphs, path, text, texts } from "../../views/xml-tree.ts";
 import type { Contributor, DataciteName, DescribedFields } from "./fields.ts";
-import { orcidOf } from "./names.ts";
+import { funderType, orcidOf } from "./names.ts";
 
 /** EML roles (associatedParty/role, personnel/role) that have a DataCite contributorType of their own. */
 const CONTRIBUTOR_TYPES: Record<string, string> = {
@@ -119,12 +119,6 @@ export function fieldsFromEml(root: XmlElement): DescribedFields {
     }
   }
   return fields;
-}
-
-function funderType(identifier: string): string {
-  if (/^https?:\/\/(dx\.)?doi\.org\/10\.13039\//.test(identifier)) return "Crossref Funder ID";
-  if (/^https?:\/\/ror\.org\//.test(identifier)) return "ROR";
-  return "Other";
 }
 
 /** An EML party (creator, contact, associatedParty, personnel). */

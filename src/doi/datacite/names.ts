@@ -17,3 +17,10 @@ export function personalName(written: string): { name: string; givenName?: strin
   }
   return { name };
 }
+
+/** DataCite's funderIdentifierType of a funder's identifier: Crossref Funder ID, ROR, else Other. */
+export function funderType(identifier: string): string {
+  if (/^https?:\/\/(dx\.)?doi\.org\/10\.13039\//.test(identifier)) return "Crossref Funder ID";
+  if (/^https?:\/\/ror\.org\//.test(identifier)) return "ROR";
+  return "Other";
+}

@@ -35,7 +35,12 @@ export async function cnView(
   }
   // No document to read here: the page of an object known by its system metadata (format undefined: data page).
   const sources = memberNodeSources(ctx, call);
-  const model = await buildViewModel({ ...sources, format: () => undefined }, object);
+  // Its repository is the node holding it (DataCite's publisher), not this CN.
+  const { repository: _cn, ...elsewhere } = sources;
+  const model = await buildViewModel(
+    { ...elsewhere, format: () => undefined, ...(holder?.name ? { repository: holder.name } : {}) },
+    object,
+  );
   const chosen = themeFor(theme);
   logEvent(ctx, call, pid, "read");
   return { contentType: chosen.contentType, body: chosen.render(model, links) };

@@ -52,6 +52,7 @@ export function memberNodeSources(ctx: NodeContext, call: CallInfo): ViewSources
       return found;
     },
     packagesOf: (pid) => packagesOf(ctx, pid),
+    repository: ctx.config.nodeName,
   };
 }
 

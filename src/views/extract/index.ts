@@ -1,8 +1,10 @@
 /**
  * Picks the extractor for a metadata document: by formatId first (the DataONE format list names the standard),
- * then by the root element, falling back to the generic reader for any other well-formed XML.
+ * then by the root element, falling back to the generic reader for any other well-formed XML; schema.org JSON-LD
+ * (science-on-schema.org) by its format or its first character.
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
+import { isJsonLd, readDataset } from "../../types/json-ld.ts";
 import { parseXml, type XmlElement } from "../../types/xml-parse.ts";
 import { emptyModel, type MetadataModel } from "../model.ts";
 import { localName } from "../xml-tree.ts";
@@ -11,6 +13,7 @@ import { extractEml } from "./eml.ts";
 import { extractFgdc } from "./fgdc.ts";
 import { extractGeneric } from "./generic.ts";
 import { extractIso19139 } from "./iso19139.ts";
+import { extractSchemaOrg } from "./schema-org.ts";
 
 type Extractor = (root: XmlElement, standard: string) => MetadataModel;
 
@@ -29,8 +32,15 @@ function extractorFor(formatId: string, root: XmlElement): Extractor {
   return extractGeneric;
 }
 
-/** The view model of a metadata document; a document that is not XML still gets a page saying so. */
+/** The view model of a metadata document; a document that is not XML (or JSON-LD) still gets a page saying so. */
 export function extractMetadata(bytes: Buffer, formatId: string, standard: string): MetadataModel {
+  if (isJsonLd(bytes, formatId)) {
+    const dataset = readDataset(bytes);
+    if (dataset) return extractSchemaOrg(dataset, standard);
+    const model = emptyModel("schema-org", standard);
+    model.fields.push({ path: "(document)", value: "This document holds no schema.org Dataset in JSON-LD." });
+    return model;
+  }
   let root: XmlElement;
   try {
     root = parseXml(bytes, InvalidRequest);

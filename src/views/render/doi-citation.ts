@@ -1,13 +1,14 @@
 /**
  * The DOI and its citation on a page, for an object whose identifier is a DOI, in DataCite's recommended form
- * ("Creator (PublicationYear). Title. Publisher. Identifier", the identifier as a https://doi.org link), and a
+ * ("Creator (PublicationYear). Title. Version. Publisher. Identifier", the identifier as a https://doi.org link;
+ * the publisher is the repository holding the object, as in its DataCite record, which has no version), and a
  * notice when the version is archived (its DOI keeps resolving here).
  */
 import { doiOf } from "../../types/doi.ts";
 import { type Html, html } from "../html.ts";
 import type { ViewModel } from "../model.ts";
 
-export function doiCitation(model: ViewModel, publisher?: string): Html | "" {
+export function doiCitation(model: ViewModel, publisher = model.repository): Html | "" {
   const { metadata: m, sysmeta } = model;
   const doi = doiOf(sysmeta.identifier);
   if (!doi) return "";

@@ -1,4 +1,7 @@
-/** The DOI citation on landing pages: shown in every theme for an object whose identifier is a DOI, not for others. */
+/**
+ * The DOI citation on landing pages: shown in every theme for an object whose identifier is a DOI, not for others,
+ * as DataCite cites: Creators (PublicationYear). Title. Publisher. https://doi.org/DOI
+ */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
@@ -31,16 +34,17 @@ function model(identifier: string, archived = false): ViewModel {
       "EML",
     ),
     packages: [],
+    repository: "Lake Data Repository",
   };
 }
 
 describe("DOI citation on landing pages", () => {
   for (const theme of THEMES) {
-    it(`${theme.key}: creators, year, title and the doi.org link; archived versions say so`, () => {
+    it(`${theme.key}: creators, year, title, publisher and the doi.org link; archived versions say so`, () => {
       const page = theme.render(model("doi:10.5072/ab12-cd34"), links);
       assert.match(
         page,
-        /Ada Limnos; Lake Ontiki Field Station \(2024\)\. Water temperature of Lake Ontiki, 2019-2021\./,
+        /Ada Limnos; Lake Ontiki Field Station \(2024\)\. Water temperature of Lake Ontiki, 2019-2021\. Lake Data Repository\. <a href="https:\/\/doi\.org\/10\.5072\/ab12-cd34">/,
       );
       assert.match(page, /<a href="https:\/\/doi\.org\/10\.5072\/ab12-cd34">/);
       assert.doesNotMatch(page, /class="archived"/);

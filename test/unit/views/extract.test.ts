@@ -91,4 +91,48 @@ describe("extractMetadata", () => {
     assert.equal(m.fields.length, 1);
     assert.match(m.fields[0]?.value ?? "", /could not be read as XML/);
   });
+
+  it("schema.org JSON-LD (SOSO): title, creators with ORCIDs, keywords, coverage, licence; or a page saying so", () => {
+    const soso = "science-on-schema.org/Dataset;ld+json";
+    const doc = {
+      "@context": { "@vocab": "https://schema.org/" },
+      "@type": "Dataset",
+      name: "Lake temperatures",
+      description: "Hourly water temperature.",
+      creator: {
+        "@list": [
+          { "@type": "Person", "@id": "https://orcid.org/0000-0002-1825-0097", name: "Ann Lee" },
+          { "@type": "Organization", name: "Field Station" },
+        ],
+      },
+      keywords: ["limnology, temperature"],
+      temporalCoverage: "2019-05-01/..",
+      spatialCoverage: {
+        "@type": "Place",
+        name: "Lake",
+        geo: { "@type": "GeoShape", box: "43.08 -89.41 43.10 -89.38" },
+      },
+      datePublished: "2022",
+      license: "https://spdx.org/licenses/CC0-1.0",
+    };
+    const m = extractMetadata(Buffer.from(JSON.stringify(doc)), soso, "JSON-LD metadata");
+    assert.equal(m.kind, "schema-org");
+    assert.equal(m.title, "Lake temperatures");
+    assert.deepEqual(m.creators, ["Ann Lee", "Field Station"]);
+    assert.deepEqual(m.details?.creators[0], {
+      name: "Ann Lee",
+      kind: "person",
+      orcid: "0000-0002-1825-0097",
+    });
+    assert.deepEqual(m.keywords, ["limnology", "temperature"]);
+    assert.deepEqual(m.coverage.temporal, ["2019-05-01 to ?"]);
+    assert.deepEqual(m.coverage.boxes, [
+      { south: "43.08", west: "-89.41", north: "43.10", east: "-89.38", description: "Lake" },
+    ]);
+    assert.equal(m.published, "2022");
+    assert.equal(m.details?.license?.url, "https://spdx.org/licenses/CC0-1.0");
+    const bad = extractMetadata(Buffer.from("{not json"), soso, "JSON-LD metadata");
+    assert.equal(bad.kind, "schema-org");
+    assert.match(bad.fields[0]?.value ?? "", /no schema\.org Dataset/);
+  });
 });
