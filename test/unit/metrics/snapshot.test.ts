@@ -17,7 +17,8 @@ function countingDatabase(): { db: Database; reads: () => number } {
     replicaStates: async () => new Map(),
     unindexed: async () => 0,
   };
-  return { db: { counts } as unknown as Database, reads: () => reads };
+  const uploads = { totals: async () => ({ uploads: 0, bytes: 0 }) };
+  return { db: { counts, uploads } as unknown as Database, reads: () => reads };
 }
 
 it("reads the database once per period, sharing a read under way", async () => {
