@@ -2,7 +2,7 @@
  * Browser sign-in records (migration 0023-browser-sessions): sessions keyed by the hash of their cookie value,
  * the sign-ins under way (each taken once), and the people who signed in. Shared by every serving process.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { Tables } from "./schema.ts";
 
 export interface BrowserSessionRecord {
@@ -44,6 +44,19 @@ export interface BrowserSessionStore {
   /** Add or refresh a person's record; a value the provider did not give keeps the one recorded. */
   recordPerson(person: SignedInPerson, now: number): Promise<void>;
   findPerson(subject: string): Promise<SignedInPerson | undefined>;
+  /** People whose subject, name or e-mail contains `text` (any case), by name, `start` and `count` a page. */
+  findPeople(text: string, start: number, count: number): Promise<SignedInPerson[]>;
+}
+
+function personOf(row: Selectable<Tables["signed_in_people"]>): SignedInPerson {
+  return {
+    subject: row.subject,
+    fullName: orUndefined(row.full_name),
+    givenName: orUndefined(row.given_name),
+    familyName: orUndefined(row.family_name),
+    email: orUndefined(row.email),
+    provider: row.provider,
+  };
 }
 
 const orNull = (value: string | undefined) => value ?? null;
@@ -143,15 +156,22 @@ export function browserSessionRepository(db: Kysely<Tables>): BrowserSessionStor
         .selectAll()
         .where("subject", "=", subject)
         .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        subject: row.subject,
-        fullName: orUndefined(row.full_name),
-        givenName: orUndefined(row.given_name),
-        familyName: orUndefined(row.family_name),
-        email: orUndefined(row.email),
-        provider: row.provider,
-      };
+      return row ? personOf(row) : undefined;
+    },
+    async findPeople(text, start, count) {
+      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const contains = (column: string) =>
+        sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      const rows = await db
+        .selectFrom("signed_in_people")
+        .selectAll()
+        .where((eb) => eb.or([contains("subject"), contains("full_name"), contains("email")]))
+        .orderBy("full_name")
+        .orderBy("subject")
+        .offset(start)
+        .limit(count)
+        .execute();
+      return rows.map(personOf);
     },
   };
 }

@@ -26,6 +26,8 @@ import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
+import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
+import { registerWebsite } from "./routes/website/static.ts";
 
 export interface AppOptions {
   ctx: NodeContext;
@@ -96,6 +98,9 @@ export async function buildApp({
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
   }
+  // A lone Member Node answers its website's CN calls itself: MetacatUI's d1CNBaseUrl is the node.
+  if (ctx.config.role === "mn" && !ctx.config.cnBaseUrl) registerLoneCnReads(app, ctx, signIn?.store);
+  if (ctx.config.website) await registerWebsite(app, ctx.config, ctx.config.website);
   registerFrontDoor(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
