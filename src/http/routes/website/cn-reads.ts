@@ -55,9 +55,12 @@ export function registerLoneCnReads(
       sendXml(reply, serializeSubjectInfo(await loneCn.echoCredentials(people, callInfo(request)))),
   );
 
-  app.get(`${prefix}/node`, { config: { apiMethod: "CNCore.listNodes" } }, async (_request, reply) =>
-    sendXml(reply, serializeNodeList([capabilities(ctx)], "v2")),
-  );
+  // MetacatUI asks for `node/` (its nodeServiceUrl ends in a slash).
+  for (const path of [`${prefix}/node`, `${prefix}/node/`]) {
+    app.get(path, { config: { apiMethod: "CNCore.listNodes" } }, async (_request, reply) =>
+      sendXml(reply, serializeNodeList([capabilities(ctx)], "v2")),
+    );
+  }
 
   app.get(`${prefix}/formats`, { config: { apiMethod: "CNCore.listFormats" } }, async (_request, reply) =>
     sendXml(reply, serializeObjectFormatList(ctx.formats.all(), "v2")),
