@@ -7,14 +7,18 @@
  */
 import type { Config } from "../../../config/config.ts";
 
-type WebsiteConfig = Readonly<Pick<Config, "baseUrl" | "basePath" | "nodeName" | "nodeId" | "oidcProviders">>;
+type WebsiteConfig = Readonly<
+  Pick<Config, "baseUrl" | "basePath" | "nodeName" | "nodeId" | "oidcProviders" | "cnBaseUrl">
+>;
 
 /** The values MetacatUI's AppModel reads; `undefined` turns a service off (AppModel checks `typeof ... != "undefined"`). */
 export function metacatUiSettings(config: WebsiteConfig): Record<string, unknown> {
   const base = new URL(config.baseUrl);
   const origin = base.origin;
   const nodeBase = `${origin}${base.pathname.replace(/\/+$/, "")}`;
-  const signIn = config.oidcProviders.some((p) => p.signIn !== false);
+  // A node in a federation (cnBaseUrl) names its CN, whose /portal and /v2 are under its base (a d1node CN).
+  const cn = config.cnBaseUrl;
+  const signIn = cn !== undefined || config.oidcProviders.some((p) => p.signIn !== false);
   return {
     root: "/",
     theme: "default",
@@ -23,13 +27,13 @@ export function metacatUiSettings(config: WebsiteConfig): Record<string, unknown
     baseUrl: nodeBase.slice(0, nodeBase.length - config.basePath.length) || origin,
     context: "",
     d1Service: `${config.basePath}/v2`,
-    d1CNBaseUrl: nodeBase,
-    d1CNService: "/cn/v2",
+    d1CNBaseUrl: cn ?? nodeBase,
+    d1CNService: cn ? "/v2" : "/cn/v2",
     dataoneSearchUrl: origin,
     enableCILogonSignIn: signIn,
     signInUrl: signIn ? null : undefined,
     signInUrlOrcid: signIn ? null : undefined,
-    tokenUrl: null,
+    tokenUrl: signIn ? null : undefined,
     accountsUrl: null,
     pendingMapsUrl: undefined,
     accountsMapsUrl: undefined,

@@ -11,7 +11,9 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../../config/config.ts";
 import { metacatUiConfigScript } from "./metacatui-config.ts";
 
-type SiteConfig = Readonly<Pick<Config, "baseUrl" | "basePath" | "nodeName" | "nodeId" | "oidcProviders">>;
+type SiteConfig = Readonly<
+  Pick<Config, "baseUrl" | "basePath" | "nodeName" | "nodeId" | "oidcProviders" | "cnBaseUrl">
+>;
 
 export async function registerWebsite(app: FastifyInstance, config: SiteConfig, dir: string): Promise<void> {
   await app.register(fastifyStatic, { root: dir, serve: false });
