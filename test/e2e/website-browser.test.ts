@@ -1,7 +1,8 @@
 /**
  * MetacatUI (stock, from the shared references) as a Member Node's own website, in headless Chromium: the node
  * listens with the `website` setting and a real OpenID Connect provider, and a person loads the site, signs in
- * through MetacatUI's own sign-in page and sees their name in the header, then signs out. Console errors are
+ * through MetacatUI's own sign-in page, sees their name in the header, makes a dataset in MetacatUI's
+ * editor (created on the node in their name), then signs out. Console errors are
  * collected: only the expected 401 of `/portal/token` before signing in may appear.
  */
 import assert from "node:assert/strict";
@@ -15,6 +16,8 @@ import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
 
 const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
+const PERSON_SUBJECT = "http://orcid.org/0000-0002-1825-0097";
+const TITLE = "Lake temperatures of Ontiki, 2019";
 const PERSON = { sub: "kc-orcid-7", orcid: "https://orcid.org/0000-0002-1825-0097", name: "Josiah Carberry" };
 
 async function freePort(): Promise<number> {
@@ -76,7 +79,7 @@ describe("MetacatUI as a Member Node's website, in a browser", () => {
     await provider?.close();
   });
 
-  it("loads the site with no errors, signs in with the provider, shows the name, signs out", async () => {
+  it("loads with no errors, signs in with the provider, shows the name, saves a dataset, signs out", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = watchProblems(page);
     await page.goto(`${origin}/data`);
@@ -100,8 +103,27 @@ describe("MetacatUI as a Member Node's website, in a browser", () => {
     // The theme shows it in capitals (CSS); the text is the name as given.
     assert.equal((await name.textContent())?.trim(), PERSON.name);
 
-    await name.click();
-    await page.locator("#Navbar").getByText("Sign out", { exact: false }).click();
+    // A new dataset in MetacatUI's editor: the EML and its resource map are created on the node in their name.
+    await page.goto(`${origin}/submit`);
+    await page.locator(".title-container textarea, .title-container input").first().fill(TITLE);
+    await page.locator(".overview .abstract textarea").first().fill("Water temperature every hour.");
+    await page.locator(".overview .abstract textarea").first().blur();
+    await page.locator("#save-editor").click();
+    await page.getByText("Your changes have been submitted.").waitFor();
+    const pid = decodeURIComponent(new URL(page.url()).pathname.replace(/^\/submit\//, ""));
+    const token = await node.token(PERSON_SUBJECT);
+    const sysmeta = await fetch(`${node.baseUrl}/v2/meta/${encodeURIComponent(pid)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(sysmeta.status, 200, `the dataset ${pid} is on the node`);
+    assert.match(await sysmeta.text(), new RegExp(`<rightsHolder>${PERSON_SUBJECT}</rightsHolder>`));
+
+    // The dataset is found in the site's search (the node's query endpoint), then the person signs out.
+    await page.goto(`${origin}/data`);
+    await page.getByText(TITLE).first().waitFor();
+    // The header menu's "Sign out" link (/signout, MetacatUI's route to the node's /portal/logout).
+    assert.equal(await page.locator("#Navbar a[href='/signout']").count(), 1);
+    await page.goto(`${origin}/signout`);
     await page.getByRole("link", { name: "Sign In" }).waitFor();
     assert.equal((await page.request.get(`${node.baseUrl}/portal/token`)).status(), 401, "signed out");
     assert.deepEqual(problems, []);
