@@ -8,9 +8,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkedError, create, enc, okXml } from "../helpers/client.ts";
+import { checkedError, create, enc, form, okXml } from "../helpers/client.ts";
 import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
+import { sysmetaXml } from "../helpers/sysmeta.ts";
 
 const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
 const CARBERRY = "http://orcid.org/0000-0002-1825-0097";
@@ -126,6 +127,29 @@ for (const dialect of testDialects()) {
       assert.equal(response.headers.get("location"), `${node.baseUrl}/v2/object/${pid}`);
       const missing = await checkedError(await fetch(`${cn}/resolve/no-such-pid`));
       assert.equal(missing.name, "NotFound");
+    });
+    it("create as MetacatUI posts it: to /object/ and to /object/{pid}; a pid part that differs is refused", async () => {
+      const token = await node.token(CARBERRY);
+      const c = { baseUrl: node.baseUrl, token };
+      const bytes = Buffer.from("x\n");
+      const post = (path: string, pid: string) =>
+        fetch(`${node.baseUrl}/v2/object${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}` },
+          body: form({ pid, object: bytes, sysmeta: { xml: sysmetaXml(pid, bytes, { version: "v2" }) } }),
+        });
+      await okXml(await post("/", `website-slash-${dialect}`));
+      await okXml(await post(`/${enc(`website-path-${dialect}`)}`, `website-path-${dialect}`));
+      const other = await checkedError(await post(`/${enc("website-other")}`, `website-mismatch-${dialect}`));
+      assert.equal(other.name, "InvalidRequest");
+      assert.equal(
+        (
+          await fetch(`${node.baseUrl}/v2/meta/website-path-${dialect}`, {
+            headers: { authorization: `Bearer ${c.token}` },
+          })
+        ).status,
+        200,
+      );
     });
   });
 }
