@@ -7,7 +7,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../../../config/config.ts";
 import { metacatUiConfigScript } from "./metacatui-config.ts";
 
@@ -27,7 +27,7 @@ export async function registerWebsite(app: FastifyInstance, config: SiteConfig, 
       .type("text/javascript; charset=utf-8")
       .send(metacatUiConfigScript(config)),
   );
-  const page = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = decoded((request.raw.url ?? "/").split("?")[0] ?? "/");
     if (inApi(url)) return reply.callNotFound();
     const file = path.join(dir, path.normalize(url));
