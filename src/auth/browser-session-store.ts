@@ -39,4 +39,6 @@ export interface BrowserSessionStore {
   /** Add or refresh a person's record; a value the provider did not give keeps the one recorded. */
   recordPerson(person: SignedInPerson, now: number): Promise<void>;
   findPerson(subject: string): Promise<SignedInPerson | undefined>;
+  /** People whose subject, name or e-mail contains `text` (any case), by name, `start` and `count` a page. */
+  findPeople(text: string, start: number, count: number): Promise<SignedInPerson[]>;
 }

@@ -13,6 +13,7 @@ interface ServeFlags extends CommonFlags {
   host?: string;
   port?: string;
   basePath?: string;
+  website?: string;
   baseUrl?: string;
   nodeId?: string;
   nodeSubject?: string;
@@ -107,6 +108,10 @@ export function registerServeCommand(program: Command): void {
       "status page at <base path>/status: off, public or admin (default) (env: D1NODE_STATUS_PAGE)",
     )
     .option(
+      "--website <dir>",
+      "serve this MetacatUI folder as the node's website, at / (env: D1NODE_WEBSITE)",
+    )
+    .option(
       "--also <file...>",
       "start one more node in this process per JSON config file (its own role, port and data folder)",
     )
@@ -144,6 +149,7 @@ export function registerServeCommand(program: Command): void {
         "clientCa",
         "cnBaseUrl",
         "logReaders",
+        "website",
       ] as const) {
         if (flags[key] !== undefined) extra[key] = flags[key];
       }

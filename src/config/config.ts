@@ -2,7 +2,7 @@
  * Typed configuration: defaults <- config file (JSON) <- environment (D1NODE_*) <- command-line flags.
  * Validated once at start-up; the rest of the code receives a frozen `Config`.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { certificateSubject } from "../certificates/node-certificate.ts";
 import { doiSettings } from "./doi-settings.ts";
@@ -77,6 +77,7 @@ export function defaultConfig(): Config {
     oidcProviders: [],
     signInRedirectBase: undefined,
     signInSessionLifetime: 12 * 3600,
+    website: undefined,
     maxDocumentBytes: 1024 * 1024,
     maxBufferedTextBytes: 64 * 1024 * 1024,
     syncSchedule: { sec: "0", min: "0/3", hour: "*", mday: "*", mon: "*", wday: "?", year: "*" },
@@ -232,6 +233,7 @@ export function resolveConfig(...layers: ConfigInput[]): Readonly<Config> {
     oidcProviders: oidcProviders(c.oidcProviders),
     signInRedirectBase: optionalText("signInRedirectBase", c.signInRedirectBase)?.replace(/\/+$/, ""),
     signInSessionLifetime: integer("signInSessionLifetime", c.signInSessionLifetime, 60, 30 * 86_400),
+    website: website(optionalText("website", c.website)),
     maxDocumentBytes: integer("maxDocumentBytes", c.maxDocumentBytes, 16 * 1024, 1024 * 1024 * 1024),
     maxBufferedTextBytes: integer("maxBufferedTextBytes", c.maxBufferedTextBytes, 16 * 1024, 2 ** 40),
     replicate: boolean("replicate", c.replicate),
@@ -376,4 +378,18 @@ function corsOrigin(value: string): string {
     );
   }
   return parsed.origin;
+}
+
+/** The website folder must hold MetacatUI's index.html and loader.js: a wrong folder is found at start-up. */
+function website(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const full = path.resolve(dir);
+  for (const file of ["index.html", "loader.js"]) {
+    if (!existsSync(path.join(full, file))) {
+      throw new Error(
+        `setting "website": ${full} has no ${file}; give the folder of MetacatUI that holds it`,
+      );
+    }
+  }
+  return full;
 }

@@ -112,6 +112,11 @@ export interface Config {
   signInRedirectBase: string | undefined;
   /** Seconds a browser sign-in lasts before the person signs in again. */
   signInSessionLifetime: number;
+  /**
+   * A MetacatUI folder (the one holding index.html and loader.js) served at the origin's root as the node's
+   * website, with a config/config.js made from these settings; unset: the node's own home page.
+   */
+  website: string | undefined;
   /** Largest XML document part of a request (system metadata, access policy, node, ...), bytes. */
   maxDocumentBytes: number;
   /** Bytes of request text parts the node buffers at once over all requests; more: ServiceFailure. */

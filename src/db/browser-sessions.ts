@@ -2,7 +2,7 @@
  * Browser sign-in records (migration 0023-browser-sessions): sessions keyed by the hash of their cookie value,
  * the sign-ins under way (each taken once), and the people who signed in. Shared by every serving process.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type {
   BrowserSessionRecord,
   BrowserSessionStore,
@@ -10,6 +10,17 @@ import type {
   SignInRequestRecord,
 } from "../auth/browser-session-store.ts";
 import type { Tables } from "./schema.ts";
+
+function personOf(row: Selectable<Tables["signed_in_people"]>): SignedInPerson {
+  return {
+    subject: row.subject,
+    fullName: orUndefined(row.full_name),
+    givenName: orUndefined(row.given_name),
+    familyName: orUndefined(row.family_name),
+    email: orUndefined(row.email),
+    provider: row.provider,
+  };
+}
 
 const orNull = (value: string | undefined) => value ?? null;
 const orUndefined = (value: string | null) => value ?? undefined;
@@ -108,15 +119,22 @@ export function browserSessionRepository(db: Kysely<Tables>): BrowserSessionStor
         .selectAll()
         .where("subject", "=", subject)
         .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        subject: row.subject,
-        fullName: orUndefined(row.full_name),
-        givenName: orUndefined(row.given_name),
-        familyName: orUndefined(row.family_name),
-        email: orUndefined(row.email),
-        provider: row.provider,
-      };
+      return row ? personOf(row) : undefined;
+    },
+    async findPeople(text, start, count) {
+      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const contains = (column: string) =>
+        sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      const rows = await db
+        .selectFrom("signed_in_people")
+        .selectAll()
+        .where((eb) => eb.or([contains("subject"), contains("full_name"), contains("email")]))
+        .orderBy("full_name")
+        .orderBy("subject")
+        .offset(start)
+        .limit(count)
+        .execute();
+      return rows.map(personOf);
     },
   };
 }

@@ -28,6 +28,8 @@ import { registerOaiRoutes } from "./routes/oai.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
+import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
+import { registerWebsite } from "./routes/website/static.ts";
 
 export interface AppOptions {
   ctx: NodeContext;
@@ -101,6 +103,9 @@ export async function buildApp({
     registerUploadRoutes(app, ctx, uploads);
     registerOaiRoutes(app, ctx);
   }
+  // A lone Member Node answers its website's CN calls itself: MetacatUI's d1CNBaseUrl is the node.
+  if (ctx.config.role === "mn" && !ctx.config.cnBaseUrl) registerLoneCnReads(app, ctx, signIn?.store);
+  if (ctx.config.website) await registerWebsite(app, ctx.config, ctx.config.website);
   registerFrontDoor(app, ctx);
   if (ctx.config.role === "mn") registerLandingRoutes(app, ctx);
   for (const version of ["v1", "v2"] as const) {

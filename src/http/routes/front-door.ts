@@ -23,6 +23,8 @@ function wantsHtml(request: FastifyRequest): boolean {
 export function registerFrontDoor(app: FastifyInstance, ctx: NodeContext): void {
   const { basePath, nodeId } = ctx.config;
   const paths = new Set([basePath === "" ? "/" : basePath, `${basePath}/`, "/"]);
+  // With a website (the `website` setting) the origin's root is the website's.
+  if (ctx.config.website) paths.delete("/");
   for (const path of paths) {
     app.get(path, async (request, reply) => {
       if (!wantsHtml(request)) {

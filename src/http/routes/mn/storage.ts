@@ -1,5 +1,5 @@
 /** MNStorage routes: create, update, archive, delete, generateIdentifier, updateSystemMetadata, publish. */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidRequest, InvalidSystemMetadata } from "../../../errors/exceptions.ts";
 import { requireIdentifier } from "../../../services/identifiers.ts";
 import { publish } from "../../../services/mn/publish.ts";
@@ -27,20 +27,33 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
   const objectPrefix = `${prefix}/object/`;
   const declared = new DeclaredAlgorithms();
 
-  app.post(`${prefix}/object`, { config: { apiMethod: "MNStorage.create" } }, async (request, reply) => {
+  // create: POST /object (the API). MetacatUI (as Metacat accepts it) posts to /object/ and to /object/{pid}:
+  // the same create; a pid in the path must be the one in the "pid" part when both are given.
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const inPath = request.url.split("?")[0]?.startsWith(objectPrefix)
+      ? identifierAfter(request, objectPrefix)
+      : "";
     const call = callInfo(request);
     storage.requireSubmitter(ctx, call, "create");
     const body = await readObjectUpload(request, scope, declared);
     const staged = await objectBytes(request, body, ctx.store);
     try {
-      const pid = requireIdentifier(requirePart(body, "pid"), "pid");
+      const given = inPath === "" ? requirePart(body, "pid") : (body.parts.get("pid") ?? inPath);
+      if (inPath !== "" && given !== inPath) {
+        throw new InvalidRequest(`The pid part "${given}" is not the pid of the path, "${inPath}".`);
+      }
+      const pid = requireIdentifier(given, "pid");
       const sysmeta = parseSystemMetadata(requirePart(body, "sysmeta"));
       declared.remember(request, sysmeta.checksum.algorithm);
       return sendXml(reply, serializeIdentifier(await storage.create(ctx, call, pid, sysmeta, staged)));
     } finally {
       await staged.discard();
     }
-  });
+  };
+  const createMethod = { config: { apiMethod: "MNStorage.create" } };
+  app.post(`${prefix}/object`, createMethod, create);
+  app.post(objectPrefix, createMethod, create);
+  app.post(`${objectPrefix}*`, createMethod, create);
 
   app.put(`${objectPrefix}*`, { config: { apiMethod: "MNStorage.update" } }, async (request, reply) => {
     const call = callInfo(request);

@@ -1,0 +1,155 @@
+/**
+ * A Member Node as its MetacatUI website's whole backend, on both databases: the website folder served at `/`
+ * with a config/config.js made from the node's settings, and the CN-shaped reads MetacatUI makes from
+ * `{d1CNBaseUrl}/cn/v2` (accounts, people lookup, node list, formats, resolve, diag/subject), checked against
+ * the DataONE XSDs.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkedError, create, enc, form, okXml } from "../helpers/client.ts";
+import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
+import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
+import { sysmetaXml } from "../helpers/sysmeta.ts";
+
+const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
+const CARBERRY = "http://orcid.org/0000-0002-1825-0097";
+
+for (const dialect of testDialects()) {
+  describe(`a lone Member Node as MetacatUI's backend (${dialect})`, () => {
+    let provider: TestProvider;
+    let node: TestNode;
+    let cn: string;
+
+    before(async () => {
+      provider = await startOidcProvider({
+        redirectUris: ["http://127.0.0.1/mn/portal/callback"],
+        accounts: [],
+      });
+      process.env.D1NODE_TEST_OIDC_SECRET = provider.clientSecret;
+      node = await startTestNode(dialect, {
+        website: METACATUI,
+        oidcProviders: [
+          {
+            name: "dataone",
+            issuer: provider.issuer,
+            clientId: provider.clientId,
+            clientSecretEnv: "D1NODE_TEST_OIDC_SECRET",
+          },
+        ],
+      });
+      cn = `${node.baseUrl}/cn/v2`;
+      const people = node.node.ctx.db.browserSessions;
+      const now = Date.now();
+      await people.recordPerson(
+        { subject: CARBERRY, fullName: "Josiah Carberry", email: "jc@example.org", provider: "dataone" },
+        now,
+      );
+      await people.recordPerson({ subject: "CN=Ada Lovelace,DC=example,DC=org", provider: "dataone" }, now);
+    });
+    after(async () => {
+      await node?.close();
+      await provider?.close();
+    });
+
+    it("serves the website at / with MetacatUI's page paths, and config.js from the node's settings", async () => {
+      const origin = new URL(node.baseUrl).origin;
+      const home = await fetch(`${origin}/`, { headers: { accept: "text/html" } });
+      assert.equal(home.status, 200);
+      assert.match(await home.text(), /metacatui-app/);
+      const view = await fetch(`${origin}/view/doi:10.5063/X`);
+      assert.match(await view.text(), /metacatui-app/, "MetacatUI's own paths get index.html");
+      const loader = await fetch(`${origin}/loader.js`);
+      assert.equal(loader.status, 200);
+      const config = await (await fetch(`${origin}/config/config.js`)).text();
+      assert.match(config, new RegExp(`d1CNBaseUrl: "${node.baseUrl}"`));
+      assert.match(config, /d1CNService: "\/cn\/v2"/);
+      assert.match(config, /d1Service: "\/mn\/v2"/);
+      assert.match(config, new RegExp(`baseUrl: "${origin}"`));
+      assert.match(config, /context: "",/);
+      assert.match(config, /groupsUrl: undefined,/);
+      const traversal = await fetch(`${origin}/%2e%2e/%2e%2e/package.json`);
+      assert.doesNotMatch(await traversal.text(), /"devDependencies"/);
+      const api = await fetch(`${node.baseUrl}/no-such-call`);
+      assert.notEqual(api.status, 200, "unknown API paths are not the website's");
+    });
+
+    it("accounts/{subject}: the SubjectInfo of a person who signed in; NotFound for anyone else", async () => {
+      const body = await okXml(await fetch(`${cn}/accounts/${enc(CARBERRY)}`));
+      assert.match(body, /<givenName>Josiah<\/givenName>/);
+      assert.match(body, /<familyName>Carberry<\/familyName>/);
+      assert.match(body, /<email>jc@example.org<\/email>/);
+      const unknown = await checkedError(
+        await fetch(`${cn}/accounts/${enc("http://orcid.org/0000-0000-0000-0000")}`),
+      );
+      assert.equal(unknown.name, "NotFound");
+    });
+
+    it("accounts?query=: people by name, subject or e-mail, any case", async () => {
+      const byName = await okXml(await fetch(`${cn}/accounts?query=carb`));
+      assert.match(byName, new RegExp(CARBERRY));
+      assert.doesNotMatch(byName, /Lovelace/);
+      const byDn = await okXml(await fetch(`${cn}/accounts?query=${encodeURIComponent("ada love")}`));
+      assert.match(byDn, /Lovelace/);
+      const none = await okXml(await fetch(`${cn}/accounts?query=${encodeURIComponent("100%_")}`));
+      assert.doesNotMatch(none, /<person>/);
+    });
+
+    it("node, formats and diag/subject", async () => {
+      const nodes = await okXml(await fetch(`${cn}/node`));
+      assert.match(nodes, /<ns\d?:?nodeList|nodeList/);
+      assert.match(nodes, new RegExp(`<identifier>${node.node.ctx.config.nodeId}</identifier>`));
+      const formats = await okXml(await fetch(`${cn}/formats`));
+      assert.match(formats, /eml:\/\/ecoinformatics.org\/eml-2.1.1/);
+      await okXml(await fetch(`${cn}/formats/${enc("text/csv")}`));
+      const token = await node.token(CARBERRY);
+      const me = await okXml(
+        await fetch(`${cn}/diag/subject`, { headers: { authorization: `Bearer ${token}` } }),
+      );
+      assert.match(me, /<familyName>Carberry<\/familyName>/);
+      const anonymous = await okXml(await fetch(`${cn}/diag/subject`));
+      assert.match(anonymous, /<subject>public<\/subject>/);
+    });
+
+    it("resolve: 303 to this node's copy; NotFound for an unknown pid", async () => {
+      const token = await node.token(CARBERRY);
+      const pid = `website-resolve-${dialect}`;
+      assert.equal(
+        (await create({ baseUrl: node.baseUrl, token }, pid, Buffer.from("a,b\n1,2\n"))).status,
+        200,
+      );
+      const response = await fetch(`${cn}/resolve/${enc(pid)}`, {
+        redirect: "manual",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(response.status, 303);
+      assert.equal(response.headers.get("location"), `${node.baseUrl}/v2/object/${pid}`);
+      const missing = await checkedError(await fetch(`${cn}/resolve/no-such-pid`));
+      assert.equal(missing.name, "NotFound");
+    });
+    it("create as MetacatUI posts it: to /object/ and to /object/{pid}; a pid part that differs is refused", async () => {
+      const token = await node.token(CARBERRY);
+      const c = { baseUrl: node.baseUrl, token };
+      const bytes = Buffer.from("x\n");
+      const post = (path: string, pid: string) =>
+        fetch(`${node.baseUrl}/v2/object${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}` },
+          body: form({ pid, object: bytes, sysmeta: { xml: sysmetaXml(pid, bytes, { version: "v2" }) } }),
+        });
+      await okXml(await post("/", `website-slash-${dialect}`));
+      await okXml(await post(`/${enc(`website-path-${dialect}`)}`, `website-path-${dialect}`));
+      const other = await checkedError(await post(`/${enc("website-other")}`, `website-mismatch-${dialect}`));
+      assert.equal(other.name, "InvalidRequest");
+      assert.equal(
+        (
+          await fetch(`${node.baseUrl}/v2/meta/website-path-${dialect}`, {
+            headers: { authorization: `Bearer ${c.token}` },
+          })
+        ).status,
+        200,
+      );
+    });
+  });
+}
