@@ -5,6 +5,7 @@
  * the DataONE XSDs.
  */
 import assert from "node:assert/strict";
+import { get } from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,20 @@ import { sysmetaXml } from "../helpers/sysmeta.ts";
 
 const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
 const CARBERRY = "http://orcid.org/0000-0002-1825-0097";
+
+/** A GET whose path is sent exactly as given. */
+function rawGet(origin: string, requestPath: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    get({ hostname, port, path: requestPath }, (response) => {
+      let body = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    }).on("error", reject);
+  });
+}
 
 for (const dialect of testDialects()) {
   describe(`a lone Member Node as MetacatUI's backend (${dialect})`, () => {
@@ -71,6 +86,21 @@ for (const dialect of testDialects()) {
       assert.match(config, /groupsUrl: undefined,/);
       const traversal = await fetch(`${origin}/%2e%2e/%2e%2e/package.json`);
       assert.doesNotMatch(await traversal.text(), /"devDependencies"/);
+      // A path into one of the folder's own folders that climbs out of it reaches no file outside.
+      for (const climb of [
+        "/js/%2e%2e/%2e%2e/package.json",
+        "/js/..%2f..%2fpackage.json",
+        "/js/%2e%2e%5c%2e%2e%5cpackage.json",
+      ]) {
+        const out = await fetch(`${origin}${climb}`);
+        assert.doesNotMatch(await out.text(), /"devDependencies"/, climb);
+      }
+      // The same, sent as written (fetch folds %2e%2e segments before sending).
+      const raw = await rawGet(origin, "/js/%2e%2e/%2e%2e/package.json");
+      assert.notEqual(raw.status, 200);
+      assert.doesNotMatch(raw.body, /"devDependencies"/);
+      const script = await fetch(`${origin}/js/app.js`);
+      assert.equal(script.status, 200, "a file of the folder's js/ is served");
       const api = await fetch(`${node.baseUrl}/no-such-call`);
       assert.notEqual(api.status, 200, "unknown API paths are not the website's");
     });

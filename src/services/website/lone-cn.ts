@@ -3,10 +3,10 @@
  * (no cnBaseUrl), from what it knows itself: the people who signed in here, this node, its formats and objects.
  * A lone node has no groups and no identity mappings, so every SubjectInfo holds persons only.
  */
-import type { SignedInPerson } from "../../db/browser-sessions.ts";
+import type { SignedInPerson } from "../../auth/browser-session-store.ts";
+import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { NotFound } from "../../errors/exceptions.ts";
 import type { ObjectLocationList, Person, SubjectInfo } from "../../types/index.ts";
-import type { CallInfo, NodeContext } from "../context.ts";
 import * as mnRead from "../mn/read.ts";
 
 /** The people records a lone node keeps (signed_in_people); none when sign-in is off. */

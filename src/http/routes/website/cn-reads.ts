@@ -7,8 +7,8 @@
  * - `resolve/{id}`: 303 to this node's copy; `diag/subject` (echoCredentials): MetacatUI's checkTokenUrl.
  */
 import type { FastifyInstance } from "fastify";
+import type { NodeContext } from "../../../context/node-context.ts";
 import { NotFound } from "../../../errors/exceptions.ts";
-import type { NodeContext } from "../../../services/context.ts";
 import { capabilities } from "../../../services/mn/core.ts";
 import * as loneCn from "../../../services/website/lone-cn.ts";
 import {
@@ -20,8 +20,7 @@ import {
 } from "../../../types/index.ts";
 import { callInfo, sendXml } from "../../call.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
-import { identifierAfter } from "../../path-id.ts";
-import { requiredId } from "../mn/read.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
 
 const MAX_PEOPLE = 1000;
 

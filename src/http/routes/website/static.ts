@@ -4,11 +4,10 @@
  * any other path is the folder's file, or index.html for MetacatUI's own page paths (/data, /view/{pid}, ...),
  * which it routes in the browser. Paths under `{basePath}` stay the API's: unknown ones get its NotFound answer.
  */
-import { existsSync, statSync } from "node:fs";
-import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../../../config/config.ts";
+import { websiteEntries } from "../../../config/website-entries.ts";
 import { metacatUiConfigScript } from "./metacatui-config.ts";
 
 type SiteConfig = Readonly<
@@ -17,6 +16,7 @@ type SiteConfig = Readonly<
 
 export async function registerWebsite(app: FastifyInstance, config: SiteConfig, dir: string): Promise<void> {
   await app.register(fastifyStatic, { root: dir, serve: false });
+  const entries = websiteEntries(dir);
   const api = config.basePath === "" ? undefined : config.basePath;
   const inApi = (url: string) => api !== undefined && (url === api || url.startsWith(`${api}/`));
 
@@ -30,11 +30,11 @@ export async function registerWebsite(app: FastifyInstance, config: SiteConfig, 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = decoded((request.raw.url ?? "/").split("?")[0] ?? "/");
     if (inApi(url)) return reply.callNotFound();
-    const file = path.join(dir, path.normalize(url));
-    const inside = file.startsWith(dir + path.sep) && existsSync(file) && statSync(file).isFile();
+    const first = url.split("/")[1] ?? "";
     // index.html names its scripts with a cache-buster; it must be fetched again after an upgrade.
-    if (!inside) return reply.header("cache-control", "no-cache").sendFile("index.html");
-    return reply.sendFile(path.relative(dir, file));
+    if (!entries.has(first)) return reply.header("cache-control", "no-cache").sendFile("index.html");
+    // @fastify/static (send) keeps the file inside the folder: ".." segments and dotfiles are refused.
+    return reply.sendFile(url.slice(1));
   };
   app.get("/", page);
   app.get("/*", page);
