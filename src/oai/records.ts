@@ -3,12 +3,11 @@
  * GetRecord, its metadata in the requested format. Science metadata is read from the store at most once per
  * record, and only for the formats that need it.
  */
-import { buffer } from "node:stream/consumers";
 import type { NodeContext } from "../context/node-context.ts";
 import type { OaiRecordRow } from "../db/oai-records.ts";
 import { doiOf } from "../doi/datacite/index.ts";
+import { readBytes as wholeBytes } from "../doi/read-bytes.ts";
 import { dataciteXmlOfObject } from "../services/mn/datacite-records.ts";
-import { SMALL_READ_LIMIT } from "../store/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import { extractMetadata } from "../views/extract/index.ts";
 import type { MetadataModel } from "../views/model.ts";
@@ -93,9 +92,7 @@ function recordInput(ctx: NodeContext, object: StoredObject): RecordInput {
 }
 
 async function readBytes(ctx: NodeContext, object: StoredObject): Promise<Buffer> {
-  const { size } = object.digests;
-  if (size > MAX_METADATA_BYTES) throw new Error(`${object.sysmeta.identifier} is too large to embed`);
-  if (size === 0) return Buffer.alloc(0);
-  if (size <= SMALL_READ_LIMIT && ctx.store.readSmall) return ctx.store.readSmall(object.contentKey, size);
-  return buffer(ctx.store.read(object.contentKey, { start: 0, end: size - 1 }));
+  if (object.digests.size > MAX_METADATA_BYTES)
+    throw new Error(`${object.sysmeta.identifier} is too large to embed`);
+  return wholeBytes(ctx, object);
 }
