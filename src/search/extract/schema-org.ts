@@ -3,6 +3,7 @@
  * and temporal coverage. Only plain JSON is read (no remote @context is fetched).
  */
 import { InvalidRequest } from "../../errors/exceptions.ts";
+import { findDataset } from "../../types/json-ld.ts";
 import { readLenientDate } from "../schema/dates.ts";
 import { DocumentBuilder, type SearchDocument } from "../schema/document.ts";
 import { addBoxes, type Box, readBox } from "./geo.ts";
@@ -88,17 +89,6 @@ const strings = (v: Json): string[] =>
           ? strings(x["@value"])
           : [],
   );
-
-function typeOf(node: Record<string, Json>): string[] {
-  return strings(node["@type"]).map((t) => t.replace(/^.*[/:#]/, ""));
-}
-
-function findDataset(data: Json): Record<string, Json> | undefined {
-  for (const node of list(isObject(data) && "@graph" in data ? data["@graph"] : data)) {
-    if (isObject(node) && typeOf(node).includes("Dataset")) return node;
-  }
-  return undefined;
-}
 
 function partyName(party: Json): string | undefined {
   if (typeof party === "string") return party;
