@@ -9,7 +9,12 @@ import { isAllowed } from "../../auth/access.ts";
 import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
 import type { ObjectRepository } from "../../db/types.ts";
-import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
+import {
+  type D1Error,
+  InvalidRequest,
+  InvalidSystemMetadata,
+  NotAuthorized,
+} from "../../errors/exceptions.ts";
 import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey } from "../../store/index.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
@@ -63,7 +68,9 @@ export async function updateSystemMetadata(
     checkImmutable(old, incoming);
     checkIncoming(ctx, pid, { ...incoming, obsoletedBy: undefined });
     await checkChain(tx.objects, old, incoming);
-    await checkAddedSeriesId(tx.objects, old, incoming);
+    await checkAddedSeriesId(tx.objects, old, incoming).catch(async (error: unknown) => {
+      throw await staleBeforeSeries(tx.objects, old, error);
+    });
     if (old.archived && incoming.archived === false) {
       throw new InvalidRequest("An archived object cannot be un-archived.", { pid });
     }
@@ -82,18 +89,36 @@ export async function updateSystemMetadata(
       replicas: session.isCn ? incoming.replicas : old.replicas,
     });
     // Conditional on the serialVersion checked above: of two racing updates, one commits, the other is refused.
-    await tx.objects.replaceSysmeta(next, old.serialVersion).catch((error: unknown) => {
+    await tx.objects.replaceSysmeta(next, old.serialVersion).catch(async (error: unknown) => {
       throw error instanceof StaleVersionError
-        ? new InvalidRequest(
-            `"${pid}" was changed by a concurrent request (serialVersion ${old.serialVersion} is no longer the ` +
-              "current one); read the system metadata again and reapply the change.",
-            { pid },
-          )
-        : asSeriesRefusal(error);
+        ? changedMeanwhile(old)
+        : await staleBeforeSeries(tx.objects, old, asSeriesRefusal(error));
     });
     return true;
   });
   return updated;
+}
+
+function changedMeanwhile(old: SystemMetadata): D1Error {
+  return new InvalidRequest(
+    `"${old.identifier}" was changed by a concurrent request (serialVersion ${old.serialVersion} is no longer the ` +
+      "current one); read the system metadata again and reapply the change.",
+    { pid: old.identifier },
+  );
+}
+
+/**
+ * A seriesId refusal found after a concurrent writer changed the object (PostgreSQL reads each statement's own
+ * snapshot): the caller's copy is stale, and "read it again" is the answer that lets it succeed.
+ */
+async function staleBeforeSeries(
+  objects: ObjectRepository,
+  old: SystemMetadata,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof InvalidSystemMetadata)) return error;
+  const now = await objects.get(old.identifier);
+  return now && now.sysmeta.serialVersion !== old.serialVersion ? changedMeanwhile(old) : error;
 }
 
 function checkImmutable(old: SystemMetadata, incoming: SystemMetadata): void {
