@@ -210,7 +210,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
         return result;
       } finally {
         logged?.end(committed);
-        if (committed) queued?.committed(tasks.signals);
+        // Announced on the event loop's next turn: the writer's own steps after the commit (and the crash tests'
+        // crash point) run before a worker of this process wakes to lease the new tasks.
+        const announced = committed ? queued : undefined;
+        if (announced) setImmediate(() => announced.committed(tasks.signals));
       }
     },
     close() {
