@@ -6,8 +6,11 @@
  * revoked or expired link stops at once.
  */
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
+import { runCli } from "../helpers/cli.ts";
 import { type Caller, call, checkedError, create, enc, update } from "../helpers/client.ts";
 import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
@@ -355,6 +358,40 @@ for (const dialect of testDialects()) {
         const response = await fetch(`${root()}/review/${token}`);
         assert.equal(response.status, 401, token);
       }
+    });
+
+    it("is made, listed and revoked with `d1node review-link`", async () => {
+      const tokenFile = path.join(node.dataDir, "owner.token");
+      await writeFile(tokenFile, owner.token ?? "");
+      const flags = ["--node", root(), "--token-file", tokenFile];
+      const made = await runCli([
+        "review-link",
+        "create",
+        map,
+        "--days",
+        "7",
+        "--anonymise",
+        "--label",
+        "editor",
+        ...flags,
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      const url = made.stdout.trim();
+      assert.match(url, /\/review\/[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/);
+      assert.equal((await fetch(url)).status, 200);
+      const id = /\/review\/([A-Za-z0-9_-]{16})\./.exec(url)?.[1] ?? "";
+      const listed = await runCli(["review-link", "list", "--pid", map, ...flags]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(`^${id}  ${map}  until .*\\(anonymised, editor\\)$`, "m"));
+      assert.ok(!listed.stdout.includes(url.split(".").pop() as string));
+      const revoked = await runCli(["review-link", "revoke", id, ...flags]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.equal((await fetch(url)).status, 401);
+      const again = await runCli(["review-link", "revoke", "nosuchlink", ...flags]);
+      assert.equal(again.code, 2);
+      const refused = await runCli(["review-link", "create", data, ...flags]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /InvalidRequest/);
     });
   });
 }
