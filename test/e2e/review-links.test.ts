@@ -11,7 +11,7 @@ import path from "node:path";
 import { before, describe, it } from "node:test";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { runCli } from "../helpers/cli.ts";
-import { type Caller, call, checkedError, create, enc, update } from "../helpers/client.ts";
+import { type Caller, call, checkedError, create, enc, update, updateSysmeta } from "../helpers/client.ts";
 import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
@@ -173,6 +173,7 @@ for (const dialect of testDialects()) {
       assert.match(page.headers.get("x-robots-tag") ?? "", /noindex/);
       assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
       assert.match(html, /Bernoulli numbers by engine/);
+      assert.match(html, /<meta name="referrer" content="no-referrer">/);
       const path = new URL(link.url).pathname;
       assert.ok(
         html.includes(`${path}/object/${encodeURIComponent(data)}`),
@@ -252,7 +253,13 @@ for (const dialect of testDialects()) {
           assert.equal(error.name, "InvalidToken", `${method} ${path}`);
         }
       }
-      for (const path of [`/linksets/${encodeURIComponent(metadata)}`, "/review-links"]) {
+      for (const path of [
+        `/linksets/${encodeURIComponent(metadata)}`,
+        "/review-links",
+        `/cn/v2/resolve/${encodeURIComponent(metadata)}`,
+        `/cn/v2/accounts/${encodeURIComponent(OWNER)}`,
+        "/oai?verb=ListIdentifiers&metadataPrefix=oai_dc",
+      ]) {
         const response = await fetch(`${root()}${path}`, {
           headers: { authorization: `Bearer ${link.token}` },
         });
@@ -392,6 +399,30 @@ for (const dialect of testDialects()) {
       const refused = await runCli(["review-link", "create", data, ...flags]);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /InvalidRequest/);
+    });
+
+    it("opens a lone metadata document, and ends when the dataset passes to another rights holder", async () => {
+      const solo = uniquePid("solo");
+      await put(admin, solo, EML, { formatId: EML_FORMAT });
+      const response = await makeLink(owner, { pid: solo });
+      assert.equal(response.status, 201);
+      const link = (await response.json()) as { url: string; package: string | null };
+      assert.equal(link.package, null);
+      assert.equal((await read(link)).status, 200);
+      assert.equal((await read(link, `/object/${encodeURIComponent(solo)}`)).status, 200);
+      assert.equal((await read(link, "/package")).status, 404);
+      const head = await read(link, "", { method: "HEAD" });
+      assert.ok([404, 405, 501].includes(head.status), `only GET answers (HEAD: ${head.status})`);
+
+      const xml = await (await call(admin, "GET", `/meta/${enc(solo)}`)).text();
+      const moved = xml.replace(
+        /<rightsHolder>[^<]*<\/rightsHolder>/,
+        `<rightsHolder>${OTHER}</rightsHolder>`,
+      );
+      const updated = await updateSysmeta(admin, solo, moved);
+      assert.equal(updated.status, 200, await updated.text());
+      const error = await checkedError(await read(link));
+      assert.deepEqual([error.status, error.name], [401, "NotAuthorized"]);
     });
   });
 }

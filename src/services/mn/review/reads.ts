@@ -15,6 +15,7 @@ import { BAGIT_097, type BagPlan } from "../../../packages/types.ts";
 import { serializeSystemMetadata } from "../../../types/index.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
 import { buildViewModel, type ViewSources } from "../../../views/build.ts";
+import { html } from "../../../views/html.ts";
 import type { ViewLinks } from "../../../views/model.ts";
 import { renderDefaultPage } from "../../../views/render/default-theme.ts";
 import { logEvent } from "../../shared/events.ts";
@@ -24,6 +25,9 @@ import { type Presented, presentScope } from "./present.ts";
 import { invalidLink, openStored, type ReviewScope, reviewScope } from "./scope.ts";
 
 export const REVIEW_SUBJECT_PREFIX = "reviewLink:";
+
+/** The page's own word, beside the response headers: send no Referer (the token is in its URL), do not index. */
+const PAGE_HEAD = html`<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex, nofollow">`;
 
 export interface OpenedLink {
   link: ReviewLinkRecord;
@@ -76,7 +80,7 @@ export async function reviewPage(ctx: NodeContext, opened: OpenedLink, links: Vi
   }));
   const model = { ...built, packages };
   logEvent(ctx, opened.call, page.sysmeta.identifier, "read");
-  return renderDefaultPage(model, links);
+  return renderDefaultPage(model, links, PAGE_HEAD);
 }
 
 /** One object of the link's dataset (not its resource map: that travels in the bag). */
