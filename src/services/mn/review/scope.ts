@@ -15,6 +15,7 @@ import { type Documents, parseResourceMap, ResourceMapError } from "../../../ore
 import { SMALL_READ_LIMIT } from "../../../store/index.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
 import { MAX_RESOURCE_MAP_BYTES } from "../package.ts";
+import { isEmlFormat } from "./anonymise.ts";
 
 export interface ReviewScope {
   /** The object the link addresses. */
@@ -32,10 +33,18 @@ const NO_ROLES = { adminSubjects: [], cnSubjects: [] };
 
 export async function reviewScope(ctx: NodeContext, link: ReviewLinkRecord): Promise<ReviewScope> {
   const owner = sessionFor(link.rightsHolder, NO_ROLES);
-  const mayShare = (object: StoredObject) => isAllowed(owner, "changePermission", object.sysmeta);
+  // Metadata whose names cannot be hidden (not EML) never goes out through an anonymised link, even if its format
+  // was changed after the link was made.
+  const unhidden = (object: StoredObject) =>
+    link.anonymise &&
+    ctx.formats.get(object.sysmeta.formatId)?.formatType === "METADATA" &&
+    !isEmlFormat(object.sysmeta.formatId);
+  const mayShare = (object: StoredObject) =>
+    isAllowed(owner, "changePermission", object.sysmeta) && !unhidden(object);
   const addressed = await ctx.db.objects.get(link.pid);
   // The link ends when its object goes, or passes to another rights holder.
-  if (!addressed || addressed.sysmeta.rightsHolder !== link.rightsHolder) throw invalidLink();
+  if (!addressed || addressed.sysmeta.rightsHolder !== link.rightsHolder || unhidden(addressed))
+    throw invalidLink();
   const objects = new Map<string, StoredObject>([[addressed.sysmeta.identifier, addressed]]);
   const map = link.packagePid === undefined ? undefined : await ctx.db.objects.get(link.packagePid);
   let documents: Documents[] = [];
