@@ -136,7 +136,8 @@ async function packageOf(ctx: NodeContext, object: StoredObject): Promise<string
 }
 
 async function refuseUnanonymisable(ctx: NodeContext, link: ReviewLinkRecord): Promise<void> {
-  const scope = await reviewScope(ctx, link);
+  // The scope as a plain link would open it: the anonymised one already leaves such metadata out.
+  const scope = await reviewScope(ctx, { ...link, anonymise: false });
   for (const object of scope.objects.values()) {
     const { formatId, identifier } = object.sysmeta;
     if (ctx.formats.get(formatId)?.formatType === "METADATA" && !isEmlFormat(formatId)) {
