@@ -11,6 +11,7 @@ import type { Session } from "../../../auth/session.ts";
 import type { CallInfo, NodeContext } from "../../../context/node-context.ts";
 import { NotFound, ServiceFailure } from "../../../errors/exceptions.ts";
 import { writeBag } from "../../../packages/bag.ts";
+import { safeFileName } from "../../../packages/names.ts";
 import { BAGIT_097, type BagPlan } from "../../../packages/types.ts";
 import { serializeSystemMetadata } from "../../../types/index.ts";
 import type { StoredObject } from "../../../types/stored-object.ts";
@@ -140,7 +141,8 @@ export async function reviewPackage(
     },
     ctx.config.nodeId,
   );
-  return { fileName: link.anonymise ? "dataset.zip" : `${link.id}.zip`, body };
+  const fileName = link.anonymise ? "dataset.zip" : `${safeFileName(scope.map.sysmeta.identifier)}.zip`;
+  return { fileName, body };
 }
 
 function shownObject(opened: OpenedLink, pid: string): StoredObject {
