@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { before, describe, it } from "node:test";
+import { openDatabase } from "../../src/db/open.ts";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type Caller, call, checkedError, create, enc, update, updateSysmeta } from "../helpers/client.ts";
@@ -423,6 +424,22 @@ for (const dialect of testDialects()) {
       assert.equal(updated.status, 200, await updated.text());
       const error = await checkedError(await read(link));
       assert.deepEqual([error.status, error.name], [401, "NotAuthorized"]);
+    });
+
+    // Several serving processes share a PostgreSQL database (one process holds a SQLite file).
+    it("ends at once when another serving process revokes it (nothing is cached)", {
+      skip: dialect === "sqlite",
+    }, async () => {
+      const link = await newLink({});
+      assert.equal((await read(link)).status, 200);
+      const { databaseUrl } = node.node.ctx.config;
+      const elsewhere = await openDatabase({ url: databaseUrl });
+      try {
+        await elsewhere.reviewLinks.revoke(link.id, Date.now());
+      } finally {
+        await elsewhere.close();
+      }
+      assert.equal((await read(link)).status, 401);
     });
   });
 }
