@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type Caller, call, checkedError, create, enc, update, updateSysmeta } from "../helpers/client.ts";
-import { ADMIN, testDialects, withTestNode } from "../helpers/node.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { uniquePid } from "../helpers/sysmeta.ts";
 import { validateXml } from "../helpers/xmllint.ts";
@@ -121,7 +121,8 @@ for (const dialect of testDialects()) {
     });
 
     it("is made only by the rights holder or an administrator, for a package or its metadata", async () => {
-      for (const c of [anon, other]) {
+      const cn: Caller = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
+      for (const c of [anon, other, cn]) {
         const error = await checkedError(await makeLink(c, { pid: map }));
         assert.deepEqual([error.status, error.name], [401, "NotAuthorized"]);
       }

@@ -4,10 +4,10 @@
  * package) or a metadata document (with the package that aggregates it, when the same rights holder holds one).
  * It ends at its expiry (at most MAX_LIFETIME_DAYS away; DEFAULT_LIFETIME_DAYS when none is asked for).
  */
-import { isTrusted } from "../../../auth/access.ts";
 import type { ReviewLinkRecord } from "../../../auth/review-link-store.ts";
 import { newReviewToken, secretHashOf } from "../../../auth/review-tokens.ts";
 import type { Session } from "../../../auth/session.ts";
+import { isSymbolicSubject } from "../../../auth/subjects.ts";
 import type { CallInfo, NodeContext } from "../../../context/node-context.ts";
 import { InvalidRequest, NotAuthorized, NotFound } from "../../../errors/exceptions.ts";
 import { isResourceMapFormat } from "../../../ore/index.ts";
@@ -77,7 +77,9 @@ export async function listReviewLinks(
 ): Promise<ReviewLinkView[]> {
   const { session } = call;
   if (!session.authenticated) throw new NotAuthorized("Sign in to list your reviewer links.");
-  const rightsHolders = isTrusted(session) ? undefined : [...session.subjects];
+  const rightsHolders = session.isAdmin
+    ? undefined
+    : [...session.subjects].filter((s) => !isSymbolicSubject(s));
   const now = Date.now();
   const links = await ctx.db.reviewLinks.list({ pid, rightsHolders });
   return links.map((link) => ({ ...link, active: isActive(link, now) }));
@@ -92,12 +94,17 @@ export async function revokeReviewLink(
   if (!session.authenticated) throw new NotAuthorized("Sign in to revoke a reviewer link.");
   const found = await ctx.db.reviewLinks.find(id);
   // Someone else's link is answered as an unknown one: ids are not confirmed to those who do not own them.
-  if (!found || !(isTrusted(session) || session.subjects.has(found.link.rightsHolder)))
+  if (!found || !holdsRights(session, found.link.rightsHolder))
     throw new NotFound(`There is no reviewer link "${id}" of yours.`);
   const now = Date.now();
   await ctx.db.reviewLinks.revoke(id, now);
   const link = { ...found.link, revokedAt: found.link.revokedAt ?? now };
   return { ...link, active: false };
+}
+
+/** The rights holder (never a symbolic subject such as public: that names nobody) or an administrator. */
+function holdsRights(session: Session, rightsHolder: string): boolean {
+  return session.isAdmin || (!isSymbolicSubject(rightsHolder) && session.subjects.has(rightsHolder));
 }
 
 export function isActive(link: ReviewLinkRecord, now: number): boolean {
@@ -109,7 +116,7 @@ async function ownedObject(ctx: NodeContext, session: Session, pid: string): Pro
     throw new InvalidRequest("Name the pid of the package (resource map) or metadata document.");
   const object = await findByPidOrSid(ctx, pid);
   const { sysmeta } = object;
-  if (!(isTrusted(session) || session.subjects.has(sysmeta.rightsHolder))) {
+  if (!holdsRights(session, sysmeta.rightsHolder)) {
     throw new NotAuthorized(
       `Only the rights holder of "${sysmeta.identifier}" or a node administrator may make a reviewer link to it.`,
       { pid },
