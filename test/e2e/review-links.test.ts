@@ -255,6 +255,13 @@ for (const dialect of testDialects()) {
           assert.equal(error.name, "InvalidToken", `${method} ${path}`);
         }
       }
+      const v1 = await call({ ...asBearer, version: "v1" }, "GET", `/object/${enc(data)}`);
+      assert.equal(v1.status, 401, "v1 get");
+      const posted = await call(asBearer, "POST", "/query/solr/", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "q=*:*",
+      });
+      assert.equal(posted.status, 401, "POST query");
       for (const path of [
         `/linksets/${encodeURIComponent(metadata)}`,
         "/review-links",
