@@ -24,6 +24,7 @@ import type { ViewLinks } from "../../views/model.ts";
 import { callInfo } from "../call.ts";
 import { contentDisposition } from "../headers.ts";
 import { pathAfter, refuseImpossibleIdentifier } from "../path-id.ts";
+import { withoutReviewSecret } from "../plugins/access-log.ts";
 import { CONTENT_SECURITY_POLICY } from "./view.ts";
 
 const SANDBOX = "sandbox; default-src 'none'";
@@ -80,7 +81,16 @@ function linkJson(link: ReviewLinkView) {
 
 function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
   const base = `${ctx.config.basePath}/review/`;
-  const api = { config: { apiMethod: "reviewLinks.read" } };
+  const api = {
+    config: { apiMethod: "reviewLinks.read" },
+    // Fastify's own request lines (debug level) name the URL: without the token's secret.
+    logSerializers: {
+      req: (request: FastifyRequest["raw"]) => ({
+        method: request.method,
+        url: withoutReviewSecret(request.url ?? ""),
+      }),
+    },
+  };
   app.get(`${base}*`, api, async (request, reply) => {
     reviewHeaders(reply);
     const rest = pathAfter(request, base);
