@@ -358,7 +358,13 @@ for (const dialect of testDialects()) {
       });
       assert.equal(revoked.status, 200);
       for (const rest of ["", `/object/${encodeURIComponent(data)}`, "/package"]) {
-        const error = await checkedError(await read(link, rest));
+        const response = await read(link, rest);
+        assert.equal(
+          response.headers.get("referrer-policy"),
+          "no-referrer",
+          "refusals send no Referer either",
+        );
+        const error = await checkedError(response);
         assert.deepEqual([error.status, error.name], [401, "NotAuthorized"], rest);
       }
 
