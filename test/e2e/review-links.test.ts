@@ -368,6 +368,10 @@ for (const dialect of testDialects()) {
         assert.deepEqual([error.status, error.name], [401, "NotAuthorized"], rest);
       }
 
+      const page = await read(link, "", { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
+      assert.equal(page.status, 401);
+      assert.match(await page.text(), /This reviewer link is not valid/);
+
       const soon = await newLink({ expires: new Date(Date.now() + 1500).toISOString() });
       assert.equal((await read(soon)).status, 200);
       await new Promise((resolve) => setTimeout(resolve, 1600));

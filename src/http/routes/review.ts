@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { NodeContext } from "../../context/node-context.ts";
-import { InvalidRequest } from "../../errors/exceptions.ts";
+import { D1Error, InvalidRequest } from "../../errors/exceptions.ts";
 import {
   createReviewLink,
   listReviewLinks,
@@ -97,7 +97,24 @@ function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
     const slash = rest.indexOf("/");
     const token = slash < 0 ? rest : rest.slice(0, slash);
     const what = slash < 0 ? "" : rest.slice(slash + 1);
-    const opened = await openReviewLink(ctx, callInfo(request), token);
+    let opened: Awaited<ReturnType<typeof openReviewLink>>;
+    try {
+      opened = await openReviewLink(ctx, callInfo(request), token);
+    } catch (error) {
+      // A reviewer following an old link in a browser gets a page saying so; programs get the DataONE exception.
+      if (
+        what !== "" ||
+        !(error instanceof D1Error) ||
+        error.exception !== "NotAuthorized" ||
+        !wantsHtml(request)
+      )
+        throw error;
+      return reply
+        .code(401)
+        .type("text/html; charset=utf-8")
+        .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        .send(ENDED_PAGE);
+    }
     const at = `${ctx.config.basePath}/review/${token}`;
     if (what === "") {
       const links: ViewLinks = {
@@ -138,6 +155,16 @@ function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
       "A reviewer link serves its page ({token}), its objects ({token}/object/{pid}) and its package ({token}/package).",
     );
   });
+}
+
+const ENDED_PAGE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>Link not valid</title></head>
+<body><h1>This reviewer link is not valid</h1><p>It is unknown, has expired or was revoked. Ask the person who sent it
+for a new one.</p></body></html>
+`;
+
+function wantsHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/.test(request.headers.accept ?? "");
 }
 
 function reviewHeaders(reply: FastifyReply): void {
