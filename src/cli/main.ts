@@ -1,4 +1,4 @@
-/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, object, store. */
+/** The d1node command: serve, federation, worker, token, load, index, import, node, keys, cert, register, audit, backup, restore, upload, uploads, object, review-link, store. */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerCertCommands } from "./cert.ts";
@@ -14,6 +14,7 @@ import { registerNodeCommands } from "./nodes.ts";
 import { registerObjectCommands } from "./object-command.ts";
 import { OperatorError } from "./operator-error.ts";
 import { registerRegisterCommand } from "./register.ts";
+import { registerReviewLinkCommands } from "./review-link-command.ts";
 import { registerIndexCommand } from "./search-index.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokenCommand } from "./token.ts";
@@ -47,6 +48,7 @@ registerBackupCommands(program);
 registerUploadCommand(program);
 registerUploadsCommand(program);
 registerObjectCommands(program);
+registerReviewLinkCommands(program);
 registerStoreCommands(program);
 /** An operator's mistake (or anything else that stops a command): one line, a non-zero exit code, no stack trace. */
 function fail(error: unknown): never {

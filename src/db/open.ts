@@ -38,6 +38,7 @@ import { contentKeyLocks } from "./objects/content-key-locks.ts";
 import { importProgressRepository } from "./objects/import-progress.ts";
 import { blobIntents, sysmetaRefreshQueue } from "./objects/pending-work.ts";
 import { type ObjectKey, type ObjectWrite, objectRepository, RowCache } from "./objects/repository.ts";
+import { reviewLinkRepository } from "./review-links.ts";
 import type { Tables } from "./schema.ts";
 import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
@@ -181,6 +182,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     oai: oaiRecords(db),
     contentKeys: contentKeyLocks(db, dialect),
     browserSessions: browserSessionRepository(db),
+    reviewLinks: reviewLinkRepository(db),
     events,
     async snapshotTo(file) {
       if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");

@@ -339,6 +339,7 @@ export interface Tables {
   browser_sessions: BrowserSessionsTable;
   sign_in_requests: SignInRequestsTable;
   signed_in_people: SignedInPeopleTable;
+  review_links: ReviewLinksTable;
 }
 
 /** Migration 0023-browser-sessions (src/db/browser-sessions.ts). */
@@ -369,4 +370,19 @@ export interface SignedInPeopleTable {
   provider: string;
   first_signed_in: number;
   last_signed_in: number;
+}
+
+/** Migration 0027-review-links (src/db/review-links.ts). */
+export interface ReviewLinksTable {
+  id: string;
+  secret_hash: string;
+  pid: string;
+  package_pid: string | null;
+  rights_holder: string;
+  created_by: string;
+  anonymise: number;
+  label: string | null;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
 }

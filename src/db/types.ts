@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { BrowserSessionStore } from "../auth/browser-session-store.ts";
+import type { ReviewLinkStore } from "../auth/review-link-store.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
@@ -209,6 +210,8 @@ export interface Database extends Repositories {
   contentKeys: ContentKeyLocks;
   /** Browser sign-in: sessions, sign-ins under way, people who signed in (browser-sessions.ts). */
   browserSessions: BrowserSessionStore;
+  /** Reviewer links: secret links to one dataset (review-links.ts). */
+  reviewLinks: ReviewLinkStore;
   /**
    * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).

@@ -26,6 +26,7 @@ import { registerLandingRoutes } from "./routes/landing.ts";
 import { registerMemberNodeRoutes } from "./routes/mn/index.ts";
 import { registerOaiRoutes } from "./routes/oai.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
+import { registerReviewRoutes } from "./routes/review.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
@@ -102,6 +103,7 @@ export async function buildApp({
     app.addHook("onClose", async () => uploads.close());
     registerUploadRoutes(app, ctx, uploads);
     registerOaiRoutes(app, ctx);
+    registerReviewRoutes(app, ctx);
   }
   // A lone Member Node answers its website's CN calls itself: MetacatUI's d1CNBaseUrl is the node.
   if (ctx.config.role === "mn" && !ctx.config.cnBaseUrl) registerLoneCnReads(app, ctx, signIn?.store);

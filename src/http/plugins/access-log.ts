@@ -2,7 +2,8 @@
  * The access log: one info line per answered request (`request`: method, URL as sent, status, milliseconds,
  * the route's API method, the caller's address and subject), when the node logs at info or below. The URL is
  * logged as the client sent it, percent-encoding and all; the text format quotes any value with spaces or control
- * characters (src/context/text-log.ts), so a request cannot forge a line.
+ * characters (src/context/text-log.ts), so a request cannot forge a line. The secret of a reviewer link in a URL
+ * is not logged (its id is: the link is still named).
  */
 import type { FastifyInstance } from "fastify";
 import { apiMethodOf } from "../api-method.ts";
@@ -15,7 +16,7 @@ export function registerAccessLog(app: FastifyInstance): void {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        url: withoutReviewSecret(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         api: apiMethodOf(request) || undefined,
@@ -26,4 +27,9 @@ export function registerAccessLog(app: FastifyInstance): void {
     );
     done();
   });
+}
+
+/** The URL with the secret part of a reviewer link's token (`/review/<id>.<secret>`) taken out. */
+export function withoutReviewSecret(url: string): string {
+  return url.replace(/(\/review\/[A-Za-z0-9_-]{16})\.[A-Za-z0-9_-]+/, "$1.*");
 }
