@@ -1,0 +1,59 @@
+/**
+ * CNCore.reserveIdentifier and hasReservation for a Member Node that runs without a Coordinating Node, at
+ * `{basePath}/cn/v2/reserve` beside the CN-shaped reads (cn-reads.ts): "reserves the identifier that is unique
+ * and can not be used by any other sessions ... later create/update with the id must come from the reserving
+ * principal" (MNStorage.create and update on this node check it). MetacatUI's `reserveServiceUrl` is
+ * `{d1CNBaseUrl}{d1CNService}/reserve`: it POSTs `pid` form-encoded (CollectionModel.reserveSeriesId, for a
+ * portal's seriesId); the API's multipart `pid` (or `id`) and the Python client's /reserve/{pid} work too.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { NodeContext } from "../../../context/node-context.ts";
+import * as reservations from "../../../services/cn/reservations.ts";
+import { serializeIdentifier } from "../../../types/index.ts";
+import { callInfo, sendTrue, sendXml } from "../../call.ts";
+import { readMultipart, SIMPLE_VALUE_BYTES } from "../../multipart.ts";
+import { parseQueryString, type Query, stringParam } from "../../params.ts";
+import { identifierAfter, requiredId } from "../../path-id.ts";
+
+/** A form-encoded reservation carries one identifier: a few KiB at most. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+export function registerLoneCnReserve(app: FastifyInstance, ctx: NodeContext): void {
+  const prefix = `${ctx.config.basePath}/cn/v2/reserve`;
+  const reserve = { config: { apiMethod: "CNCore.reserveIdentifier" } };
+  app.register(async (scoped) => {
+    scoped.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: MAX_FORM_BYTES },
+      (_request, body, done) => done(null, parseQueryString(String(body))),
+    );
+    scoped.post(prefix, reserve, async (request, reply) => {
+      const id = await identifierOf(request);
+      const pid = await reservations.reserveIdentifier(ctx, callInfo(request), id);
+      return sendXml(reply, serializeIdentifier(pid));
+    });
+    scoped.post(`${prefix}/*`, reserve, async (request, reply) => {
+      const id = requiredId(identifierAfter(request, `${prefix}/`));
+      if (request.isMultipart()) await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
+      const pid = await reservations.reserveIdentifier(ctx, callInfo(request), id);
+      return sendXml(reply, serializeIdentifier(pid));
+    });
+  });
+  // hasReservation: GET /reserve/{pid}?subject= (API text).
+  app.get(`${prefix}/*`, { config: { apiMethod: "CNCore.hasReservation" } }, async (request, reply) => {
+    const id = requiredId(identifierAfter(request, `${prefix}/`));
+    const subject = stringParam(request.query as Query, "subject");
+    await reservations.hasReservation(ctx, callInfo(request), id, subject);
+    return sendTrue(reply);
+  });
+}
+
+/** The identifier of a POST /reserve: the `pid` (or `id`) field of a form-encoded or multipart body. */
+async function identifierOf(request: FastifyRequest): Promise<string | undefined> {
+  if (request.isMultipart()) {
+    const body = await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
+    return body.parts.get("pid") ?? body.parts.get("id");
+  }
+  const form = (request.body ?? {}) as Query;
+  return stringParam(form, "pid") ?? stringParam(form, "id");
+}
