@@ -60,11 +60,19 @@ function watchProblems(page: Page, expected: (status: number, url: URL) => boole
   return problems;
 }
 
+// One browser for both databases; each database's node gets a page and contexts of its own.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
 for (const dialect of testDialects()) {
   describe(`MetacatUI as a Member Node's website, in a browser (${dialect})`, () => {
     let provider: TestProvider;
     let node: TestNode;
-    let browser: Browser;
     let origin: string;
     let page: Page;
     let problems: string[];
@@ -92,12 +100,11 @@ for (const dialect of testDialects()) {
         ],
       });
       origin = new URL(node.baseUrl).origin;
-      browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       problems = watchProblems(page);
     });
     after(async () => {
-      await browser?.close();
+      await page?.close();
       await node?.close();
       await provider?.close();
     });
@@ -112,7 +119,9 @@ for (const dialect of testDialects()) {
       await on.locator("input[name=password]").fill("any");
       await on.locator("button[type=submit]").click();
       // The provider asks for consent once; then it sends the browser back through the node to MetacatUI.
-      const back = on.waitForURL((url) => url.origin === origin && !url.pathname.includes("/portal/"));
+      const back = on.waitForURL((url) => url.origin === origin && !url.pathname.includes("/portal/"), {
+        waitUntil: "commit",
+      });
       if (!new URL(on.url()).origin.startsWith(origin)) await on.locator("button[type=submit]").click();
       await back;
       await on.locator("#Navbar .user-name").waitFor();
