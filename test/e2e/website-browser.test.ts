@@ -357,6 +357,10 @@ for (const dialect of testDialects()) {
           });
           assert.equal(read.status, 401, `${pid} is not theirs to read`);
         }
+        const edit = await fetch(`${node.baseUrl}/v2/isAuthorized/${enc(latest.eml)}?action=write`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(edit.status, 401, "nor to edit");
       } finally {
         await context.close();
       }

@@ -5,10 +5,12 @@
  * principal" (MNStorage.create and update on this node check it). MetacatUI's `reserveServiceUrl` is
  * `{d1CNBaseUrl}{d1CNService}/reserve`: it POSTs `pid` form-encoded (CollectionModel.reserveSeriesId, for a
  * portal's seriesId); the API's multipart `pid` (or `id`) and the Python client's /reserve/{pid} work too.
+ * Only those who may create objects here (`submitters`) may reserve: a reservation is the first step of a create.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { NodeContext } from "../../../context/node-context.ts";
 import * as reservations from "../../../services/cn/reservations.ts";
+import { requireSubmitter } from "../../../services/mn/storage.ts";
 import { serializeIdentifier } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, SIMPLE_VALUE_BYTES } from "../../multipart.ts";
@@ -28,11 +30,13 @@ export function registerLoneCnReserve(app: FastifyInstance, ctx: NodeContext): v
       (_request, body, done) => done(null, parseQueryString(String(body))),
     );
     scoped.post(prefix, reserve, async (request, reply) => {
+      requireSubmitter(ctx, callInfo(request), "reserve identifiers for");
       const id = await identifierOf(request);
       const pid = await reservations.reserveIdentifier(ctx, callInfo(request), id);
       return sendXml(reply, serializeIdentifier(pid));
     });
     scoped.post(`${prefix}/*`, reserve, async (request, reply) => {
+      requireSubmitter(ctx, callInfo(request), "reserve identifiers for");
       const id = requiredId(identifierAfter(request, `${prefix}/`));
       if (request.isMultipart()) await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
       const pid = await reservations.reserveIdentifier(ctx, callInfo(request), id);
