@@ -7,31 +7,25 @@
  * portal's seriesId); the API's multipart `pid` (or `id`) and the Python client's /reserve/{pid} work too.
  * Only those who may create objects here (`submitters`) may reserve: a reservation is the first step of a create.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { NodeContext } from "../../../context/node-context.ts";
 import * as reservations from "../../../services/cn/reservations.ts";
 import { requireSubmitter } from "../../../services/mn/storage.ts";
 import { serializeIdentifier } from "../../../types/index.ts";
 import { callInfo, sendTrue, sendXml } from "../../call.ts";
 import { readMultipart, SIMPLE_VALUE_BYTES } from "../../multipart.ts";
-import { parseQueryString, type Query, stringParam } from "../../params.ts";
+import { type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
-
-/** A form-encoded reservation carries one identifier: a few KiB at most. */
-const MAX_FORM_BYTES = 16 * 1024;
+import { acceptFormBodies, reservedIdentifierOf } from "../../reserve-body.ts";
 
 export function registerLoneCnReserve(app: FastifyInstance, ctx: NodeContext): void {
   const prefix = `${ctx.config.basePath}/cn/v2/reserve`;
   const reserve = { config: { apiMethod: "CNCore.reserveIdentifier" } };
   app.register(async (scoped) => {
-    scoped.addContentTypeParser(
-      "application/x-www-form-urlencoded",
-      { parseAs: "string", bodyLimit: MAX_FORM_BYTES },
-      (_request, body, done) => done(null, parseQueryString(String(body))),
-    );
+    acceptFormBodies(scoped);
     scoped.post(prefix, reserve, async (request, reply) => {
       requireSubmitter(ctx, callInfo(request), "reserve identifiers for");
-      const id = await identifierOf(request);
+      const id = await reservedIdentifierOf(request);
       const pid = await reservations.reserveIdentifier(ctx, callInfo(request), id);
       return sendXml(reply, serializeIdentifier(pid));
     });
@@ -50,14 +44,4 @@ export function registerLoneCnReserve(app: FastifyInstance, ctx: NodeContext): v
     await reservations.hasReservation(ctx, callInfo(request), id, subject);
     return sendTrue(reply);
   });
-}
-
-/** The identifier of a POST /reserve: the `pid` (or `id`) field of a form-encoded or multipart body. */
-async function identifierOf(request: FastifyRequest): Promise<string | undefined> {
-  if (request.isMultipart()) {
-    const body = await readMultipart(request, { maxPart: SIMPLE_VALUE_BYTES });
-    return body.parts.get("pid") ?? body.parts.get("id");
-  }
-  const form = (request.body ?? {}) as Query;
-  return stringParam(form, "pid") ?? stringParam(form, "id");
 }
