@@ -20,7 +20,12 @@ import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestAccount, type TestProvider } from "../helpers/oidc-provider.ts";
 import { editSysmeta, elementText } from "../helpers/sysmeta.ts";
 
-const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
+// The MetacatUI kit beside the checkout (../shared/metacatui) or D1NODE_METACATUI; its src/ is the website folder.
+const METACATUI = path.join(
+  process.env.D1NODE_METACATUI ??
+    path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui"),
+  "src",
+);
 const TITLE = "Lake temperatures of Ontiki, 2019";
 const NEW_TITLE = "Lake temperatures of Ontiki, 2019 and 2020";
 const SID = "urn:uuid:6f1c7e1c-0d55-4a3e-9d8e-ontiki-lake";

@@ -14,7 +14,12 @@ import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
 import { editSysmeta, sysmetaXml } from "../helpers/sysmeta.ts";
 
-const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
+// The MetacatUI kit beside the checkout (../shared/metacatui) or D1NODE_METACATUI; its src/ is the website folder.
+const METACATUI = path.join(
+  process.env.D1NODE_METACATUI ??
+    path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui"),
+  "src",
+);
 const CARBERRY = "http://orcid.org/0000-0002-1825-0097";
 const LOVELACE = "http://orcid.org/0000-0001-5109-3700";
 
