@@ -10,7 +10,7 @@ export const hashOf = (value: string) => createHash("sha256").update(value).dige
 
 export const randomId = () => randomBytes(32).toString("base64url");
 
-/** The shape of an id the node makes (43 base64url characters): anything else is not looked up. */
+/** The shape of an id the node makes, and of its key (43 base64url characters): anything else is not looked up. */
 const ID = /^[A-Za-z0-9_-]{43}$/;
 
 export interface BrowserSessions {
@@ -22,6 +22,10 @@ export interface BrowserSessions {
   ): Promise<{ id: string; expiresAt: number }>;
   lookup(id: string): Promise<BrowserSessionRecord | undefined>;
   close(id: string): Promise<void>;
+  /** The session's key in the database, named by the tokens handed to its browser (tokens.ts). */
+  keyOf(id: string): string | undefined;
+  /** Whether the session with this key is open (not signed out, not expired). */
+  isOpen(key: string): Promise<boolean>;
 }
 
 export function browserSessions(store: BrowserSessionStore, lifetimeSeconds: number): BrowserSessions {
@@ -36,5 +40,7 @@ export function browserSessions(store: BrowserSessionStore, lifetimeSeconds: num
     },
     lookup: (id) => (ID.test(id) ? store.find(hashOf(id), Date.now()) : Promise.resolve(undefined)),
     close: (id) => (ID.test(id) ? store.revoke(hashOf(id)) : Promise.resolve()),
+    keyOf: (id) => (ID.test(id) ? hashOf(id) : undefined),
+    isOpen: async (key) => ID.test(key) && (await store.find(key, Date.now())) !== undefined,
   };
 }

@@ -29,7 +29,7 @@ import type { TokenKeySource } from "./cn-token-keys.ts";
 import type { ProviderTokens } from "./oidc/access-tokens.ts";
 import type { Refresher } from "./refreshing.ts";
 import { AUTHENTICATED_USER, expandSubjects, PUBLIC, VERIFIED_USER } from "./subjects.ts";
-import { verifyToken } from "./tokens.ts";
+import { type VerifiedToken, verifyTokenClaims } from "./tokens.ts";
 
 export { AUTHENTICATED_USER, PUBLIC, VERIFIED_USER };
 
@@ -126,7 +126,12 @@ export interface ResolverOptions {
    */
   cnSubjects?: Refresher;
   /** Sessions of people signed in through a browser. */
-  browserSessions?: Pick<BrowserSessions, "lookup">;
+  browserSessions?: Pick<BrowserSessions, "lookup" | "isOpen">;
+  /**
+   * This node's identifier: a token it handed to a signed-in browser (one naming this node's sign-in) is
+   * refused once that sign-in ends. Tokens naming another node's sign-in are that node's to judge.
+   */
+  nodeId?: string;
   /** Access tokens of the configured OpenID Connect providers. */
   providerTokens?: ProviderTokens;
 }
@@ -168,21 +173,37 @@ export function createSessionResolver(config: RoleConfig, options: ResolverOptio
     return identity;
   };
 
-  const tokenSubject = async (authorization: string): Promise<string> => {
+  const verifiedToken = async (authorization: string): Promise<VerifiedToken> => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken("The Authorization header must have the form: Bearer <token>.");
-    if (options.providerTokens?.isProviders(match[1])) return options.providerTokens.verify(match[1]);
+    if (options.providerTokens?.isProviders(match[1])) {
+      return { subject: await options.providerTokens.verify(match[1]) };
+    }
     const verify = { maxLifetime: options.maxTokenLifetime ?? 0 };
     const source = options.tokenKeys;
-    if (Array.isArray(source)) return verifyToken(match[1], source, verify);
+    if (Array.isArray(source)) return verifyTokenClaims(match[1], source, verify);
     const ring = source as TokenKeySource;
     try {
-      return await verifyToken(match[1], ring.current(), verify);
+      return await verifyTokenClaims(match[1], ring.current(), verify);
     } catch (error) {
       // Perhaps signed with a key the CN rotated in since the last fetch.
       if (!(error instanceof InvalidToken) || !(await ring.refresh())) throw error;
-      return verifyToken(match[1], ring.current(), verify);
+      return verifyTokenClaims(match[1], ring.current(), verify);
     }
+  };
+
+  const tokenSubject = async (authorization: string): Promise<string> => {
+    const token = await verifiedToken(authorization);
+    const signIn = token.browserSession;
+    if (signIn !== undefined && signIn.node === options.nodeId) {
+      const open = (await options.browserSessions?.isOpen(signIn.key)) ?? false;
+      if (!open) {
+        throw new InvalidToken(
+          "The bearer token belongs to a sign-in that has ended (signed out or expired); sign in again.",
+        );
+      }
+    }
+    return token.subject;
   };
 
   return {

@@ -30,6 +30,7 @@ import { registerReviewRoutes } from "./routes/review.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
 import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
+import { registerLoneCnReserve } from "./routes/website/cn-reserve.ts";
 import { registerWebsite } from "./routes/website/static.ts";
 
 export interface AppOptions {
@@ -106,7 +107,10 @@ export async function buildApp({
     registerReviewRoutes(app, ctx);
   }
   // A lone Member Node answers its website's CN calls itself: MetacatUI's d1CNBaseUrl is the node.
-  if (ctx.config.role === "mn" && !ctx.config.cnBaseUrl) registerLoneCnReads(app, ctx, signIn?.store);
+  if (ctx.config.role === "mn" && !ctx.config.cnBaseUrl) {
+    registerLoneCnReads(app, ctx, signIn?.store);
+    registerLoneCnReserve(app, ctx);
+  }
   if (ctx.config.website) await registerWebsite(app, ctx.config, ctx.config.website);
   registerFrontDoor(app, ctx);
   if (ctx.config.role === "mn") registerLandingRoutes(app, ctx);

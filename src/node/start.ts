@@ -202,6 +202,7 @@ function sessionResolver(
     maxTokenLifetime: config.maxTokenLifetime,
     clientCas: loadCaBundle(config.clientCa),
     ...(cnSubjects ? { cnSubjects } : {}),
+    nodeId: config.nodeId,
     ...(signIn ? { browserSessions: signIn.sessions, providerTokens: signIn.tokens } : {}),
     cn: cnContext
       ? localSubjectInfoSource(cnContext)

@@ -41,6 +41,13 @@ for (const dialect of testDialects()) {
       assert.deepEqual([again.name, again.detailCode], ["IdentifierNotUnique", "4210"]);
       const anon = await checkedError(await reserve(anonymous, uniquePid("res")));
       assert.deepEqual([anon.name, anon.detailCode], ["NotAuthorized", "4180"]);
+      // MetacatUI posts the pid form-encoded (CollectionModel.reserveSeriesId).
+      const third = uniquePid("res+form&x=1");
+      const formEncoded = await call(alice, "POST", "/reserve", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ pid: third }).toString(),
+      });
+      assert.equal(elementText(await okXml(formEncoded), "identifier"), third);
     });
 
     it("hasReservation: owner 200 (query and path forms), other owner NotAuthorized, unknown NotFound", async () => {

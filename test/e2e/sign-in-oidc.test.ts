@@ -11,6 +11,8 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { hashOf, randomId } from "../../src/auth/browser-sessions.ts";
+import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
+import { mintToken } from "../../src/auth/tokens.ts";
 import { cookieJar, type Jar } from "../helpers/cookie-jar.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
@@ -141,6 +143,13 @@ for (const dialect of testDialects()) {
       const jar = cookieJar();
       await signIn(jar, node, ADMIN_USER.sub, "/");
       const old = sessionValue(jar) as string;
+      const token = await (await jar.fetch(`${node.baseUrl}/portal/token`)).text();
+      const bearer = { headers: { authorization: `Bearer ${token}` } };
+      assert.equal(
+        (await fetch(`${node.baseUrl}/status`, bearer)).status,
+        200,
+        "the token works while signed in",
+      );
       const out = await jar.fetch(`${node.baseUrl}/portal/logout?target=/`);
       assert.equal(out.status, 302);
       assert.equal(new URL(out.headers.get("location") ?? "").origin, new URL(node.baseUrl).origin);
@@ -148,6 +157,32 @@ for (const dialect of testDialects()) {
       const replay = { headers: { cookie: `d1node_session=${old}` } };
       assert.equal((await fetch(`${node.baseUrl}/portal/token`, replay)).status, 401);
       assert.equal((await fetch(`${node.baseUrl}/status`, replay)).status, 401);
+      // The token handed out during the sign-in ends with it (a copy a page kept is refused, not ignored).
+      const after = await fetch(`${node.baseUrl}/v2/meta/none`, bearer);
+      assert.equal(after.status, 401);
+      assert.match(await after.text(), /name="InvalidToken"[\s\S]*sign-in that has ended/);
+    });
+
+    it("a token naming another node's sign-in is that node's to judge: it works here until it expires", async () => {
+      const { privateKey } = loadOrCreateSigningKey(node.dataDir);
+      const elsewhere = await mintToken(privateKey, {
+        subject: ADMIN,
+        browserSession: { node: "urn:node:ELSEWHERE", key: "A".repeat(43) },
+      });
+      const status = await fetch(`${node.baseUrl}/status`, {
+        headers: { authorization: `Bearer ${elsewhere}` },
+      });
+      assert.equal(status.status, 200);
+      // One naming this node's sign-in with a key no session has is refused.
+      const unknownSignIn = await mintToken(privateKey, {
+        subject: ADMIN,
+        browserSession: { node: node.node.ctx.config.nodeId, key: "A".repeat(43) },
+      });
+      assert.equal(
+        (await fetch(`${node.baseUrl}/status`, { headers: { authorization: `Bearer ${unknownSignIn}` } }))
+          .status,
+        401,
+      );
     });
 
     it("an expired session counts for nothing", async () => {
@@ -275,14 +310,19 @@ for (const dialect of testDialects()) {
         ["--data-dir", node.dataDir, "--database-url", `${node.node.ctx.config.databaseUrl}`],
         {
           D1NODE_OIDC_PROVIDERS: JSON.stringify(node.node.ctx.config.oidcProviders),
+          // One node in two processes: the same identifier (a token names the node whose sign-in it belongs to).
+          D1NODE_NODE_ID: node.node.ctx.config.nodeId,
         },
       );
       const jar = cookieJar();
       await signIn(jar, node, ADMIN_USER.sub, "/");
       const cookie = { headers: { cookie: `d1node_session=${sessionValue(jar)}` } };
-      assert.equal((await fetch(`${second.baseUrl}/portal/token`, cookie)).status, 200);
+      const token = await (await fetch(`${second.baseUrl}/portal/token`, cookie)).text();
+      const bearer = { headers: { authorization: `Bearer ${token}` } };
+      assert.equal((await fetch(`${node.baseUrl}/status`, bearer)).status, 200);
       assert.equal((await fetch(`${second.baseUrl}/portal/logout`, cookie)).status, 200);
       assert.equal((await fetch(`${node.baseUrl}/portal/token`, cookie)).status, 401);
+      assert.equal((await fetch(`${node.baseUrl}/status`, bearer)).status, 401, "signed out on both");
       assert.ok(
         !second.output().includes(provider.clientSecret),
         "the secret is not in the process's output",

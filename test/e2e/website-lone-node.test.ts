@@ -1,21 +1,27 @@
 /**
  * A Member Node as its MetacatUI website's whole backend, on both databases: the website folder served at `/`
  * with a config/config.js made from the node's settings, and the CN-shaped reads MetacatUI makes from
- * `{d1CNBaseUrl}/cn/v2` (accounts, people lookup, node list, formats, resolve, diag/subject), checked against
- * the DataONE XSDs.
+ * `{d1CNBaseUrl}/cn/v2` (accounts, people lookup, node list, formats, resolve, diag/subject, reserve), checked
+ * against the DataONE XSDs; a website file that is not there is 404 while the API keeps its DataONE answers.
  */
 import assert from "node:assert/strict";
 import { get } from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkedError, create, enc, form, okXml } from "../helpers/client.ts";
+import { checkedError, create, enc, form, okXml, updateSysmeta } from "../helpers/client.ts";
 import { startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
-import { sysmetaXml } from "../helpers/sysmeta.ts";
+import { editSysmeta, sysmetaXml } from "../helpers/sysmeta.ts";
 
-const METACATUI = path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui/src");
+// The MetacatUI kit beside the checkout (../shared/metacatui) or D1NODE_METACATUI; its src/ is the website folder.
+const METACATUI = path.join(
+  process.env.D1NODE_METACATUI ??
+    path.resolve(fileURLToPath(import.meta.url), "../../../../shared/metacatui"),
+  "src",
+);
 const CARBERRY = "http://orcid.org/0000-0002-1825-0097";
+const LOVELACE = "http://orcid.org/0000-0001-5109-3700";
 
 /** A GET whose path is sent exactly as given. */
 function rawGet(origin: string, requestPath: string): Promise<{ status: number; body: string }> {
@@ -105,6 +111,31 @@ for (const dialect of testDialects()) {
       assert.notEqual(api.status, 200, "unknown API paths are not the website's");
     });
 
+    it("a website file that is not there is 404; unknown API paths keep their DataONE answer", async () => {
+      const origin = new URL(node.baseUrl).origin;
+      for (const missing of ["/js/no-such-file.js", "/img/none.png", "/components/none/x.css", "/js/"]) {
+        const response = await fetch(`${origin}${missing}`);
+        assert.equal(response.status, 404, missing);
+        assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
+        assert.doesNotMatch(await response.text(), /NotImplemented|<\?xml/);
+      }
+      const head = await fetch(`${origin}/js/no-such-file.js`, { method: "HEAD" });
+      assert.equal(head.status, 404);
+      assert.equal((await fetch(`${origin}/loader.js`, { method: "HEAD" })).status, 200);
+      const apiHead = await fetch(`${node.baseUrl}/no-such-call`, { method: "HEAD" });
+      assert.equal(apiHead.status, 501);
+      assert.equal(apiHead.headers.get("dataone-exception-name"), "NotImplemented");
+      // MetacatUI's page paths are still its index.html; the API's unknown paths are still NotImplemented.
+      assert.equal((await fetch(`${origin}/view/no-such-dataset`)).status, 200);
+      for (const path of ["/no-such-call", "/v2/no-such-call", "/cn/v2/no-such-call"]) {
+        const error = await checkedError(await fetch(`${node.baseUrl}${path}`));
+        assert.equal(error.status, 501, path);
+        assert.equal(error.name, "NotImplemented", path);
+      }
+      const notFound = await checkedError(await fetch(`${node.baseUrl}/v2/object/no-such-object`));
+      assert.equal(notFound.name, "NotFound");
+    });
+
     it("accounts/{subject}: the SubjectInfo of a person who signed in; NotFound for anyone else", async () => {
       const body = await okXml(await fetch(`${cn}/accounts/${enc(CARBERRY)}`));
       assert.match(body, /<givenName>Josiah<\/givenName>/);
@@ -124,6 +155,104 @@ for (const dialect of testDialects()) {
       assert.match(byDn, /Lovelace/);
       const none = await okXml(await fetch(`${cn}/accounts?query=${encodeURIComponent("100%_")}`));
       assert.doesNotMatch(none, /<person>/);
+      // MetacatUI's people lookup asks {accountsUrl}?query= with an accountsUrl ending in a slash.
+      const lookup = await okXml(await fetch(`${cn}/accounts/?query=Carb`));
+      assert.match(lookup, new RegExp(CARBERRY));
+    });
+
+    it("reserve: an identifier held for the person who reserved it, as MetacatUI and the API send it", async () => {
+      const mine = await node.token(CARBERRY);
+      const theirs = await node.token(LOVELACE);
+      const as = (token: string) => ({ authorization: `Bearer ${token}` });
+      // MetacatUI (CollectionModel.reserveSeriesId) posts the pid form-encoded.
+      const sid = `urn:uuid:website-reserved-sid-${dialect}`;
+      const formEncoded = await fetch(`${cn}/reserve`, {
+        method: "POST",
+        headers: { ...as(mine), "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ pid: sid }).toString(),
+      });
+      assert.match(await okXml(formEncoded), new RegExp(`identifier[^>]*>${sid}</`));
+      const pid = `website-reserved-pid-${dialect}`;
+      await okXml(await fetch(`${cn}/reserve`, { method: "POST", headers: as(mine), body: form({ pid }) }));
+      const byPath = `website-reserved-path-${dialect}`;
+      await okXml(await fetch(`${cn}/reserve/${enc(byPath)}`, { method: "POST", headers: as(mine) }));
+
+      // Reserved once: a second reservation is IdentifierNotUnique (MetacatUI retries another on 409).
+      const again = await checkedError(
+        await fetch(`${cn}/reserve`, { method: "POST", headers: as(theirs), body: form({ pid }) }),
+      );
+      assert.equal(again.status, 409);
+      assert.equal(again.name, "IdentifierNotUnique");
+      const anonymous = await checkedError(
+        await fetch(`${cn}/reserve`, { method: "POST", body: form({ pid: "website-anonymous" }) }),
+      );
+      assert.equal(anonymous.name, "NotAuthorized");
+      const empty = await checkedError(
+        await fetch(`${cn}/reserve`, { method: "POST", headers: as(mine), body: form({ other: "x" }) }),
+      );
+      assert.equal(empty.name, "InvalidRequest");
+
+      // hasReservation: true for the holder; NotAuthorized for another's; NotFound for none.
+      const has = await fetch(`${cn}/reserve/${enc(pid)}?subject=${enc(CARBERRY)}`, { headers: as(mine) });
+      assert.equal(has.status, 200);
+      const other = await fetch(`${cn}/reserve/${enc(pid)}?subject=${enc(LOVELACE)}`, {
+        headers: as(theirs),
+      });
+      assert.equal((await checkedError(other)).name, "NotAuthorized");
+      const none = await fetch(`${cn}/reserve/website-free?subject=${enc(CARBERRY)}`, { headers: as(mine) });
+      assert.equal((await checkedError(none)).name, "NotFound");
+
+      // Create with a reserved pid or seriesId: only its holder.
+      const bytes = Buffer.from("t\n");
+      const refused = await create({ baseUrl: node.baseUrl, token: theirs }, pid, bytes);
+      assert.equal((await checkedError(refused)).name, "NotAuthorized");
+      const sidRefused = await create(
+        { baseUrl: node.baseUrl, token: theirs },
+        `website-sid-${dialect}`,
+        bytes,
+        {
+          seriesId: sid,
+        },
+      );
+      assert.equal((await checkedError(sidRefused)).name, "NotAuthorized");
+      await okXml(await create({ baseUrl: node.baseUrl, token: mine }, pid, bytes, { seriesId: sid }));
+      // Once used, the identifier cannot be reserved again.
+      const used = await checkedError(
+        await fetch(`${cn}/reserve`, { method: "POST", headers: as(mine), body: form({ pid: sid }) }),
+      );
+      assert.equal(used.name, "IdentifierNotUnique");
+    });
+
+    it("updateSystemMetadata as MetacatUI puts it, to /meta/{pid}; a pid part that differs is refused", async () => {
+      const token = await node.token(CARBERRY);
+      const c = { baseUrl: node.baseUrl, token };
+      const pid = `website-meta-${dialect}`;
+      await okXml(await create(c, pid, Buffer.from("m\n"), { rightsHolder: CARBERRY }));
+      const xml = await okXml(
+        await fetch(`${node.baseUrl}/v2/meta/${enc(pid)}`, { headers: { authorization: `Bearer ${token}` } }),
+      );
+      const changed = editSysmeta(xml, { fileName: "renamed.csv" });
+      const put = (path: string, partPid: string) =>
+        fetch(`${node.baseUrl}/v2/meta${path}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}` },
+          body: form({ pid: partPid, sysmeta: { xml: changed } }),
+        });
+      assert.equal((await put(`/${enc(pid)}`, pid)).status, 200);
+      const stored = await (
+        await fetch(`${node.baseUrl}/v2/meta/${enc(pid)}`, { headers: { authorization: `Bearer ${token}` } })
+      ).text();
+      assert.match(stored, /<fileName>renamed.csv<\/fileName>/);
+      const mismatch = await checkedError(await put(`/${enc("website-other")}`, pid));
+      assert.equal(mismatch.name, "InvalidRequest");
+      // The API's own form, PUT /meta with the pid part, is unchanged.
+      const current = await (
+        await fetch(`${node.baseUrl}/v2/meta/${enc(pid)}`, { headers: { authorization: `Bearer ${token}` } })
+      ).text();
+      assert.equal(
+        (await updateSysmeta(c, pid, editSysmeta(current, { fileName: "again.csv" }))).status,
+        200,
+      );
     });
 
     it("node, formats and diag/subject", async () => {

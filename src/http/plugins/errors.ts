@@ -18,6 +18,7 @@ import {
 import { isOutOfSpace } from "../../errors/out-of-space.ts";
 import { serializeError } from "../../types/index.ts";
 import { finishUnreadBody } from "../body-drain.ts";
+import { isFileRequest } from "../file-misses.ts";
 import { headerSafe } from "../headers.ts";
 
 declare module "fastify" {
@@ -38,6 +39,10 @@ export function registerErrorHandling(app: FastifyInstance, nodeId: string): voi
     sendError(request, reply, d1, nodeId);
   });
   app.setNotFoundHandler((request, reply) => {
+    if (isFileRequest(request)) {
+      finishUnreadBody(request, reply);
+      return reply.code(404).type("text/plain; charset=utf-8").send("Not found.\n");
+    }
     const error = new NotImplemented(
       `${request.method} ${request.url.split("?")[0]} is not an operation this node serves.`,
     );

@@ -53,7 +53,7 @@ export async function facetCounts(
     facet_intervals: {},
     facet_heatmaps: {},
   };
-  for (const query of facet.queries) out.facet_queries[query] = await source.queryCount(query);
+  for (const { key, query } of facet.queries) out.facet_queries[key] = await source.queryCount(query);
   const pages = await source.fieldPages(facet.fields.filter((f) => f.spec.type !== "text"));
   for (const field of facet.fields) {
     out.facet_fields[field.field] =

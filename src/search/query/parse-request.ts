@@ -10,6 +10,7 @@ import type { SolrParams } from "./params.ts";
 import type {
   AnswerFormat,
   FacetFieldRequest,
+  FacetQueryRequest,
   FacetRangeRequest,
   FacetRequest,
   GroupRequest,
@@ -88,11 +89,36 @@ function groupRequest(params: SolrParams): GroupRequest {
   return { field, limit: params.int("group.limit", 1, 0, 1000), ngroups: params.bool("group.ngroups") };
 }
 
+/**
+ * A facet.query with Solr's local parameters in front: `{!key=NAME}QUERY` names its count NAME (MetacatUI's
+ * profile asks for `{!key=1950-1959}(beginDate:[...])`). Other local parameters (tag exclusion) are refused.
+ */
+function facetQuery(raw: string): FacetQueryRequest {
+  const local = /^\s*\{!([^}]*)\}/.exec(raw);
+  if (!local) return { key: raw, query: raw };
+  const query = raw.slice(local[0].length);
+  let key = query;
+  const param = /\s*([A-Za-z.]+)=(?:'([^']*)'|"([^"]*)"|([^\s'"]+))/y;
+  const text = local[1] ?? "";
+  let at = 0;
+  while (text.slice(at).trim() !== "") {
+    param.lastIndex = at;
+    const match = param.exec(text);
+    if (!match) throw new InvalidRequest(`The facet.query local parameters "{!${text}}" cannot be read.`);
+    if (match[1] !== "key") {
+      throw new InvalidRequest(`The facet.query local parameter "${match[1]}" is not supported (only key).`);
+    }
+    key = match[2] ?? match[3] ?? match[4] ?? "";
+    at = param.lastIndex;
+  }
+  return { key, query };
+}
+
 function facetRequest(params: SolrParams): FacetRequest {
   const names = unique(params.all("facet.field"));
   const specs = names.map(knownField);
   return {
-    queries: params.all("facet.query"),
+    queries: params.all("facet.query").map(facetQuery),
     fields: names.map((field, i) => facetField(params, field, specs[i] as FieldSpec)),
     ranges: unique(params.all("facet.range")).map((field) => facetRange(params, field)),
   };

@@ -44,9 +44,14 @@ export interface KnownField {
   readonly spec: FieldSpec;
 }
 
+export interface FacetQueryRequest {
+  readonly key: string;
+  readonly query: string;
+}
+
 export interface FacetRequest {
-  /** facet.query, each as sent. */
-  readonly queries: readonly string[];
+  /** facet.query, each as its query and the name its count is given under (`{!key=NAME}`, else the query). */
+  readonly queries: readonly FacetQueryRequest[];
   /** facet.field, each once, with its f.<field>.facet.* settings resolved. */
   readonly fields: readonly FacetFieldRequest[];
   /** facet.range, each once. */

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { isAllowed, isTrusted, maySubmit } from "../../auth/access.ts";
 import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { StaleVersionError } from "../../db/errors.ts";
-import { mintDoi, nodeDoiOf } from "../../doi/identifiers.ts";
+import { mintDoi } from "../../doi/identifiers.ts";
 import {
   IdentifierNotUnique,
   InvalidRequest,
@@ -74,8 +74,7 @@ export async function create(
   if (await ctx.db.objects.isIdentifierInUse(pid)) {
     throw new IdentifierNotUnique(`The identifier "${pid}" is already in use on this node.`, { pid });
   }
-  // One of the node's DOIs generated for someone else is theirs to use.
-  if (nodeDoiOf(ctx.config, pid)) await checkReservation(ctx, call, pid);
+  await checkReservedIds(ctx, call, pid, sysmeta.seriesId);
   await checkSeriesId(ctx.db.objects, sysmeta);
   checkDigests(sysmeta, staged.digests);
   await requireMembersHeld(ctx, sysmeta, staged);
@@ -119,7 +118,7 @@ export async function update(
     );
   }
   checkIncoming(ctx, newPid, sysmeta);
-  if (nodeDoiOf(ctx.config, newPid)) await checkReservation(ctx, call, newPid);
+  await checkReservedIds(ctx, call, newPid, sysmeta.seriesId);
   if (sysmeta.obsoletes !== oldPid) {
     throw new InvalidSystemMetadata(
       `The new system metadata must have obsoletes="${oldPid}" (it has ${sysmeta.obsoletes ? `"${sysmeta.obsoletes}"` : "none"}).`,
@@ -245,5 +244,27 @@ async function reserveNewDoi(ctx: NodeContext, call: CallInfo): Promise<string> 
       (await ctx.db.cn.reserve(doi, call.session.subject))
     )
       return doi;
+  }
+}
+
+/**
+ * The new identifiers of a create or update, its pid and a seriesId not yet in use, are the reserving
+ * subject's to use: one of the node's DOIs generated for someone else, or an identifier reserved at the lone
+ * node's `cn/v2/reserve` ("later create/update with the id must come from the reserving principal").
+ */
+async function checkReservedIds(
+  ctx: NodeContext,
+  call: CallInfo,
+  pid: string,
+  seriesId: string | undefined,
+): Promise<void> {
+  const reserved = await ctx.db.cn.reservedAmong(seriesId === undefined ? [pid] : [pid, seriesId]);
+  if (reserved.has(pid)) await checkReservation(ctx, call, pid);
+  if (
+    seriesId !== undefined &&
+    reserved.has(seriesId) &&
+    !(await ctx.db.objects.isIdentifierInUse(seriesId))
+  ) {
+    await checkReservation(ctx, call, seriesId);
   }
 }

@@ -57,6 +57,34 @@ describe("session resolver", () => {
     );
   });
 
+  it("refuses a token naming this node's sign-in once it has ended; another node's sign-in is not judged here", async () => {
+    const open = new Set(["K".repeat(43)]);
+    const withSignIn = createSessionResolver(roles, {
+      tokenKeys: [publicKey],
+      nodeId: "urn:node:HERE",
+      browserSessions: {
+        lookup: async () => undefined,
+        isOpen: async (key) => open.has(key),
+      },
+    });
+    const bound = (node: string, key: string) =>
+      mintToken(privateKey, { subject: "CN=browser", browserSession: { node, key } });
+    const live = await bound("urn:node:HERE", "K".repeat(43));
+    assert.equal((await withSignIn.resolve({ authorization: `Bearer ${live}` })).subject, "CN=browser");
+    open.clear();
+    await assert.rejects(withSignIn.resolve({ authorization: `Bearer ${live}` }), {
+      name: "InvalidToken",
+      message: /sign-in that has ended/,
+    });
+    const elsewhere = await bound("urn:node:ELSEWHERE", "K".repeat(43));
+    assert.equal((await withSignIn.resolve({ authorization: `Bearer ${elsewhere}` })).subject, "CN=browser");
+    // A node without sign-in cannot tell that its own sign-in is open: refused.
+    const withoutSignIn = createSessionResolver(roles, { tokenKeys: [publicKey], nodeId: "urn:node:HERE" });
+    await assert.rejects(withoutSignIn.resolve({ authorization: `Bearer ${live}` }), {
+      name: "InvalidToken",
+    });
+  });
+
   it("re-serialises a forwarded DN, and refuses text that is no DN", async () => {
     const session = await resolver().resolve({ dn: "/DC=org/CN=Someone" });
     assert.equal(session.subject, "CN=Someone,DC=org");

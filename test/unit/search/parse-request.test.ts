@@ -16,6 +16,19 @@ function refuses(record: Record<string, string | string[]>, description: RegExp)
 }
 
 describe("parseSearchRequest", () => {
+  it("names a facet.query's count by its {!key=...} local parameter, as MetacatUI's profile asks", () => {
+    const facet = parse({
+      facet: "true",
+      "facet.query": ["{!key=<1950}(beginDate:[* TO 1949-12-31T23:59:59.999Z/YEAR])", "{!key='a b'}id:x"],
+    }).facet;
+    assert.deepEqual(facet?.queries, [
+      { key: "<1950", query: "(beginDate:[* TO 1949-12-31T23:59:59.999Z/YEAR])" },
+      { key: "a b", query: "id:x" },
+    ]);
+    refuses({ facet: "true", "facet.query": "{!ex=dt}id:x" }, /local parameter "ex" is not supported/);
+    refuses({ facet: "true", "facet.query": "{!key}id:x" }, /cannot be read/);
+  });
+
   it("fills Solr's defaults for a bare request", () => {
     const request = parse({});
     assert.equal(request.q, "*:*");
@@ -108,7 +121,10 @@ describe("parseSearchRequest", () => {
       "facet.query": ["a:b", "a:b"],
     }).facet;
     assert.ok(facet);
-    assert.deepEqual(facet.queries, ["a:b", "a:b"]);
+    assert.deepEqual(facet.queries, [
+      { key: "a:b", query: "a:b" },
+      { key: "a:b", query: "a:b" },
+    ]);
     const [keywords, origin] = facet.fields;
     assert.equal(facet.fields.length, 2);
     assert.deepEqual(

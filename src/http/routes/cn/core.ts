@@ -30,6 +30,7 @@ import {
 } from "../../multipart.ts";
 import { integerParam, type Query, stringParam } from "../../params.ts";
 import { identifierAfter, requiredId } from "../../path-id.ts";
+import { acceptFormBodies, reservedIdentifierOf } from "../../reserve-body.ts";
 import type { RouteScope } from "../scope.ts";
 
 export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefix }: RouteScope): void {
@@ -83,13 +84,16 @@ export function registerCnCoreRoutes(app: FastifyInstance, { ctx, version, prefi
   // sample); the Python client posts to /reserve/{pid} with a "pid" part. Every form is accepted.
   const reserve = { config: { apiMethod: "CNCore.reserveIdentifier" } };
   const reservePrefix = `${prefix}/reserve/`;
-  app.post(`${prefix}/reserve`, reserve, async (request, reply) => {
-    const body = await readMultipart(request);
-    const id = body.parts.get("pid") ?? body.parts.get("id");
-    return sendXml(
-      reply,
-      serializeIdentifier(await reservations.reserveIdentifier(ctx, callInfo(request), id)),
-    );
+  // MetacatUI posts the pid form-encoded (reserve-body.ts).
+  app.register(async (scoped) => {
+    acceptFormBodies(scoped);
+    scoped.post(`${prefix}/reserve`, reserve, async (request, reply) => {
+      const id = await reservedIdentifierOf(request);
+      return sendXml(
+        reply,
+        serializeIdentifier(await reservations.reserveIdentifier(ctx, callInfo(request), id)),
+      );
+    });
   });
   app.post(`${reservePrefix}*`, reserve, async (request, reply) => {
     const id = requiredId(identifierAfter(request, reservePrefix));

@@ -104,17 +104,28 @@ export function registerStorageRoutes(app: FastifyInstance, scope: RouteScope): 
   );
 
   if (version === "v2") {
-    app.put(
-      `${prefix}/meta`,
-      { config: { apiMethod: "MNStorage.updateSystemMetadata" } },
-      async (request, reply) => {
-        const body = await readMultipart(request, { partLimits: { pid: SIMPLE_VALUE_BYTES } });
-        const pid = requireIdentifier(requirePart(body, "pid"), "pid");
-        const sysmeta = parseSysmetaFor(pid, requirePart(body, "sysmeta"));
-        await updateSystemMetadata(ctx, callInfo(request), pid, sysmeta);
-        return sendTrue(reply);
-      },
-    );
+    // updateSystemMetadata: PUT /meta (the API). MetacatUI (as Metacat accepts it) puts to /meta/{pid}: the same
+    // call; a pid in the path must be the one in the "pid" part when both are given.
+    const metaPrefix = `${prefix}/meta/`;
+    const updateSysmeta = async (request: FastifyRequest, reply: FastifyReply) => {
+      const inPath = request.url.split("?")[0]?.startsWith(metaPrefix)
+        ? identifierAfter(request, metaPrefix)
+        : "";
+      const body = await readMultipart(request, { partLimits: { pid: SIMPLE_VALUE_BYTES } });
+      const given = inPath === "" ? requirePart(body, "pid") : (body.parts.get("pid") ?? inPath);
+      if (inPath !== "" && given !== inPath) {
+        throw new InvalidRequest(`The pid part "${given}" is not the pid of the path, "${inPath}".`, {
+          pid: inPath,
+        });
+      }
+      const pid = requireIdentifier(given, "pid");
+      const sysmeta = parseSysmetaFor(pid, requirePart(body, "sysmeta"));
+      await updateSystemMetadata(ctx, callInfo(request), pid, sysmeta);
+      return sendTrue(reply);
+    };
+    const updateMethod = { config: { apiMethod: "MNStorage.updateSystemMetadata" } };
+    app.put(`${prefix}/meta`, updateMethod, updateSysmeta);
+    app.put(`${metaPrefix}*`, updateMethod, updateSysmeta);
   }
 }
 

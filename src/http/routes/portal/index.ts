@@ -5,7 +5,7 @@
  *   OpenID Connect sign-in, returning to `target`; `&provider=NAME` picks a provider;
  * - `GET /portal/callback`: the provider's answer; a new session and its cookie, then back to the target;
  * - `GET /portal/token`: the signed-in person's DataONE token (text; a JWT with userId, fullName, exp that this
- *   node accepts as a bearer token), or 401;
+ *   node accepts as a bearer token until that sign-in ends), or 401;
  * - `GET|POST /portal/logout?target=URL`: end the session everywhere and forget the cookie.
  * Targets must pass the redirect rule (auth/oidc/redirect-targets.ts).
  */
@@ -26,7 +26,10 @@ const STATE_COOKIE = "d1node_signin";
 const TOKEN_SECONDS = 18 * 3600;
 
 type PortalConfig = Readonly<
-  Pick<Config, "basePath" | "baseUrl" | "corsOrigins" | "signInRedirectBase" | "dataDir" | "maxTokenLifetime">
+  Pick<
+    Config,
+    "basePath" | "baseUrl" | "corsOrigins" | "signInRedirectBase" | "dataDir" | "maxTokenLifetime" | "nodeId"
+  >
 >;
 
 export function registerPortalRoutes(
@@ -98,10 +101,13 @@ export function registerPortalRoutes(
     if (!session) return plain(reply, 401, "Not signed in.");
     const left = Math.floor((session.expiresAt - Date.now()) / 1000);
     const cap = config.maxTokenLifetime > 0 ? config.maxTokenLifetime : TOKEN_SECONDS;
+    const key = id === undefined ? undefined : signIn.sessions.keyOf(id);
     const token = await mintToken(privateKey, {
       subject: session.subject,
       fullName: session.fullName ?? session.subject,
       ttlSeconds: Math.max(1, Math.min(left, TOKEN_SECONDS, cap)),
+      // Ended with the sign-in: a copy the page kept stops working at sign-out.
+      ...(key ? { browserSession: { node: config.nodeId, key } } : {}),
     });
     return reply.type("text/plain; charset=utf-8").send(token);
   });

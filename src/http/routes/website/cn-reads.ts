@@ -31,17 +31,20 @@ export function registerLoneCnReads(
 ): void {
   const prefix = `${ctx.config.basePath}/cn/v2`;
   const accounts = `${prefix}/accounts`;
-  app.get(accounts, { config: { apiMethod: "CNIdentity.listSubjects" } }, async (request, reply) => {
-    const query = request.query as Query;
-    const count = Math.min(integerParam(query, "count", 100), MAX_PEOPLE);
-    const info = await loneCn.listPeople(
-      people,
-      stringParam(query, "query") ?? "",
-      integerParam(query, "start", 0),
-      count,
-    );
-    return sendXml(reply, serializeSubjectInfo(info));
-  });
+  // MetacatUI's people lookup asks for `accounts/?query=` (its accountsUrl ends in a slash).
+  for (const path of [accounts, `${accounts}/`]) {
+    app.get(path, { config: { apiMethod: "CNIdentity.listSubjects" } }, async (request, reply) => {
+      const query = request.query as Query;
+      const count = Math.min(integerParam(query, "count", 100), MAX_PEOPLE);
+      const info = await loneCn.listPeople(
+        people,
+        stringParam(query, "query") ?? "",
+        integerParam(query, "start", 0),
+        count,
+      );
+      return sendXml(reply, serializeSubjectInfo(info));
+    });
+  }
   app.get(`${accounts}/*`, { config: { apiMethod: "CNIdentity.getSubjectInfo" } }, async (request, reply) => {
     const subject = requiredId(identifierAfter(request, `${accounts}/`));
     return sendXml(reply, serializeSubjectInfo(await loneCn.subjectInfo(people, subject)));

@@ -2,12 +2,14 @@
  * The node's website: a MetacatUI folder the operator brings (the `website` setting), served at `/` of the
  * node's origin beside the API. `/config/config.js` is made from the node's settings (metacatui-config.ts);
  * any other path is the folder's file, or index.html for MetacatUI's own page paths (/data, /view/{pid}, ...),
- * which it routes in the browser. Paths under `{basePath}` stay the API's: unknown ones get its NotFound answer.
+ * which it routes in the browser; a file of the folder that does not exist is 404. Paths under `{basePath}` stay
+ * the API's: unknown ones get its NotImplemented answer.
  */
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../../../config/config.ts";
 import { websiteEntries } from "../../../config/website-entries.ts";
+import { markFileRequest } from "../../file-misses.ts";
 import { metacatUiConfigScript } from "./metacatui-config.ts";
 
 type SiteConfig = Readonly<
@@ -33,11 +35,14 @@ export async function registerWebsite(app: FastifyInstance, config: SiteConfig, 
     const first = url.split("/")[1] ?? "";
     // index.html names its scripts with a cache-buster; it must be fetched again after an upgrade.
     if (!entries.has(first)) return reply.header("cache-control", "no-cache").sendFile("index.html");
-    // @fastify/static (send) keeps the file inside the folder: ".." segments and dotfiles are refused.
+    // @fastify/static (send) keeps the file inside the folder: ".." segments and dotfiles are refused; a file
+    // that is not there is a 404 (file-misses.ts).
+    markFileRequest(request);
     return reply.sendFile(url.slice(1));
   };
-  app.get("/", page);
-  app.get("/*", page);
+  // HEAD as GET (the node does not add HEAD routes by itself: the API's HEAD answers are its own).
+  app.route({ method: ["GET", "HEAD"], url: "/", handler: page });
+  app.route({ method: ["GET", "HEAD"], url: "/*", handler: page });
 }
 
 /** The path as a file name; a malformed escape names no file (then MetacatUI's page answers). */
