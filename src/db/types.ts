@@ -17,6 +17,7 @@ import type { ImportProgressStore } from "./objects/import-progress.ts";
 import type { Tables } from "./schema.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 import type { UploadRecords } from "./upload-records.ts";
+import type { UsageStore } from "./usage/usage-store.ts";
 
 export type {
   HarvestProgress,
@@ -36,6 +37,14 @@ export type {
 } from "./objects/audit-runs.ts";
 export type { ImportFailure, ImportProgressStore } from "./objects/import-progress.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
+export type {
+  DatasetUsage,
+  UsageCounts,
+  UsageEvent,
+  UsageIncrement,
+  UsageMonth,
+  UsageStore,
+} from "./usage/usage-store.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -209,6 +218,8 @@ export interface Database extends Repositories {
   contentKeys: ContentKeyLocks;
   /** Browser sign-in: sessions, sign-ins under way, people who signed in (browser-sessions.ts). */
   browserSessions: BrowserSessionStore;
+  /** Usage metrics: the monthly counts per object, kept from the event log (src/db/usage/, src/usage/). */
+  usage: UsageStore;
   /**
    * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).

@@ -28,6 +28,7 @@ import { registerOaiRoutes } from "./routes/oai.ts";
 import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
+import { registerUsageRoutes } from "./routes/usage.ts";
 import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
 import { registerWebsite } from "./routes/website/static.ts";
 
@@ -108,6 +109,7 @@ export async function buildApp({
   if (ctx.config.website) await registerWebsite(app, ctx.config, ctx.config.website);
   registerFrontDoor(app, ctx);
   if (ctx.config.role === "mn") registerLandingRoutes(app, ctx);
+  registerUsageRoutes(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);
