@@ -323,7 +323,8 @@ export interface UsageCursorTable {
   name: string;
   last_id: number | string;
   seen_id: number | string;
-  seen_xmax: number | string;
+  /** Microseconds since the epoch (PostgreSQL's clock) when seen_id was read. */
+  seen_at: number | string;
 }
 
 export interface Tables {

@@ -1,9 +1,9 @@
 /**
  * 0026-usage-counts: usage metrics (COUNTER R5.1) pre-aggregated from the event log. `usage_counts` holds, per
  * object and month (yyyymm, UTC), the four counts; `usage_cursor` how far the log was counted (the last event id)
- * and, on PostgreSQL, the highest id seen at the previous pass with the transactions then running (`seen_xmax`):
- * counting reaches that id once they have all ended, so a transaction still committing a lower id is never
- * passed over. The log's index by PID becomes (pid, date_logged): the counter looks up an object's
+ * and, on PostgreSQL, the highest id seen at the previous pass and when (`seen_at`, microseconds, the server's
+ * clock): counting reaches that id once every transaction of the database begun by then has ended, so a
+ * transaction still committing a lower id is never passed over. The log's index by PID becomes (pid, date_logged): the counter looks up an object's
  * reads within an hour, and lookups by PID alone use it as before.
  */
 import { sql } from "kysely";
@@ -26,9 +26,9 @@ export const usageCountsMigration: Migration = {
       name text primary key,
       last_id bigint not null,
       seen_id bigint not null,
-      seen_xmax bigint not null
+      seen_at bigint not null
     )`.execute(db);
-    await sql`insert into usage_cursor (name, last_id, seen_id, seen_xmax) values ('events', 0, 0, 0)`.execute(
+    await sql`insert into usage_cursor (name, last_id, seen_id, seen_at) values ('events', 0, 0, 0)`.execute(
       db,
     );
     await sql`create index events_pid_logged on events (pid, date_logged)`.execute(db);

@@ -48,8 +48,8 @@ export interface UsageStore {
   counted(): Promise<number>;
   /**
    * The highest event id below which every event is committed: SQLite's one writer commits in id order; on
-   * PostgreSQL the id seen at the previous call, once the transactions running then have ended. Records what
-   * this call saw for the next one.
+   * PostgreSQL the id seen at the previous call, once every transaction of the database begun by then has
+   * ended (else 0). Records what this call saw for the next one.
    */
   countable(): Promise<number>;
   /** Events with `after` < id <= `upTo`, in id order, at most `limit`. */
@@ -147,20 +147,21 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
       return db.transaction().execute(async (tx) => {
         const cursor = await tx
           .selectFrom("usage_cursor")
-          .select(["seen_id", "seen_xmax"])
+          .select(["seen_id", "seen_at"])
           .where("name", "=", "events")
           .executeTakeFirstOrThrow();
-        // Every transaction with a txid below xmin has ended; those running at the last call had txids below
-        // its xmax, and every id at or below the one then seen was taken by one of them or earlier ones.
-        const { rows } = await sql<{ xmin: string; xmax: string }>`select
-          txid_snapshot_xmin(txid_current_snapshot())::text as xmin,
-          txid_snapshot_xmax(txid_current_snapshot())::text as xmax`.execute(tx);
-        const now = rows[0] as { xmin: string; xmax: string };
-        const settled = BigInt(now.xmin) >= BigInt(String(cursor.seen_xmax));
+        // An id at or below the one seen was taken by a transaction begun before it was seen: once none of
+        // this database's transactions begun by then is open, every such id is committed or gone.
+        const { rows: open } = await sql<{ n: number | string }>`select count(*) as n from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null
+          and xact_start <= to_timestamp(${Number(cursor.seen_at)} / 1000000.0)`.execute(tx);
+        const settled = Number(open[0]?.n ?? 0) === 0;
+        const { rows: now } = await sql<{ at: string }>`select
+          (extract(epoch from clock_timestamp()) * 1000000)::bigint::text as at`.execute(tx);
         const seen = await highestId(tx);
         await tx
           .updateTable("usage_cursor")
-          .set({ seen_id: seen, seen_xmax: now.xmax })
+          .set({ seen_id: seen, seen_at: now[0]?.at ?? "0" })
           .where("name", "=", "events")
           .execute();
         return settled ? Number(cursor.seen_id) : 0;
