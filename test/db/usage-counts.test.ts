@@ -215,6 +215,7 @@ forEachDialect((name, open) => {
         { db, formats, config },
         { fromMonth: 202503, toMonth: 202504 },
         everything,
+        true,
         new Date("2025-06-01T00:00:00.000Z"),
       )) as { Report_Header: Record<string, unknown>; Report_Items: Record<string, unknown>[] };
       assert.deepEqual(report.Report_Header, {
@@ -251,6 +252,7 @@ forEachDialect((name, open) => {
         { db, formats, config },
         { fromMonth: 202503, toMonth: 202504 },
         async () => new Set(),
+        true,
       )) as { Report_Items: unknown[] };
       assert.deepEqual(hidden.Report_Items, [], "datasets the caller cannot read are not reported");
     });

@@ -3,10 +3,12 @@
  * - {basePath}/usage/metrics: MetacatUI's `metricsUrl`; GET with `metricsRequest` in the query string, or POST
  *   with the request as the body (JSON, or a form field `metricsRequest`); JSON answer.
  * - {basePath}/usage/reports/dsr?begin_date=YYYY-MM[-DD]&end_date=YYYY-MM[-DD][&dataset=PID]: the COUNTER R5.1
- *   Dataset Report as JSON; a bad argument is answered 400 with a COUNTER_SUSHI exception.
+ *   Dataset Report as JSON; without `dataset` (every dataset) for node administrators and CNs only. A bad
+ *   argument is answered 400, a refused caller 403, with a COUNTER_SUSHI exception.
  * Only datasets whose metadata the caller may read are counted in either answer.
  */
 import type { FastifyInstance } from "fastify";
+import { isTrusted } from "../../auth/access.ts";
 import type { NodeContext } from "../../context/node-context.ts";
 import { datasetReport, parseReportRequest, ReportException } from "../../services/usage/dataset-report.ts";
 import { answerMetrics, parseMetricsRequest } from "../../services/usage/metacatui-metrics.ts";
@@ -48,15 +50,17 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: NodeContext): voi
   });
   app.get(`${root}/reports/dsr`, { config: { apiMethod: "usage.datasetReport" } }, async (request, reply) => {
     try {
+      const { session } = callInfo(request);
       const report = await datasetReport(
         ctx,
         parseReportRequest(request.query as Record<string, unknown>),
-        readableBy(ctx, callInfo(request).session),
+        readableBy(ctx, session),
+        isTrusted(session),
       );
       return reply.type("application/json; charset=utf-8").send(report);
     } catch (error) {
       if (!(error instanceof ReportException)) throw error;
-      return reply.code(400).type("application/json; charset=utf-8").send(error.toJSON());
+      return reply.code(error.status).type("application/json; charset=utf-8").send(error.toJSON());
     }
   });
 }

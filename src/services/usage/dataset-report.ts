@@ -22,12 +22,13 @@ const METRICS = [
   ["Unique_Dataset_Requests", "uniqueRequests"],
 ] as const;
 
-/** A COUNTER_SUSHI exception (the report is not made). */
+/** A COUNTER_SUSHI exception (the report is not made); `status` the HTTP status it is answered with. */
 export class ReportException extends Error {
   constructor(
     readonly code: number,
     message: string,
     readonly data: string,
+    readonly status = 400,
   ) {
     super(message);
   }
@@ -66,13 +67,26 @@ function monthParameter(value: unknown, name: string): number {
 }
 
 /** `visible`: which of these datasets the caller may read (only those are reported). */
+/**
+ * A report of every dataset reads every count of the range, so it is made for node administrators and CNs only
+ * (`everyDatasetAllowed`); anyone may ask for one dataset.
+ */
 export async function datasetReport(
   ctx: Pick<NodeContext, "db" | "config" | "formats">,
   request: ReportRequest,
   visible: (pids: readonly string[]) => Promise<Set<string>>,
+  everyDatasetAllowed: boolean,
   now = new Date(),
 ): Promise<unknown> {
   const { fromMonth, toMonth, dataset } = request;
+  if (dataset === undefined && !everyDatasetAllowed) {
+    throw new ReportException(
+      2000,
+      "Requestor Not Authorized to Access Service",
+      "A report of every dataset is made for the node's administrators; ask for one with dataset=PID.",
+      403,
+    );
+  }
   let items: DatasetUsage[];
   if (dataset !== undefined) {
     const months = await ctx.db.usage.datasetMonths(dataset, fromMonth, toMonth);
