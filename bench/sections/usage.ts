@@ -144,8 +144,7 @@ async function loadAggregates(db: Database, from: number, to: number): Promise<n
     await sql`insert into search_relations (map_pid, subject, field, object)
       select ${relations("d", "k")} from generate_series(${sql.raw(String(from))}, ${sql.raw(String(to - 1))}) as d,
       generate_series(1, ${sql.raw(String(MEMBERS - 1))}) as k`.execute(db.kysely);
-    await sql`analyze usage_counts`.execute(db.kysely);
-    await sql`analyze search_relations`.execute(db.kysely);
+    await settle(db);
   } else {
     await sql`insert into usage_counts (pid, month, total_investigations, unique_investigations, total_requests, unique_requests)
       with recursive n(r) as (select ${sql.raw(String(first))} union all select r + 1 from n where r < ${sql.raw(String(last))})
@@ -184,7 +183,7 @@ async function loadRawEvents(db: Database): Promise<void> {
       select ${relations("d", "k")} from generate_series(0, ${RAW_DATASETS - 1}) as d, generate_series(1, ${MEMBERS - 1}) as k`.execute(
       db.kysely,
     );
-    await sql`analyze events`.execute(db.kysely);
+    await settle(db);
   } else {
     await sql`insert into events (pid, ip, user_agent, subject, event, date_logged, node_id)
       with recursive n(i) as (select 0 union all select i + 1 from n where i < ${RAW_EVENTS - 1})
@@ -218,3 +217,13 @@ function loadAverage(): string {
 }
 
 const millions = (n: number) => (n / 1e6).toFixed(1);
+
+/**
+ * PostgreSQL after a bulk load: VACUUM sets the new rows' hint bits (else the first query to read a page sets
+ * them and writes it), ANALYZE gives the planner the tables' sizes, CHECKPOINT writes what is dirty (when the
+ * role may; else the background writer does, meanwhile).
+ */
+async function settle(db: Database): Promise<void> {
+  await sql`vacuum analyze`.execute(db.kysely);
+  await sql`checkpoint`.execute(db.kysely).catch(() => undefined);
+}
