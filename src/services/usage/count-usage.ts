@@ -61,19 +61,19 @@ async function incrementsOf(
 ): Promise<UsageIncrement[]> {
   const reads = events.filter((event) => counts(event, filter));
   if (reads.length === 0) return [];
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
-  for (const read of reads) {
-    first = Math.min(first, read.dateLogged);
-    last = Math.max(last, read.dateLogged);
-  }
   const pids = [...new Set(reads.map((read) => read.pid))];
-  // The hours the batch touches: both rules look no further than a read's own hour (its user-session).
-  const windowFrom = hourOf(first) * SESSION_MS;
-  const windowTo = (hourOf(last) + 1) * SESSION_MS;
-  const known = (await ctx.db.usage.readsOf(pids, windowFrom, windowTo, upTo)).filter((read) =>
-    counts(read, filter),
-  );
+  const known: UsageEvent[] = [];
+  // Both rules look no further than a read's own hour (its user-session): the log is read for the runs of
+  // consecutive hours the batch touches, for the objects read in them (a harvested batch may span months).
+  for (const run of hourRuns(reads)) {
+    const found = await ctx.db.usage.readsOf(
+      [...run.pids],
+      run.from * SESSION_MS,
+      (run.to + 1) * SESSION_MS,
+      upTo,
+    );
+    for (const read of found) if (counts(read, filter)) known.push(read);
+  }
   const decisions = decide(reads, known);
   const objects = await ctx.db.objects.getMany(pids);
   const isData = (pid: string) => {
@@ -108,4 +108,25 @@ async function incrementsOf(
     }
   }
   return [...byMonth.values()];
+}
+
+/** The batch's hours as runs of consecutive hours, each with the objects read in it. */
+function hourRuns(reads: readonly UsageEvent[]): { from: number; to: number; pids: Set<string> }[] {
+  const byHour = new Map<number, Set<string>>();
+  for (const read of reads) {
+    const hour = hourOf(read.dateLogged);
+    const pids = byHour.get(hour);
+    if (pids) pids.add(read.pid);
+    else byHour.set(hour, new Set([read.pid]));
+  }
+  const runs: { from: number; to: number; pids: Set<string> }[] = [];
+  for (const hour of [...byHour.keys()].sort((a, b) => a - b)) {
+    const last = runs[runs.length - 1];
+    const pids = byHour.get(hour) as Set<string>;
+    if (last && last.to === hour - 1) {
+      last.to = hour;
+      for (const pid of pids) last.pids.add(pid);
+    } else runs.push({ from: hour, to: hour, pids: new Set(pids) });
+  }
+  return runs;
 }
