@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { before, describe, it } from "node:test";
 import { countUsage } from "../../src/services/usage/count-usage.ts";
-import { type Caller, call, create, enc } from "../helpers/client.ts";
+import { type Caller, create, enc } from "../helpers/client.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
