@@ -12,6 +12,11 @@ export const COUNTER_ROBOTS_LIST = fileURLToPath(
 
 /** Distinct user agents remembered with their answer; beyond this the oldest is forgotten. */
 const REMEMBERED_AGENTS = 10_000;
+/**
+ * Characters of a user agent matched (browsers send a few hundred): a caller's header of many kilobytes costs the
+ * counter, and the memory of answers, no more than this.
+ */
+const MATCHED_CHARACTERS = 2048;
 
 export interface RobotList {
   /** True when the user agent matches one of the list's patterns. */
@@ -33,11 +38,12 @@ export function loadRobotList(file: string = COUNTER_ROBOTS_LIST): RobotList {
   return {
     patterns: patterns.length,
     isRobot(userAgent) {
-      let answer = known.get(userAgent);
+      const matched = userAgent.slice(0, MATCHED_CHARACTERS);
+      let answer = known.get(matched);
       if (answer === undefined) {
-        answer = matcher.test(userAgent);
+        answer = matcher.test(matched);
         if (known.size >= REMEMBERED_AGENTS) known.delete(known.keys().next().value as string);
-        known.set(userAgent, answer);
+        known.set(matched, answer);
       }
       return answer;
     },

@@ -46,3 +46,11 @@ it("leaves out the crawlers the list names, and keeps browsers", () => {
   ])
     assert.equal(robots.isRobot(agent), false, agent);
 });
+
+it("matches the first 2048 characters of a user agent: a huge header costs no more", () => {
+  const robots = loadRobotList(STANDARD.pathname);
+  const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0 ";
+  assert.equal(robots.isRobot(`${browser}${"x".repeat(3000)}`), false);
+  assert.equal(robots.isRobot(`${browser}${"x".repeat(3000)} Googlebot`), false, "past the matched length");
+  assert.equal(robots.isRobot(`Googlebot ${"x".repeat(3000)}`), true);
+});
