@@ -9,11 +9,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { before, describe, it } from "node:test";
 import { countUsage } from "../../src/services/usage/count-usage.ts";
+import { USAGE_COUNT } from "../../src/services/usage/tasks.ts";
+import { runDueTasks } from "../../src/tasks/worker.ts";
 import { type Caller, create, enc } from "../helpers/client.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "../helpers/resource-map.ts";
 import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
+import { makeDueNow } from "../helpers/task-queue.ts";
 
 const EML = readFileSync(new URL("../fixtures/search/eml-2.1.0-peggym.130.4.xml", import.meta.url));
 const EML210 = "eml://ecoinformatics.org/eml-2.1.0";
@@ -217,6 +220,34 @@ for (const dialect of testDialects()) {
         admin.token,
       );
       assert.equal(((await asOwner.json()) as { Report_Items: unknown[] }).Report_Items.length, 1);
+    });
+  });
+
+  describe(`the usage-count task (${dialect})`, () => {
+    const node = withTestNode(dialect, {}, { logLevel: false, worker: false });
+
+    it("is queued at start and after each pass, and counts what the log gained", async () => {
+      const { ctx } = node.node;
+      const admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
+      const pid = uniquePid("usage-task");
+      assert.equal((await create(admin, pid, Buffer.from("x,y\n"))).status, 200);
+      const response = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`, {
+        headers: { "User-Agent": BROWSER },
+      });
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      await ctx.db.events.flush();
+      assert.equal((await ctx.tasks.pending())[USAGE_COUNT], 1, "queued when the node started");
+      const run = () =>
+        runDueTasks({ ...ctx, taskHandlers: { [USAGE_COUNT]: ctx.taskHandlers[USAGE_COUNT] as never } });
+      await run();
+      // PostgreSQL counts up to what the previous pass saw: a second pass reaches this read.
+      await makeDueNow(ctx.db, USAGE_COUNT);
+      await run();
+      const month = Number(thisMonth().replace("-", ""));
+      const months = await ctx.db.usage.objectMonths(pid, month, month);
+      assert.equal(months[0]?.uniqueRequests, 1);
+      assert.equal((await ctx.tasks.pending())[USAGE_COUNT], 1, "the next pass is queued");
     });
   });
 
