@@ -5,7 +5,7 @@
  * (log aggregation), so the same pass counts the whole federation.
  *
  * Investigations are every counted read; requests the counted reads of data objects (formatType DATA: the
- * bytes of a dataset's files), "Total_Dataset_Requests ... the number of times data was retrieved".
+ * bytes of a dataset's files, what COUNTER's research data requests count).
  */
 import { isNodeSubject } from "../../auth/cn-subjects.ts";
 import type { Database, UsageEvent, UsageIncrement } from "../../db/types.ts";
@@ -29,7 +29,7 @@ export interface CountOptions {
   signal?: AbortSignal;
 }
 
-/** Counts the events logged since the last pass; returns how many events it went past. */
+/** Counts the events logged since the last pass; returns how far the cursor moved (event ids). */
 export async function countUsage(ctx: UsageCountingContext, options: CountOptions = {}): Promise<number> {
   const robots = options.robots ?? counterRobots();
   const cnSubjects = new Set(ctx.config.cnSubjects);
