@@ -9,10 +9,11 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, NewLogEntry, UsageMonth } from "../../src/db/types.ts";
-import { countUsage, type UsageCountingContext } from "../../src/services/usage/count-usage.ts";
+import { countUsage } from "../../src/services/usage/count-usage.ts";
 import { datasetReport } from "../../src/services/usage/dataset-report.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";
+import { type CountingContext, countEverything } from "../helpers/usage.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
 const OTHER_BROWSER =
@@ -50,7 +51,7 @@ const all = (ti: number, ui: number, tr: number, ur: number) => ({
 forEachDialect((name, open) => {
   describe("usage counts", () => {
     let db: Database;
-    let ctx: UsageCountingContext;
+    let ctx: CountingContext;
     const tag = `u${Math.random().toString(36).slice(2, 8)}`;
     const meta = `${tag}-meta`;
     const d1 = `${tag}-d1`;
@@ -106,7 +107,7 @@ forEachDialect((name, open) => {
         read(d2, at(4, 2, 9, 0, 0)),
       ]);
       // Small batches: the rules must not depend on where one ends.
-      await countUsage(ctx, { batchEvents: 2 });
+      await countEverything(ctx, { batchEvents: 2 });
     });
 
     it("counts a data object's reads as investigations and requests, by the COUNTER rules", async () => {
@@ -127,6 +128,16 @@ forEachDialect((name, open) => {
       assert.deepEqual(await db.usage.datasetMonths(`${tag}-none`, 202501, 202512), []);
     });
 
+    it("a pass stops at its share of events; the next goes on from there", async () => {
+      const counted = await db.usage.counted();
+      await add([read(d2, at(7, 1, 8, 0, 0)), read(d2, at(7, 1, 9, 0, 0)), read(d2, at(7, 1, 10, 0, 0))]);
+      assert.equal(await countUsage(ctx, { batchEvents: 1, maxEvents: 2 }), 2);
+      assert.equal(await db.usage.counted(), counted + 2);
+      assert.deepEqual(await db.usage.objectMonths(d2, 202507, 202507), [month(202507, all(2, 2, 2, 2))]);
+      await countEverything(ctx);
+      assert.deepEqual(await db.usage.objectMonths(d2, 202507, 202507), [month(202507, all(3, 3, 3, 3))]);
+    });
+
     it("counts each event once: a pass with nothing new changes nothing", async () => {
       const counted = await db.usage.counted();
       assert.equal(await countUsage(ctx), 0);
@@ -141,7 +152,7 @@ forEachDialect((name, open) => {
         // A new session in a counted hour.
         read(d1, at(3, 10, 10, 30, 0), { ipAddress: "192.0.2.5" }),
       ]);
-      await countUsage(ctx);
+      await countEverything(ctx);
       assert.deepEqual(await db.usage.objectMonths(d1, 202501, 202512), [month(202503, all(5, 4, 5, 4))]);
     });
 
@@ -156,7 +167,7 @@ forEachDialect((name, open) => {
         harvested("2", at(5, 1, 8, 0, 5), "203.0.113.1"),
         harvested("3", at(5, 1, 8, 0, 5), "203.0.113.2"),
       ]);
-      await countUsage(ctx);
+      await countEverything(ctx);
       assert.deepEqual(await db.usage.objectMonths(d2, 202505, 202505), [month(202505, all(2, 2, 2, 2))]);
     });
 
@@ -199,7 +210,7 @@ forEachDialect((name, open) => {
       );
       release();
       await slow;
-      await countUsage(ctx);
+      await countEverything(ctx);
       assert.deepEqual(await db.usage.objectMonths(d2, 202506, 202506), [month(202506, all(2, 2, 2, 2))]);
     });
 

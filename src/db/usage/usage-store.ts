@@ -153,7 +153,8 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
         // An id at or below the one seen was taken by a transaction begun before it was seen: once none of
         // this database's transactions begun by then is open, every such id is committed or gone.
         const { rows: open } = await sql<{ n: number | string }>`select count(*) as n from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null
+          where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+          and xact_start is not null
           and xact_start <= to_timestamp(${Number(cursor.seen_at)} / 1000000.0)`.execute(tx);
         const settled = Number(open[0]?.n ?? 0) === 0;
         const { rows: now } = await sql<{ at: string }>`select

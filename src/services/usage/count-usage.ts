@@ -26,6 +26,8 @@ export interface UsageCountingContext {
 export interface CountOptions {
   robots?: RobotList;
   batchEvents?: number;
+  /** Stop once the cursor moved this far (event ids); the rest waits for the next pass. */
+  maxEvents?: number;
   signal?: AbortSignal;
 }
 
@@ -43,7 +45,8 @@ export async function countUsage(ctx: UsageCountingContext, options: CountOption
   // PostgreSQL: the first call of a while only records what it saw; the second reaches it once settled.
   if (upTo <= from) upTo = await ctx.db.usage.countable();
   const start = from;
-  while (from < upTo && !options.signal?.aborted) {
+  const maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
+  while (from < upTo && from - start < maxEvents && !options.signal?.aborted) {
     const events = await ctx.db.usage.eventsAfter(from, upTo, batchEvents);
     const to = events.length === batchEvents ? (events[events.length - 1] as UsageEvent).id : upTo;
     const increments = await incrementsOf(ctx, events, to, filter);
