@@ -13,7 +13,8 @@
  * default 1,000,000), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
  * (only when named: 10 Member Nodes harvested at once), log-aggregation (only when named, PostgreSQL only) and oai
- * (only when named: an OAI-PMH ListIdentifiers walk over BENCH_OAI_OBJECTS, default 1,000,000, against listObjects). Every
+ * (only when named: an OAI-PMH ListIdentifiers walk over BENCH_OAI_OBJECTS, default 1,000,000, against listObjects) and
+ * usage (only when named: a dataset's 24 months from the usage counts of 50 M log records, against the raw log). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
  * Before each section the runner measures how busy the machine is with other work and warns above 15 %;
@@ -52,6 +53,7 @@ import { smallGet } from "./sections/small-get.ts";
 import { soak } from "./sections/soak.ts";
 import { storeMemory } from "./sections/store-memory.ts";
 import type { Section, SectionOptions } from "./sections/types.ts";
+import { usage } from "./sections/usage.ts";
 
 const SECTIONS: Record<string, Section> = {
   large,
@@ -80,6 +82,7 @@ const SECTIONS: Record<string, Section> = {
   "request-bodies": requestBodies,
   oai,
   sitemap,
+  usage,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
 const ON_REQUEST = new Set([
@@ -95,6 +98,7 @@ const ON_REQUEST = new Set([
   "log-aggregation",
   "oai",
   "sitemap",
+  "usage",
 ]);
 
 /** Tools a section shells out to. */

@@ -44,6 +44,7 @@ import { directReads, preparedOnce, sqliteHandle } from "./sqlite-handle.ts";
 import { taskRepository, transactionTasks } from "./tasks.ts";
 import type { Database, StoredObject } from "./types.ts";
 import { uploadRecords } from "./upload-records.ts";
+import { usageStore } from "./usage/usage-store.ts";
 
 export interface OpenOptions {
   /** postgres://user@host:port/db */
@@ -183,6 +184,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     contentKeys: contentKeyLocks(db, dialect),
     browserSessions: browserSessionRepository(db),
     reviewLinks: reviewLinkRepository(db),
+    usage: usageStore(db, dialect),
     events,
     async snapshotTo(file) {
       if (!handle) throw new Error("a PostgreSQL database is copied with pg_dump, not by the node");

@@ -307,6 +307,26 @@ export interface OaiTombstonesTable {
   date_deleted: number;
 }
 
+/** An object's usage in one month (migration 0026-usage-counts; src/db/usage/). */
+export interface UsageCountsTable {
+  pid: string;
+  /** yyyymm, UTC. */
+  month: number;
+  total_investigations: number | string;
+  unique_investigations: number | string;
+  total_requests: number | string;
+  unique_requests: number | string;
+}
+
+/** How far the event log was counted into usage_counts (migration 0026-usage-counts). */
+export interface UsageCursorTable {
+  name: string;
+  last_id: number | string;
+  seen_id: number | string;
+  /** Microseconds since the epoch (PostgreSQL's clock) when seen_id was read. */
+  seen_at: number | string;
+}
+
 export interface Tables {
   audit_runs: AuditRunsTable;
   cn_equivalents: CnEquivalentsTable;
@@ -336,6 +356,8 @@ export interface Tables {
   uploads: UploadsTable;
   row_counts: RowCountsTable;
   oai_tombstones: OaiTombstonesTable;
+  usage_counts: UsageCountsTable;
+  usage_cursor: UsageCursorTable;
   browser_sessions: BrowserSessionsTable;
   sign_in_requests: SignInRequestsTable;
   signed_in_people: SignedInPeopleTable;

@@ -18,6 +18,7 @@ import type { ImportProgressStore } from "./objects/import-progress.ts";
 import type { Tables } from "./schema.ts";
 import type { TaskQueue, TaskStore } from "./tasks.ts";
 import type { UploadRecords } from "./upload-records.ts";
+import type { UsageStore } from "./usage/usage-store.ts";
 
 export type {
   HarvestProgress,
@@ -37,6 +38,14 @@ export type {
 } from "./objects/audit-runs.ts";
 export type { ImportFailure, ImportProgressStore } from "./objects/import-progress.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
+export type {
+  DatasetUsage,
+  UsageCounts,
+  UsageEvent,
+  UsageIncrement,
+  UsageMonth,
+  UsageStore,
+} from "./usage/usage-store.ts";
 
 /** A page of a list (an ObjectList or Log slice), as the XML codecs serialise it. */
 export type Page<T> = Slice<T>;
@@ -212,6 +221,8 @@ export interface Database extends Repositories {
   browserSessions: BrowserSessionStore;
   /** Reviewer links: secret links to one dataset (review-links.ts). */
   reviewLinks: ReviewLinkStore;
+  /** Usage metrics: the monthly counts per object, kept from the event log (src/db/usage/, src/services/usage/). */
+  usage: UsageStore;
   /**
    * SQLite: copy the database, consistent, to `file` while it is in use (online backup API; the copy holds every
    * write committed before it ends). PostgreSQL: not available (pg_dump makes the copy).

@@ -29,6 +29,7 @@ import { registerPortalRoutes } from "./routes/portal/index.ts";
 import { registerReviewRoutes } from "./routes/review.ts";
 import { registerTokenKeysRoute } from "./routes/token-keys.ts";
 import { registerUploadRoutes } from "./routes/uploads.ts";
+import { registerUsageRoutes } from "./routes/usage.ts";
 import { registerLoneCnReads } from "./routes/website/cn-reads.ts";
 import { registerLoneCnReserve } from "./routes/website/cn-reserve.ts";
 import { registerWebsite } from "./routes/website/static.ts";
@@ -114,6 +115,7 @@ export async function buildApp({
   if (ctx.config.website) await registerWebsite(app, ctx.config, ctx.config.website);
   registerFrontDoor(app, ctx);
   if (ctx.config.role === "mn") registerLandingRoutes(app, ctx);
+  registerUsageRoutes(app, ctx);
   for (const version of ["v1", "v2"] as const) {
     const scope = { ctx, version, prefix: `${ctx.config.basePath}/${version}` };
     if (ctx.config.role === "cn") registerCoordinatingNodeRoutes(app, scope);

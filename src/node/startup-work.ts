@@ -8,6 +8,7 @@ import { startLogAggregation } from "../federation/logs/tasks.ts";
 import { queueRecordedRefreshes } from "../federation/propagation/tasks.ts";
 import { startReplicationPasses } from "../federation/replication/tasks.ts";
 import { startFixityAudits } from "../ops/scheduled-audit.ts";
+import { startUsageCounting } from "../services/usage/tasks.ts";
 
 export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   scheduleHarvests,
@@ -17,4 +18,5 @@ export const startupJobs: Array<(ctx: NodeContext) => Promise<void>> = [
   startPruningSyncRequests,
   startFixityAudits,
   startNodePings,
+  startUsageCounting,
 ];

@@ -9,6 +9,7 @@ import { replicationTaskHandlers } from "../federation/replication/tasks.ts";
 import type { FederationTaskHandlers } from "../federation/task-handler.ts";
 import { FIXITY_AUDIT, runFixityAudit } from "../ops/scheduled-audit.ts";
 import { runDoiRegistration } from "../services/mn/doi-registration.ts";
+import { runUsageCount, USAGE_COUNT } from "../services/usage/tasks.ts";
 import {
   DOI_REGISTRATION,
   HARVEST_TASK,
@@ -30,5 +31,6 @@ export const taskHandlers: FederationTaskHandlers = {
   [FIXITY_AUDIT]: runFixityAudit,
   [NODE_PING]: pingNodes,
   [DOI_REGISTRATION]: runDoiRegistration,
+  [USAGE_COUNT]: runUsageCount,
   ...replicationTaskHandlers,
 };

@@ -82,6 +82,13 @@ export interface ViewModel {
   packages: PackageSummary[];
   /** The repository holding the object, by name: the publisher in its DOI's citation. */
   repository?: string;
+  /** Usage so far (COUNTER unique investigations and requests; a dataset's summed over what it documents). */
+  usage?: UsageSummary;
+}
+
+export interface UsageSummary {
+  views: number;
+  downloads: number;
 }
 
 /** The URLs a rendered page links to: the node serving the view decides them (an MN and a CN differ). */

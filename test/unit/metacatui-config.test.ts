@@ -23,6 +23,13 @@ describe("MetacatUI's config.js", () => {
     assert.equal(settings.d1CNService, "/cn/v2");
     assert.equal(settings.tokenUrl, null, "null: MetacatUI fills in {d1CNBaseUrl}/portal/token");
     assert.equal(settings.repositoryName, "Example Repository");
+    assert.equal(
+      settings.metricsUrl,
+      "https://repo.example.org/mn/usage/metrics",
+      "the node's usage metrics",
+    );
+    assert.equal(settings.displayDatasetMetrics, true);
+    assert.equal(settings.displayDatasetCitationMetric, false, "the node knows no citations");
   });
 
   it("without a provider or CN there is no sign-in (no token calls)", () => {

@@ -30,6 +30,7 @@ import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
 import { browserSessionsMigration } from "./0023-browser-sessions.ts";
 import { uploadsMigration } from "./0024-uploads.ts";
 import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
+import { usageCountsMigration } from "./0026-usage-counts.ts";
 import { reviewLinksMigration } from "./0027-review-links.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   browserSessionsMigration,
   uploadsMigration,
   oaiTombstonesMigration,
+  usageCountsMigration,
   reviewLinksMigration,
 ];
 

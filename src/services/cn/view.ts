@@ -12,6 +12,7 @@ import { themeFor } from "../../views/themes.ts";
 import { readableObject } from "../mn/read.ts";
 import { memberNodeSources, type ViewAnswer, view } from "../mn/view.ts";
 import { logEvent } from "../shared/events.ts";
+import { usageSummary } from "../usage/usage-summary.ts";
 import { NO_BYTES } from "./core.ts";
 import { approvedNode } from "./nodes.ts";
 
@@ -41,6 +42,7 @@ export async function cnView(
     { ...elsewhere, format: () => undefined, ...(holder?.name ? { repository: holder.name } : {}) },
     object,
   );
+  model.usage = await usageSummary(ctx, object);
   const chosen = themeFor(theme);
   logEvent(ctx, call, pid, "read");
   return { contentType: chosen.contentType, body: chosen.render(model, links) };

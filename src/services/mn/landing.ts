@@ -1,6 +1,6 @@
 /**
- * A landing page's record (src/landing/record.ts): the object's view model, its place in its obsolescence chain
- * and the node that holds it. Reading it logs a read event, as MNView.view does.
+ * A landing page's record (src/landing/record.ts): the object's view model (with its usage counts), its place
+ * in its obsolescence chain and the node that holds it. Reading it logs a read event, as MNView.view does.
  */
 
 import { isAllowed } from "../../auth/access.ts";
@@ -11,6 +11,7 @@ import type { LandingUrls } from "../../landing/urls.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import { buildViewModel } from "../../views/build.ts";
 import { logEvent } from "../shared/events.ts";
+import { usageSummary } from "../usage/usage-summary.ts";
 import { readableObject } from "./read.ts";
 import { memberNodeSources } from "./view.ts";
 
@@ -26,6 +27,7 @@ export async function landingRecord(
   const object = await readableObject(ctx, call, id);
   const { sysmeta } = object;
   const model = await buildViewModel(memberNodeSources(ctx, call), object);
+  model.usage = await usageSummary(ctx, object);
   const format = ctx.formats.get(sysmeta.formatId);
   logEvent(ctx, call, sysmeta.identifier, "read");
   const record: LandingRecord = {

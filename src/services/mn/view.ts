@@ -12,6 +12,7 @@ import { buildViewModel, type ViewSources } from "../../views/build.ts";
 import type { ViewLinks } from "../../views/model.ts";
 import { THEMES, themeFor } from "../../views/themes.ts";
 import { logEvent } from "../shared/events.ts";
+import { usageSummary } from "../usage/usage-summary.ts";
 import { packagesOf } from "./packages-of.ts";
 import { readableObject } from "./read.ts";
 
@@ -32,6 +33,7 @@ export async function view(
   const object = await readableObject(ctx, call, id);
   const chosen = themeFor(theme);
   const model = await buildViewModel(memberNodeSources(ctx, call), object);
+  model.usage = await usageSummary(ctx, object);
   logEvent(ctx, call, object.sysmeta.identifier, "read");
   return { contentType: chosen.contentType, body: chosen.render(model, links) };
 }

@@ -49,11 +49,15 @@ export function renderDefaultPage(model: ViewModel, links: ViewLinks, head: Html
       ? html`<p><a class="download" href="${links.object(sysmeta.identifier)}">Download ${sysmeta.fileName ?? sysmeta.identifier}</a></p>`
       : "";
 
+  const usage = model.usage
+    ? html`<p class="usage">${plural(model.usage.views, "view")} · ${plural(model.usage.downloads, "download")}</p>`
+    : "";
+
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style>${STYLE}</style>${head}</head>
 <body>
-<header><h1 id="title">${title}</h1><p class="standard">${m.standard} · <code>${sysmeta.identifier}</code></p>${download}</header>
+<header><h1 id="title">${title}</h1><p class="standard">${m.standard} · <code>${sysmeta.identifier}</code></p>${usage}${download}</header>
 ${doiCitation(model)}
 ${section("Creators", list(m.creators))}
 ${section("Abstract", paragraphs(m.abstract))}
@@ -69,4 +73,9 @@ ${section("Document content", fields)}
   )}</tbody></table></section>
 </body></html>
 `.value;
+}
+
+/** "1 view", "2 views" (COUNTER's counts, in the locale-free form of the rest of the page). */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

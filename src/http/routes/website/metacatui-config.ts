@@ -2,8 +2,10 @@
  * MetacatUI's `config/config.js` for a node that is its website's whole backend, made from the node's settings
  * (AppModel.js derives every service URL from these): the Member Node API at `baseUrl + d1Service`
  * (queryServiceUrl, objectServiceUrl, ...), the CN-shaped reads at `d1CNBaseUrl + d1CNService` and the sign-in
- * at `d1CNBaseUrl/portal/...`, where d1CNBaseUrl is the node's base URL. Services a lone node does not have
- * (groups, identity maps, usage metrics, the quality service) are left out so that MetacatUI does not call them.
+ * at `d1CNBaseUrl/portal/...`, where d1CNBaseUrl is the node's base URL, and the usage metrics at
+ * `baseUrl/usage/metrics` (views and downloads; the node knows no citations, so that count is not shown).
+ * Services a lone node does not have (groups, identity maps, the quality service) are left out so that MetacatUI
+ * does not call them.
  */
 import type { Config } from "../../../config/config.ts";
 
@@ -40,7 +42,9 @@ export function metacatUiSettings(config: WebsiteConfig): Record<string, unknown
     groupsUrl: undefined,
     d1LogServiceUrl: undefined,
     enableMonitorStatus: false,
-    displayDatasetMetrics: false,
+    metricsUrl: `${nodeBase}/usage/metrics`,
+    displayDatasetMetrics: true,
+    displayDatasetCitationMetric: false,
     displayRepoMetrics: false,
     enableBookkeeperServices: false,
     mdqBaseUrl: undefined,
