@@ -30,6 +30,7 @@ import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
 import { browserSessionsMigration } from "./0023-browser-sessions.ts";
 import { uploadsMigration } from "./0024-uploads.ts";
 import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
+import { digestLookupMigration } from "./0028-digest-lookup.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   browserSessionsMigration,
   uploadsMigration,
   oaiTombstonesMigration,
+  digestLookupMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
