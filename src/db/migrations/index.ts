@@ -31,6 +31,7 @@ import { browserSessionsMigration } from "./0023-browser-sessions.ts";
 import { uploadsMigration } from "./0024-uploads.ts";
 import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
 import { digestLookupMigration } from "./0028-digest-lookup.ts";
+import { listedObjectsMigration } from "./0029-listed-objects.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   uploadsMigration,
   oaiTombstonesMigration,
   digestLookupMigration,
+  listedObjectsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
