@@ -16,7 +16,7 @@
  * Figures, per dialect: the time of a page at the first, middle and last places of the walk, and the baseline's
  * pages timed beside them; flat = last / first; the ratio per page to the baseline. OAI: the first request also
  * counts the list (completeListSize), so it is reported on its own and the windows of 20 pages start at the
- * second. Sitemap: files in ms per 1,000 URLs (first, middle and last full files). The sitemap index counts
+ * second. Sitemap: files in ms per 1,000 URLs (the first, middle and last three full files). The sitemap index counts
  * every listed object, so it grows with the corpus: its time is given beside the baseline's.
  */
 import path from "node:path";
@@ -37,6 +37,8 @@ const FILE_URLS = Number(process.env.BENCH_SITEMAP_FILE_URLS ?? 50_000);
 const FORMAT = "eml://ecoinformatics.org/eml-2.1.1";
 /** Pages averaged at each place of the OAI walk. */
 const WINDOW = 20;
+/** Sitemap files averaged at each place of the walk. */
+const FILES_AT_A_PLACE = 3;
 /** Pages of each OAI walk run before the timed one. */
 const WARM_UP_PAGES = 40;
 
@@ -227,14 +229,22 @@ async function sitemapWalks(large: Corpus, small: Corpus, label: string, setup: 
     if (big.count >= FILE_URLS - 1) turns.push({ large: big.perThousand, small: little.perThousand });
   }
   const walkSeconds = (performance.now() - started) / 1000;
-  const places = [turns[0], turns[Math.floor((turns.length - 1) / 2)], turns.at(-1)].map(
-    (t) => t ?? { large: 0, small: 1 },
-  );
-  const [first, middle, last] = places as [(typeof turns)[0], (typeof turns)[0], (typeof turns)[0]];
+  // Three full files at each place (one file is one request: too few to tell a trend from the machine's noise).
+  const around = (start: number) => turns.slice(Math.max(0, start), Math.max(0, start) + FILES_AT_A_PLACE);
+  const at = (window: typeof turns) => ({
+    large: mean(window.map((t) => t.large)),
+    small: mean(window.map((t) => t.small)),
+  });
+  const places = [
+    at(around(0)),
+    at(around(Math.floor(turns.length / 2 - FILES_AT_A_PLACE / 2))),
+    at(around(turns.length - FILES_AT_A_PLACE)),
+  ];
+  const [first, middle, last] = places as [(typeof places)[0], (typeof places)[0], (typeof places)[0]];
   const flat = last.large / first.large;
   record({
     section: "sitemap",
-    name: `sitemap files, ms per 1,000 URLs: last full file / first (${label}, files of ${FILE_URLS.toLocaleString("en-US")})`,
+    name: `sitemap files, ms per 1,000 URLs: last 3 full files / first 3 (${label}, files of ${FILE_URLS.toLocaleString("en-US")})`,
     value: flat,
     unit: "x",
     baseline: { name: "the small sitemap's file beside them", value: last.small / first.small, unit: "x" },
