@@ -32,7 +32,10 @@ function listed(db: Database, formatIds: readonly string[], after: string | unde
             .selectFrom("access_rules")
             .select("access_rules.pid")
             .whereRef("access_rules.pid", "=", "objects.pid")
-            .where("access_rules.subject", "=", "public"),
+            .where("access_rules.subject", "=", "public")
+            // The position again on access_rules' side: PostgreSQL merge-joins the two in pid order and, without
+            // it, reads the access rows from the first pid up to the position (a file deep in the order, all).
+            .$if(after !== undefined, (q) => q.where("access_rules.pid", ">", after as string)),
         ),
       )
       .$if(after !== undefined, (q) => q.where("pid", ">", after as string))
