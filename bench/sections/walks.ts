@@ -14,7 +14,8 @@
  * load, so the ratio of a page's time to the baseline's is the corpus's doing.
  *
  * Figures, per dialect: the time of a page at the first, middle and last places of the walk, and the baseline's
- * pages timed beside them; flat = last / first; the ratio per page to the baseline. OAI: the first request also
+ * pages timed beside them; flat = last / first, judged against the baseline's last / first (the machine's drift
+ * during the walk shows in both); the ratio per page to the baseline. OAI: the first request also
  * counts the list (completeListSize), so it is reported on its own and the windows of 20 pages start at the
  * second. Sitemap: files in ms per 1,000 URLs (the first, middle and last three full files). The sitemap index counts
  * every listed object, so it grows with the corpus: its time is given beside the baseline's.
@@ -166,8 +167,10 @@ async function oaiWalks(large: Corpus, small: Corpus, label: string, setup: stri
     value: flat,
     unit: "x",
     baseline: { name: "the small walk's pages beside them", value: last.small / first.small, unit: "x" },
-    target: "flat (<= 1.25)",
-    pass: flat <= 1.25,
+    // The machine's own drift during the walk shows in the baseline beside it: flat is judged against that.
+    ratio: flat / (last.small / first.small),
+    target: "flat: last / first within 1.25 of the baseline's",
+    pass: flat / (last.small / first.small) <= 1.25,
     notes:
       `${pages} pages; ms a page first / middle / last: ${first.large.toFixed(2)} / ${middle.large.toFixed(2)} / ` +
       `${last.large.toFixed(2)} (baseline beside them ${first.small.toFixed(2)} / ${middle.small.toFixed(2)} / ` +
@@ -248,8 +251,10 @@ async function sitemapWalks(large: Corpus, small: Corpus, label: string, setup: 
     value: flat,
     unit: "x",
     baseline: { name: "the small sitemap's file beside them", value: last.small / first.small, unit: "x" },
-    target: "flat (<= 1.25)",
-    pass: flat <= 1.25,
+    // The machine's own drift during the walk shows in the baseline beside it: flat is judged against that.
+    ratio: flat / (last.small / first.small),
+    target: "flat: last / first within 1.25 of the baseline's",
+    pass: flat / (last.small / first.small) <= 1.25,
     notes:
       `${largeFiles.length} files, ${urls} URLs; ms per 1,000 URLs first / middle / last: ${first.large.toFixed(1)} / ` +
       `${middle.large.toFixed(1)} / ${last.large.toFixed(1)} (baseline beside them ${first.small.toFixed(1)} / ` +
