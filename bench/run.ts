@@ -12,8 +12,9 @@
  * (only when named: the search page's CPU from the engine's memory alone, no database; BENCH_SEARCH_MEMORY_DOCS,
  * default 1,000,000), search-rebuild
  * (only when named: a full rebuild of BENCH_SEARCH_DOCS documents, with a ping's p99 during it), harvest-many
- * (only when named: 10 Member Nodes harvested at once), log-aggregation (only when named, PostgreSQL only) and oai
- * (only when named: an OAI-PMH ListIdentifiers walk over BENCH_OAI_OBJECTS, default 1,000,000, against listObjects) and
+ * (only when named: 10 Member Nodes harvested at once), log-aggregation (only when named, PostgreSQL only), oai and
+ * sitemap (only when named: an OAI-PMH ListIdentifiers walk and the sitemap's index and files over BENCH_WALK_OBJECTS,
+ * default 1,000,000, each against the same walk over BENCH_WALK_BASELINE, 10,000; `walks` runs both on one corpus) and
  * usage (only when named: a dataset's 24 months from the usage counts of 50 M log records, against the raw log). Every
  * section starts its own node (replication: a local federation) on a temp data folder (SQLite; with --postgres the
  * DB-bound sections also run on a fresh database on that server). Results go to bench/results/latest.json.
@@ -47,7 +48,7 @@ import { search } from "./sections/search.ts";
 import { searchMemory } from "./sections/search-memory.ts";
 import { searchRebuild } from "./sections/search-rebuild.ts";
 import { searchScale } from "./sections/search-scale.ts";
-import { sitemap } from "./sections/sitemap.ts";
+import { bothWalks, sitemap } from "./sections/sitemap.ts";
 import { smallCreate } from "./sections/small-create.ts";
 import { smallGet } from "./sections/small-get.ts";
 import { soak } from "./sections/soak.ts";
@@ -83,6 +84,7 @@ const SECTIONS: Record<string, Section> = {
   oai,
   sitemap,
   usage,
+  walks: bothWalks,
 };
 /** Sections run only when named (range writes a 10 GiB object, resumable 20 GiB by default, scale and search-scale millions of rows). */
 const ON_REQUEST = new Set([
@@ -99,6 +101,7 @@ const ON_REQUEST = new Set([
   "oai",
   "sitemap",
   "usage",
+  "walks",
 ]);
 
 /** Tools a section shells out to. */

@@ -178,6 +178,11 @@ export interface Config {
    */
   sqliteDurableCommits: boolean;
   /**
+   * Whether the node indexes, in the background from its start, the objects without a search document (true);
+   * false leaves them to `d1node index --missing`, run when the operator chooses.
+   */
+  indexCatchUp: boolean;
+  /**
    * Seconds a serving process, told to stop, keeps answering while its ping fails (so that a balancer's health
    * check takes it out first), before it stops accepting connections (0: stops at once).
    */

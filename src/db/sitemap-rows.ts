@@ -19,22 +19,27 @@ export interface SitemapSpan {
 }
 
 function listed(db: Database, formatIds: readonly string[], after: string | undefined) {
-  return db.kysely
-    .selectFrom("objects")
-    .where("obsoleted_by", "is", null)
-    .where("archived", "=", 0)
-    .where("is_replica", "=", 0)
-    .where("format_id", "in", formatIds.length ? [...formatIds] : [""])
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom("access_rules")
-          .select("access_rules.pid")
-          .whereRef("access_rules.pid", "=", "objects.pid")
-          .where("access_rules.subject", "=", "public"),
-      ),
-    )
-    .$if(after !== undefined, (q) => q.where("pid", ">", after as string));
+  return (
+    db.kysely
+      .selectFrom("objects")
+      // As written in migration 0029's partial index objects_sitemap (constants, not parameters), so both
+      // databases use it.
+      .where(sql<boolean>`obsoleted_by is null and archived = 0 and is_replica = 0`)
+      .where("format_id", "in", formatIds.length ? [...formatIds] : [""])
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("access_rules")
+            .select("access_rules.pid")
+            .whereRef("access_rules.pid", "=", "objects.pid")
+            .where("access_rules.subject", "=", "public")
+            // The position again on access_rules' side: PostgreSQL merge-joins the two in pid order and, without
+            // it, reads the access rows from the first pid up to the position (a file deep in the order, all).
+            .$if(after !== undefined, (q) => q.where("access_rules.pid", ">", after as string)),
+        ),
+      )
+      .$if(after !== undefined, (q) => q.where("pid", ">", after as string))
+  );
 }
 
 /** Up to `limit` rows after `after`, in pid order. */

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { BrowserSessionStore } from "../auth/browser-session-store.ts";
 import type { ReviewLinkStore } from "../auth/review-link-store.ts";
+import type { HexDigest } from "../types/content-hash.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
@@ -113,6 +114,11 @@ export interface ObjectRepository {
   remove(pid: string): Promise<void>;
   /** How many objects reference these bytes. */
   countByContentKey(key: string): Promise<number>;
+  /**
+   * Up to `limit` PIDs of objects whose bytes have the digest `hex` (objects/digest-match.ts), oldest upload
+   * first; with `readableBy`, only those one of these subjects may read.
+   */
+  pidsWithDigest(hex: HexDigest, readableBy: readonly string[] | undefined, limit: number): Promise<string[]>;
   /**
    * Record a digest computed after the upload (MD5, SHA-1 or SHA-256) for every object whose bytes are `key` and
    * that has none recorded yet ("").

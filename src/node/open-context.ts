@@ -71,8 +71,10 @@ export async function openNodeContext(config: Config, log: NodeLog): Promise<Ope
   });
   await recoverStore(ctx);
   // Search index: objects a crash (or `d1node load`) left without a document, in the background, so that start-up
-  // costs the same whatever the node holds.
-  const searchCatchUp = startIndexCatchUp(ctx);
+  // costs the same whatever the node holds; unless the operator leaves them to `d1node index --missing`.
+  const searchCatchUp: IndexCatchUp = config.indexCatchUp
+    ? startIndexCatchUp(ctx)
+    : { done: Promise.resolve(0), stop: async () => {} };
   return {
     ctx,
     searchCatchUp,

@@ -4,6 +4,7 @@
  * in the background once started (a stopped catch-up leaves the rest for the next start); an
  * object the index refuses (a database trigger here) is logged through the node's own logger with its PID and
  * the error, in the start-up catch-up and on a write alike, and never in another node's log in the same process.
+ * With `indexCatchUp` off, a started node leaves them without a document.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -125,6 +126,35 @@ for (const dialect of testDialects()) {
       );
       assert.deepEqual(failures(otherLog.lines), [[otherPid, "index refused"]]);
       assert.deepEqual(failures(log.lines).slice(before), [[pid, "index refused"]]);
+    });
+  });
+
+  describe(`indexCatchUp off (${dialect})`, () => {
+    it("leaves the objects without a document to `d1node index --missing`", async () => {
+      const tag = uniquePid("nocu").replace(/[^a-z0-9]/gi, "");
+      const filled = await startTestNode(dialect);
+      let later: TestNode | undefined;
+      try {
+        await filled.node.searchCaughtUp;
+        await fillMemberNode(filled.node, `${tag}-`, 20);
+        await filled.node.close();
+        const databaseUrl = filled.node.ctx.config.databaseUrl;
+        later = await startTestNode(dialect, {
+          dataDir: filled.dataDir,
+          indexCatchUp: false,
+          ...(databaseUrl ? { databaseUrl } : {}),
+        });
+        assert.equal(await later.node.searchCaughtUp, 0);
+        const indexed = await later.node.ctx.db.kysely
+          .selectFrom("search_docs")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("pid", "like", `${tag}-%`)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(indexed.n), 0);
+      } finally {
+        await later?.close();
+        await filled.close();
+      }
     });
   });
 }

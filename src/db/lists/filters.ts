@@ -23,7 +23,7 @@ export function objectConditions(eb: ExpressionBuilder<Tables, "objects">, f: Ob
 }
 
 /** One of the subjects may read the object: its access rows name the rights holder and every granted subject. */
-function readableBy(eb: ExpressionBuilder<Tables, "objects">, subjects: readonly string[]): Condition {
+export function readableBy(eb: ExpressionBuilder<Tables, "objects">, subjects: readonly string[]): Condition {
   if (subjects.length === 0) return sql<SqlBool>`1 = 0`;
   return eb.exists(
     eb

@@ -32,6 +32,8 @@ import { uploadsMigration } from "./0024-uploads.ts";
 import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
 import { usageCountsMigration } from "./0026-usage-counts.ts";
 import { reviewLinksMigration } from "./0027-review-links.ts";
+import { digestLookupMigration } from "./0028-digest-lookup.ts";
+import { listedObjectsMigration } from "./0029-listed-objects.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -64,6 +66,8 @@ export const MIGRATIONS: readonly Migration[] = [
   oaiTombstonesMigration,
   usageCountsMigration,
   reviewLinksMigration,
+  digestLookupMigration,
+  listedObjectsMigration,
 ];
 
 export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {

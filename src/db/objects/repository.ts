@@ -3,12 +3,14 @@ import { type Kysely, sql } from "kysely";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
 import { FixedSql, insertRows, onPostgres } from "../engine/statement-texts.ts";
 import { DuplicateKeyError, isUniqueViolation, StaleVersionError } from "../errors.ts";
+import { readableBy } from "../lists/filters.ts";
 import { listObjects } from "../lists/object-list.ts";
 import type { KeysetPager, Write } from "../lists/pager.ts";
 import { recordTombstone } from "../oai-records.ts";
 import type { ObjectsTable, Tables } from "../schema.ts";
 import type { ObjectRepository, StoredObject } from "../types.ts";
 import { coalescedReads } from "./coalesced-reads.ts";
+import { digestMatch } from "./digest-match.ts";
 import type { RowCache } from "./row-cache.ts";
 import { accessRows, fromRow, toRow } from "./rows.ts";
 import { claimPid, claimPids, joinSeries, leaveSeries, releasePid } from "./series.ts";
@@ -246,6 +248,19 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
         .where("content_key", "=", key)
         .executeTakeFirst();
       return Number(row?.n ?? 0);
+    },
+
+    async pidsWithDigest(hex, readers, limit) {
+      const rows = await db
+        .selectFrom("objects")
+        .select("pid")
+        .where(digestMatch(hex))
+        .$if(readers !== undefined, (q) => q.where((eb) => readableBy(eb, readers as readonly string[])))
+        .orderBy("date_uploaded")
+        .orderBy("pid")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.pid);
     },
 
     async recordDigest(key, hash, value) {

@@ -6,10 +6,13 @@
  * Text fields match tokens (a phrase needs all its words, not their order); string fields match whole
  * values, case-sensitively; `*` and `?` are wildcards; numbers and dates compare numerically, with date math;
  * `/.../` is a regular expression matched against whole values (string fields) or tokens (text fields).
+ * `checksum:<hex>` (either case) matches any digest the node knows the object's bytes by (store/conditions.ts
+ * hasDigest), as clients holding a file look it up ("q=checksum:<hex>", R's contentid).
  */
 
 import lucene, { type AST, type Node, type RangeNode, type TermNode } from "lucene";
 import { InvalidRequest } from "../../errors/exceptions.ts";
+import { hexDigest } from "../../types/content-hash.ts";
 import { readQueryDate } from "../schema/dates.ts";
 import { type FieldSpec, fieldSpec, isNumeric } from "../schema/fields.ts";
 import { MANY, markOf, type Pattern, termOf } from "../schema/terms.ts";
@@ -19,6 +22,7 @@ import {
   columnMatch,
   exists,
   FALSE,
+  hasDigest,
   hasNumber,
   hasValue,
   negate,
@@ -219,6 +223,10 @@ class Translator {
     if (pattern && pattern.length === 1 && pattern[0] === MANY) {
       if (spec.type === "text") return hasTerms(this.options.dialect, [markOf(spec.name)]);
       return exists(this.options.dialect, spec.name);
+    }
+    if (spec.name === "checksum" && !pattern) {
+      const hex = hexDigest(unescapeTerm(raw));
+      if (hex) return hasDigest(hex);
     }
     const column = columnMatch(this.options.dialect, spec.name, unescapeTerm(raw), pattern);
     if (column) return column;

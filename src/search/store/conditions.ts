@@ -5,6 +5,8 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import { PUBLIC } from "../../auth/subjects.ts";
+import { digestMatch } from "../../db/objects/digest-match.ts";
+import type { HexDigest } from "../../types/content-hash.ts";
 import { shaped } from "../query/condition-shapes.ts";
 import { READER_FIELDS } from "../schema/sysmeta-fields.ts";
 import { MANY, ONE, type Pattern } from "../schema/terms.ts";
@@ -141,6 +143,15 @@ export function numberRange(
   if (high) parts.push(sql`v.num ${highOp(high)} ${high.value}`);
   parts.push(sql`v.num is not null`);
   return member(dialect, sql`v.field = ${field} and ${and(parts)}`);
+}
+
+/**
+ * `checksum:<hex>`: the documents of objects whose bytes have that digest in any algorithm the node knows them
+ * by (src/db/objects/digest-match.ts): the system metadata's checksum in any case, and the digests the node
+ * computed (SHA-256 always where it holds the bytes). Answered by SQL, not by the memory's field values.
+ */
+export function hasDigest(hex: HexDigest): Condition {
+  return sql`d.pid in (select pid from objects where ${digestMatch(hex)})`;
 }
 
 /** A string field in a range (byte-wise order); open ends undefined. */

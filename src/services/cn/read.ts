@@ -5,11 +5,13 @@
 import { isAllowed, isTrusted } from "../../auth/access.ts";
 import type { CallInfo, NodeContext } from "../../context/node-context.ts";
 import { NotAuthorized, NotFound } from "../../errors/exceptions.ts";
+import { looksLikeHashUri } from "../../types/content-hash.ts";
 import type { ObjectLocation, ObjectLocationList } from "../../types/index.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
 import type { Checksum, SystemMetadata } from "../../types/sysmeta.ts";
 import { requireIdentifier } from "../identifiers.ts";
 import * as mnRead from "../mn/read.ts";
+import { objectsWithHash } from "../shared/content-hash.ts";
 import { findByPidOrSid } from "../shared/resolve.ts";
 import { NO_BYTES } from "./core.ts";
 import { requestSynchronization } from "./harvest-requests.ts";
@@ -68,10 +70,44 @@ function objectUrl(baseUrl: string, pid: string): string {
 /**
  * CNRead.resolve: "A SID resolves to the HEAD PID." Locations are the authoritative Member Node (unless its own
  * replica entry says its copy failed or was invalidated), the approved nodes holding a completed replica, and
- * this CN when it holds the bytes itself.
+ * this CN when it holds the bytes itself. A hash URI (`hash://sha256/<hex>`) that is no object's identifier
+ * resolves to the places of every readable object with those bytes (resolveHash).
  */
 export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Promise<ObjectLocationList> {
+  if (looksLikeHashUri(id) && !(await ctx.db.objects.isIdentifierInUse(id)))
+    return resolveHash(ctx, call, id);
   const object: StoredObject = await mnRead.readableObject(ctx, call, id);
+  const pid = object.sysmeta.identifier;
+  const locations = await locationsOf(ctx, object);
+  if (locations.length === 0) {
+    throw new NotFound(`No node is known to hold a complete copy of "${pid}".`, { pid: id });
+  }
+  return { identifier: pid, locations };
+}
+
+/**
+ * A hash URI resolved: the ObjectLocationList of the URI itself (it names bytes, not one object), listing the
+ * locations of each readable object with those bytes, oldest upload first, each URL once. Any of them serves the
+ * same bytes. Which digests the CN knows: docs/decisions.md, "Lookup by content hash".
+ */
+async function resolveHash(ctx: NodeContext, call: CallInfo, uri: string): Promise<ObjectLocationList> {
+  const locations: ObjectLocation[] = [];
+  const urls = new Set<string>();
+  for (const object of await objectsWithHash(ctx, call, uri)) {
+    for (const location of await locationsOf(ctx, object)) {
+      if (urls.has(location.url)) continue;
+      urls.add(location.url);
+      locations.push(location);
+    }
+  }
+  if (locations.length === 0) {
+    throw new NotFound(`No node is known to hold a complete copy of the bytes "${uri}" names.`, { pid: uri });
+  }
+  return { identifier: uri, locations };
+}
+
+/** Where the object's bytes can be read (CNRead.resolve's rule, above). */
+async function locationsOf(ctx: NodeContext, object: StoredObject): Promise<ObjectLocation[]> {
   const pid = object.sysmeta.identifier;
   const locations: ObjectLocation[] = [];
   const seen = new Set<string>();
@@ -101,10 +137,7 @@ export async function resolve(ctx: NodeContext, call: CallInfo, id: string): Pro
     if (replica.replicationStatus === "completed") await add(replica.replicaMemberNode);
   }
   if (object.contentKey !== NO_BYTES) await add(ctx.config.nodeId);
-  if (locations.length === 0) {
-    throw new NotFound(`No node is known to hold a complete copy of "${pid}".`, { pid: id });
-  }
-  return { identifier: pid, locations };
+  return locations;
 }
 
 /**

@@ -9,11 +9,13 @@ import { registerPackageRoutes } from "./package.ts";
 import { MN_QUERY_METHODS, registerQueryRoutes } from "./query.ts";
 import { registerReadRoutes } from "./read.ts";
 import { registerReplicationRoutes } from "./replication.ts";
+import { registerResolveHashRoute } from "./resolve-hash.ts";
 import { registerStorageRoutes } from "./storage.ts";
 
 export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope): void {
   registerCoreRoutes(app, scope);
   registerReadRoutes(app, scope);
+  registerResolveHashRoute(app, scope);
   registerStorageRoutes(app, scope);
   registerAuthorizationRoutes(app, scope);
   registerReplicationRoutes(app, scope);

@@ -1,0 +1,306 @@
+/**
+ * Lookup by content hash on a Member Node and a Coordinating Node, SQLite and PostgreSQL: `checksum:<hex>` in
+ * search matches the system metadata's checksum of any algorithm (either case, quoted or not) and the SHA-256 of
+ * bytes the node holds, with R contentid's exact query; `GET /resolve/hash://sha256/<hex>` answers 303 and an
+ * ObjectLocationList (valid against the XSD) of the readable objects with those bytes; a private object is
+ * neither found nor resolved for others; an unknown hash is NotFound.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { before, describe, it } from "node:test";
+import { type Caller, call, checkedError, create, enc, form, okXml } from "../helpers/client.ts";
+import { ADMIN, CN_SUBJECT, testDialects, withTestNode } from "../helpers/node.ts";
+import { sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+import { validateXml } from "../helpers/xmllint.ts";
+
+const OWNER = "CN=Hash Owner,DC=example,DC=org";
+const MN_ID = "urn:node:HASHMN";
+const MN_SUBJECT = "CN=urn:node:HASHMN,DC=dataone,DC=org";
+const MN_BASE = "https://hashmn.example.org/mn";
+
+const digest = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest("hex");
+
+interface SolrJson {
+  response: { numFound: number; docs: Record<string, unknown>[] };
+}
+
+async function solr(c: Caller, query: string, version: "v1" | "v2" = "v2"): Promise<SolrJson> {
+  const response = await call({ ...c, version }, "GET", `/query/solr/?${query}`);
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as SolrJson;
+}
+
+/** The PIDs `checksum:<value>` finds for `c`, sorted. */
+async function found(c: Caller, value: string, version: "v1" | "v2" = "v2"): Promise<string[]> {
+  const q = encodeURIComponent(`checksum:${value}`);
+  const answer = await solr(c, `q=${q}&fl=identifier&rows=100&wt=json`, version);
+  return answer.response.docs.map((d) => d.identifier as string).sort();
+}
+
+/** A resolve answered 303: the Location and the ObjectLocationList's URLs, the body checked against the XSD. */
+async function resolved(
+  c: Caller,
+  path: string,
+): Promise<{ location: string; urls: string[]; body: string }> {
+  const response = await call(c, "GET", path, { redirect: "manual" });
+  const body = await response.text();
+  assert.equal(response.status, 303, body);
+  await validateXml(body);
+  const urls = [...body.matchAll(/<url>([^<]*)<\/url>/g)].map((m) =>
+    (m[1] as string).replaceAll("&amp;", "&"),
+  );
+  return { location: response.headers.get("location") ?? "", urls, body };
+}
+
+for (const dialect of testDialects()) {
+  describe(`content hash on a Member Node (${dialect})`, () => {
+    const node = withTestNode(dialect);
+    let admin: Caller;
+    let owner: Caller;
+    let anon: Caller;
+    const tag = uniquePid("hash");
+    const shaBytes = Buffer.from(`${tag} bytes under SHA-256`);
+    const sharedBytes = Buffer.from(`${tag} bytes of two objects`);
+    const privateBytes = Buffer.from(`${tag} private bytes`);
+    const shaPid = `${tag}-sha256`;
+    const md5Pid = `${tag}-md5`;
+    const sha1Pid = `${tag}-sha1`;
+    const privatePid = `${tag}-private`;
+
+    before(async () => {
+      admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
+      owner = { baseUrl: node.baseUrl, token: await node.token(OWNER) };
+      anon = { baseUrl: node.baseUrl };
+      const made = [
+        // The checksum as some clients write it: upper-case hex.
+        await create(admin, shaPid, shaBytes, {
+          algorithm: "SHA-256",
+          checksum: digest("sha256", shaBytes).toUpperCase(),
+        }),
+        await create(admin, md5Pid, sharedBytes, { algorithm: "MD5" }),
+        await create(admin, sha1Pid, sharedBytes, { algorithm: "SHA-1" }),
+        await create(admin, privatePid, privateBytes, {
+          algorithm: "MD5",
+          rightsHolder: OWNER,
+          readers: [OWNER],
+        }),
+      ];
+      for (const response of made) assert.equal(response.status, 200, await response.text());
+    });
+
+    it("checksum:<hex> finds the sysmeta checksum of any algorithm, in either case, quoted or not", async () => {
+      const sha = digest("sha256", shaBytes);
+      assert.deepEqual(await found(anon, sha), [shaPid]);
+      assert.deepEqual(await found(anon, sha.toUpperCase()), [shaPid]);
+      assert.deepEqual(await found(anon, `"${sha}"`), [shaPid]);
+      assert.ok((await found(anon, digest("md5", sharedBytes).toUpperCase())).includes(md5Pid));
+      // The objects share their bytes: each is found by the other's digest too once the node has recorded it.
+      assert.ok((await found(anon, digest("sha1", sharedBytes))).includes(sha1Pid));
+      assert.deepEqual(await found(anon, sha, "v1"), [shaPid]);
+    });
+
+    it("checksum:<sha256> finds every object with those bytes, whatever its sysmeta's algorithm", async () => {
+      assert.deepEqual(await found(anon, digest("sha256", sharedBytes)), [md5Pid, sha1Pid].sort());
+      assert.deepEqual(
+        await found(anon, digest("sha256", sharedBytes).toUpperCase()),
+        [md5Pid, sha1Pid].sort(),
+      );
+    });
+
+    it("R contentid's query: identifier, size, formatId, checksum and checksumAlgorithm", async () => {
+      const sha = digest("sha256", shaBytes);
+      const answer = await solr(
+        anon,
+        `q=checksum:${sha}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`,
+      );
+      // The checksum as the node stored it (a Member Node keeps the hex it computed, in lower case).
+      assert.deepEqual(answer.response.docs, [
+        {
+          identifier: shaPid,
+          size: shaBytes.length,
+          formatId: "text/csv",
+          checksum: sha,
+          checksumAlgorithm: "SHA-256",
+        },
+      ]);
+    });
+
+    it("a private object is found by those who may read it only", async () => {
+      const md5 = digest("md5", privateBytes);
+      const sha = digest("sha256", privateBytes);
+      assert.deepEqual(await found(anon, md5), []);
+      assert.deepEqual(await found(anon, sha), []);
+      assert.deepEqual(await found(owner, md5), [privatePid]);
+      assert.deepEqual(await found(owner, sha), [privatePid]);
+      for (const caller of [anon, { ...anon, token: await node.token("CN=Someone Else,DC=org") }]) {
+        const hidden = await checkedError(await call(caller, "GET", `/resolve/hash://sha256/${sha}`));
+        assert.equal(hidden.name, "NotFound");
+        assert.doesNotMatch(hidden.body, new RegExp(privatePid));
+      }
+      const shown = await resolved(owner, `/resolve/hash://sha256/${sha}`);
+      assert.equal(shown.location, `${node.baseUrl}/v2/object/${encodeURIComponent(privatePid)}`);
+    });
+
+    it("resolve hash://sha256/<hex>: 303 to the first object's get URL, every object with the bytes listed", async () => {
+      const sha = digest("sha256", sharedBytes);
+      for (const path of [
+        `/resolve/hash://sha256/${sha}`,
+        `/resolve/${encodeURIComponent(`hash://sha256/${sha.toUpperCase()}`)}`,
+        `/resolve/hash://SHA256/${sha}`,
+      ]) {
+        const answer = await resolved(anon, path);
+        const urls = [md5Pid, sha1Pid].map((pid) => `${node.baseUrl}/v2/object/${encodeURIComponent(pid)}`);
+        assert.equal(answer.location, urls[0], path);
+        assert.deepEqual(answer.urls, urls, path);
+        assert.match(answer.body, /<identifier>hash:\/\/(sha256|SHA256)\//i);
+      }
+      const bytes = await fetch((await resolved(anon, `/resolve/hash://sha256/${sha}`)).location);
+      assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), sharedBytes);
+      const md5 = await resolved(anon, `/resolve/hash://md5/${digest("md5", sharedBytes)}`);
+      assert.equal(md5.urls[0], `${node.baseUrl}/v2/object/${encodeURIComponent(md5Pid)}`);
+    });
+
+    it("an unknown hash, a malformed one, or another identifier is NotFound", async () => {
+      for (const path of [
+        `/resolve/hash://sha256/${"0".repeat(64)}`,
+        `/resolve/hash://sha256/${digest("sha256", sharedBytes).slice(2)}`,
+        "/resolve/hash://sha256/not-hex",
+        `/resolve/${enc(md5Pid)}`,
+      ]) {
+        const error = await checkedError(await call(anon, "GET", path));
+        assert.equal(error.name, "NotFound", path);
+        assert.equal(error.status, 404, path);
+      }
+      assert.deepEqual(await found(anon, "0".repeat(64)), []);
+    });
+  });
+
+  describe(`content hash on a Coordinating Node (${dialect})`, () => {
+    const node = withTestNode(dialect, { role: "cn", nodeId: "urn:node:TESTCN" });
+    let admin: Caller;
+    let cn: Caller;
+    let owner: Caller;
+    let anon: Caller;
+    const tag = uniquePid("cnhash");
+    const md5Bytes = Buffer.from(`${tag} on a Member Node, MD5`);
+    const shaBytes = Buffer.from(`${tag} on a Member Node, SHA-256`);
+    const heldBytes = Buffer.from(`${tag} held by the CN, SHA-1`);
+    const privateBytes = Buffer.from(`${tag} private, SHA-256`);
+    const md5Pid = `${tag}-md5`;
+    const shaPid = `${tag}-sha256`;
+    const heldPid = `${tag}-held`;
+    const privatePid = `${tag}-private`;
+    const onMn = `<authoritativeMemberNode>${MN_ID}</authoritativeMemberNode><replica><replicaMemberNode>${MN_ID}</replicaMemberNode><replicationStatus>completed</replicationStatus><replicaVerified>2026-01-01T00:00:00Z</replicaVerified></replica>`;
+    const register = (pid: string, xml: string) =>
+      call(cn, "POST", "/meta", { body: form({ pid, sysmeta: { xml } }) });
+
+    before(async () => {
+      admin = { baseUrl: node.baseUrl, token: await node.token(ADMIN) };
+      cn = { baseUrl: node.baseUrl, token: await node.token(CN_SUBJECT) };
+      owner = { baseUrl: node.baseUrl, token: await node.token(OWNER) };
+      anon = { baseUrl: node.baseUrl };
+      const mn = { baseUrl: node.baseUrl, token: await node.token(MN_SUBJECT) };
+      const nodeXml = `<?xml version="1.0" encoding="UTF-8"?><d1:node xmlns:d1="http://ns.dataone.org/service/types/v2.0" replicate="false" synchronize="false" type="mn" state="up"><identifier>${MN_ID}</identifier><name>Hash MN</name><description>A test node</description><baseURL>${MN_BASE}</baseURL><services><service name="MNRead" version="v2" available="true"/></services><subject>${MN_SUBJECT}</subject><contactSubject>${MN_SUBJECT}</contactSubject></d1:node>`;
+      await okXml(await call(mn, "POST", "/node", { body: form({ node: { xml: nodeXml } }) }));
+      const approved = await fetch(`${node.baseUrl}/admin/nodes/${MN_ID}/approval`, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${admin.token}` },
+      });
+      assert.equal(approved.status, 200, await approved.text());
+      const made = [
+        await register(
+          md5Pid,
+          sysmetaXml(md5Pid, md5Bytes, {
+            algorithm: "MD5",
+            checksum: digest("md5", md5Bytes).toUpperCase(),
+            extra: onMn,
+          }),
+        ),
+        await register(shaPid, sysmetaXml(shaPid, shaBytes, { algorithm: "SHA-256", extra: onMn })),
+        await register(
+          privatePid,
+          sysmetaXml(privatePid, privateBytes, {
+            algorithm: "SHA-256",
+            rightsHolder: OWNER,
+            readers: [OWNER],
+            extra: onMn,
+          }),
+        ),
+        await create(admin, heldPid, heldBytes, { algorithm: "SHA-1" }),
+      ];
+      for (const response of made) assert.equal(response.status, 200, await response.text());
+    });
+
+    it("checksum:<hex> finds the registered sysmeta checksum, any algorithm, either case", async () => {
+      assert.deepEqual(await found(anon, digest("md5", md5Bytes)), [md5Pid]);
+      assert.deepEqual(await found(anon, `"${digest("md5", md5Bytes)}"`), [md5Pid]);
+      assert.deepEqual(await found(anon, digest("sha256", shaBytes).toUpperCase()), [shaPid]);
+      assert.deepEqual(await found(anon, digest("sha1", heldBytes)), [heldPid]);
+      assert.deepEqual(await found(anon, digest("md5", md5Bytes), "v1"), [md5Pid]);
+    });
+
+    it("SHA-256 of bytes the CN holds is known; of bytes only a Member Node holds, only when the sysmeta gives it", async () => {
+      assert.deepEqual(await found(anon, digest("sha256", heldBytes)), [heldPid]);
+      assert.deepEqual(await found(anon, digest("sha256", md5Bytes)), []);
+    });
+
+    it("R contentid's query on the CN", async () => {
+      const sha = digest("sha256", shaBytes);
+      const answer = await solr(
+        anon,
+        `q=checksum:${sha}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`,
+      );
+      assert.deepEqual(answer.response.docs, [
+        {
+          identifier: shaPid,
+          size: shaBytes.length,
+          formatId: "text/csv",
+          checksum: sha,
+          checksumAlgorithm: "SHA-256",
+          replicaMN: [MN_ID],
+        },
+      ]);
+    });
+
+    it("resolve hash://sha256/<hex>: 303 to the Member Node holding the bytes, or to the CN's own copy", async () => {
+      const remote = await resolved(anon, `/resolve/hash://sha256/${digest("sha256", shaBytes)}`);
+      const mnUrl = `${MN_BASE}/v2/object/${encodeURIComponent(shaPid)}`;
+      assert.equal(remote.location, mnUrl);
+      assert.deepEqual(remote.urls, [mnUrl]);
+      assert.match(remote.body, /<nodeIdentifier>urn:node:HASHMN<\/nodeIdentifier>/);
+      const held = await resolved(
+        anon,
+        `/resolve/hash://sha256/${digest("sha256", heldBytes).toUpperCase()}`,
+      );
+      assert.equal(held.location, `${node.baseUrl}/v2/object/${encodeURIComponent(heldPid)}`);
+      const md5 = await resolved(anon, `/resolve/hash://md5/${digest("md5", md5Bytes)}`);
+      assert.equal(md5.location, `${MN_BASE}/v2/object/${encodeURIComponent(md5Pid)}`);
+      const v1 = await call(
+        { ...anon, version: "v1" },
+        "GET",
+        `/resolve/hash://sha256/${digest("sha256", shaBytes)}`,
+        {
+          redirect: "manual",
+        },
+      );
+      assert.equal(v1.status, 303);
+      await validateXml(await v1.text());
+    });
+
+    it("a private object is neither found nor resolved for others; unknown hashes are NotFound", async () => {
+      const sha = digest("sha256", privateBytes);
+      assert.deepEqual(await found(anon, sha), []);
+      assert.deepEqual(await found(owner, sha), [privatePid]);
+      const hidden = await checkedError(await call(anon, "GET", `/resolve/hash://sha256/${sha}`));
+      assert.deepEqual([hidden.name, hidden.detailCode], ["NotFound", "4140"]);
+      assert.doesNotMatch(hidden.body, new RegExp(privatePid));
+      assert.equal((await resolved(owner, `/resolve/hash://sha256/${sha}`)).urls.length, 1);
+      const unknown = await checkedError(await call(anon, "GET", `/resolve/hash://sha256/${"f".repeat(64)}`));
+      assert.deepEqual([unknown.name, unknown.detailCode], ["NotFound", "4140"]);
+      const known = await checkedError(
+        await call(anon, "GET", `/resolve/hash://sha256/${digest("sha256", md5Bytes)}`),
+      );
+      assert.equal(known.name, "NotFound");
+    });
+  });
+}
