@@ -9,11 +9,12 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { decodeJwt } from "jose";
+import { decodeJwt, type JWTPayload } from "jose";
 import { hashOf, randomId } from "../../src/auth/browser-sessions.ts";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
 import { cookieJar, type Jar } from "../helpers/cookie-jar.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc-provider.ts";
 import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
@@ -301,6 +302,31 @@ for (const dialect of testDialects()) {
         assert.equal(response.status, 401, name);
         assert.match(await response.text(), /name="InvalidToken"/, name);
       }
+    });
+
+    it("follows the provider's key rotation: a token signed with a newly published key is accepted", {
+      skip: dialect !== "sqlite" && "the key set is the provider's, whatever the database",
+      timeout: 90_000,
+    }, async () => {
+      const status = async (claims: JWTPayload) =>
+        (
+          await fetch(`${node.baseUrl}/status`, {
+            headers: { authorization: `Bearer ${await provider.accessToken(claims)}` },
+          })
+        ).status;
+      const claims = { sub: "kc-ldap-2", ldap_dn: ADMIN };
+      assert.equal(await status(claims), 200, "the realm's first key, its set fetched and cached");
+      await provider.rotateKey();
+      // jose's remote key set fetches again for an unseen key id once its cool-down (30 s) since the last fetch
+      // has passed; until then the new key is not yet known.
+      await eventually(
+        "a token signed with the rotated key accepted",
+        async () => ((await status(claims)) === 200 ? true : undefined),
+        60_000,
+      );
+      const fetches = provider.keySetFetches();
+      for (let i = 0; i < 3; i++) assert.equal(await status(claims), 200);
+      assert.equal(provider.keySetFetches(), fetches, "no fetch of the key set per request");
     });
 
     it("shares sessions with a second node process (its own OS process) on the same PostgreSQL database", {

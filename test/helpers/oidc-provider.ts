@@ -2,11 +2,12 @@
  * A real OpenID Connect provider (npm oidc-provider) on a local port for sign-in tests, with its development
  * login and consent pages, shaped like DataONE's Keycloak realm: accounts carry an `orcid` claim (ORCID users) or
  * an `ldap_dn` claim (LDAP users) beside an opaque `sub`. `accessToken` signs access tokens with the provider's own
- * published key, as the realm issues them (iss, aud/azp, sub, exp), for the bearer-token tests.
+ * published key, as the realm issues them (iss, aud/azp, sub, exp), for the bearer-token tests; `rotateKey`
+ * publishes a new signing key beside the old one (as a realm rotating its keys does) and signs with it from then on.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import Provider from "oidc-provider";
 
 export interface TestAccount {
@@ -26,6 +27,10 @@ export interface TestProvider {
   clientSecret: string;
   /** An access token signed with the provider's key (or `otherKey`: a forgery). */
   accessToken(claims: JWTPayload, options?: { forged?: boolean; ttlSeconds?: number }): Promise<string>;
+  /** Publishes a new key in the provider's key set and signs access tokens with it from now on. */
+  rotateKey(): Promise<void>;
+  /** How many times the key set was fetched. */
+  keySetFetches(): number;
   close(): Promise<void>;
 }
 
@@ -37,9 +42,18 @@ export async function startOidcProvider(options: {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
   const forger = await generateKeyPair("RS256");
   const jwk = { ...(await exportJWK(privateKey)), kid: "realm-key", alg: "RS256", use: "sig" };
+  const publicJwk = async (key: CryptoKey, kid: string): Promise<JWK> => ({
+    ...(await exportJWK(key)),
+    kid,
+    alg: "RS256",
+    use: "sig",
+  });
+  // The key set the provider publishes (its jwks_uri, /jwks): the realm's key, then any rotated in.
+  const published: JWK[] = [await publicJwk(publicKey, "realm-key")];
+  let signing: { privateKey: CryptoKey; kid: string } = { privateKey, kid: "realm-key" };
   const clientId = "d1node";
   const clientSecret = options.clientSecret ?? "test-client-secret-0123456789";
   const accounts = new Map(options.accounts.map((a) => [a.sub, a]));
@@ -67,7 +81,17 @@ export async function startOidcProvider(options: {
       return { accountId: id, claims: async () => ({ ...account }) };
     },
   });
-  server.on("request", provider.callback());
+  const callback = provider.callback();
+  let keySetFetches = 0;
+  server.on("request", (request, response) => {
+    if (request.method === "GET" && request.url === "/jwks") {
+      keySetFetches++;
+      response.setHeader("content-type", "application/jwk-set+json");
+      response.end(JSON.stringify({ keys: published }));
+      return;
+    }
+    callback(request, response);
+  });
   return {
     issuer,
     clientId,
@@ -82,8 +106,15 @@ export async function startOidcProvider(options: {
         exp: now + ttlSeconds,
         ...claims,
       })
-        .setProtectedHeader({ alg: "RS256", kid: "realm-key", typ: "JWT" })
-        .sign(forged ? forger.privateKey : privateKey);
+        .setProtectedHeader({ alg: "RS256", kid: signing.kid, typ: "JWT" })
+        .sign(forged ? forger.privateKey : signing.privateKey);
+    },
+    keySetFetches: () => keySetFetches,
+    async rotateKey() {
+      const next = await generateKeyPair("RS256", { extractable: true });
+      const kid = `realm-key-${published.length + 1}`;
+      published.push(await publicJwk(next.publicKey, kid));
+      signing = { privateKey: next.privateKey, kid };
     },
     close: () =>
       new Promise<void>((resolve) => {
