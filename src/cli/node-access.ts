@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { Config } from "../config/config.ts";
-import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
+import { openNodeDatabase } from "../node/open-database.ts";
 import { controlSocketPath } from "../ops/control-socket.ts";
 import { openStore } from "../store/open-store.ts";
 import type { ObjectStore } from "../store/types.ts";
@@ -56,7 +56,7 @@ export async function openLocalDatabase(config: Readonly<Config>): Promise<Datab
   if (!config.databaseUrl && !existsSync(path.join(config.dataDir, "d1node.sqlite"))) {
     throw Object.assign(new Error(`no node database in ${config.dataDir}`), { code: "D1NODE_NO_DATABASE" });
   }
-  return openDatabase(
+  return openNodeDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },

@@ -38,5 +38,7 @@ export { sysmetaFields } from "./schema/sysmeta-fields.ts";
 export type { EngineStatus, SearchIndex } from "./search-index.ts";
 // The engine one node holds, opened on its database and closed with it.
 export { openSearchIndex } from "./search-index.ts";
+// Its tables' migrations, which the composition root merges with the node's by number.
+export { SEARCH_MIGRATIONS } from "./store/migrations/index.ts";
 export type { RebuildEnd } from "./store/rebuild-state.ts";
 export { warmSearch } from "./warm.ts";

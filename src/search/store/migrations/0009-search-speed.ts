@@ -6,7 +6,7 @@
  * search_values rows.
  */
 import { sql } from "kysely";
-import type { Migration, MigrationDb } from "./migration.ts";
+import type { Migration, MigrationDb } from "../../../db/migrations/migration.ts";
 
 /**
  * The index's text fields when this migration was written (src/search/schema/fields.ts then): the fixed ones, and the

@@ -4,7 +4,7 @@
  * search_relations the package relations resource maps state.
  */
 import { sql } from "kysely";
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../../../db/migrations/migration.ts";
 
 export const searchIndexMigration: Migration = {
   name: "0004-search-index",

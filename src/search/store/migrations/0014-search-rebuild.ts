@@ -3,7 +3,7 @@
  * so that an interrupted one resumes after the last page it wrote: one row while a rebuild is unfinished, with
  * the definitions of the secondary indexes it dropped (a rebuild of an empty index builds them once, at the end).
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../../../db/migrations/migration.ts";
 
 export const searchRebuildMigration: Migration = {
   name: "0014-search-rebuild",

@@ -10,7 +10,7 @@
  * table here, and the new table's indexes join its deferred statements instead of being built now.
  */
 import { sql } from "kysely";
-import type { Migration, MigrationDb } from "./migration.ts";
+import type { Migration, MigrationDb } from "../../../db/migrations/migration.ts";
 
 const NEW = "search_values_by_pid";
 const STAGED = "search_values_rebuild";

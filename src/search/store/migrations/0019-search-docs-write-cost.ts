@@ -11,7 +11,7 @@
  *   their compression (both are read alike); new and rewritten ones use lz4.
  */
 import { sql } from "kysely";
-import type { Migration, MigrationDb } from "./migration.ts";
+import type { Migration, MigrationDb } from "../../../db/migrations/migration.ts";
 
 const LARGE_COLUMNS = ["doc", "science", "terms"];
 

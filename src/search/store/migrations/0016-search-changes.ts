@@ -10,7 +10,7 @@
  * `search_change_origin` names this database, so a snapshot made against another one is never trusted.
  */
 import { sql } from "kysely";
-import type { Migration, MigrationDb } from "./migration.ts";
+import type { Migration, MigrationDb } from "../../../db/migrations/migration.ts";
 
 const EVENTS = [
   ["insert", "new"],
