@@ -152,3 +152,28 @@ it("no engine state in a module-level map keyed by the database", async () => {
   }
   assert.deepEqual(keyed, []);
 });
+
+it("outside its store, src/search sees the node's database only through IndexContext's narrow source", async () => {
+  const offenders: string[] = [];
+  const store = path.join(src, "search", "store");
+  for (const file of await sourceFiles(path.join(src, "search"))) {
+    if (file.startsWith(store + path.sep)) continue;
+    const text = await readFile(file, "utf8");
+    const relative = path.relative(root, file);
+    if (/\.kysely\b/.test(text)) offenders.push(`${relative} reaches the query builder`);
+    for (const from of importsOf(text)) {
+      if (!from.startsWith(".")) continue;
+      const target = path
+        .relative(src, path.resolve(path.dirname(file), from))
+        .split(path.sep)
+        .join("/");
+      if (target === "db/types.ts" || target === "db/index.ts" || target === "db/open.ts")
+        offenders.push(`${relative} imports ${from}`);
+    }
+  }
+  assert.deepEqual(
+    offenders,
+    [],
+    "read objects through IndexedDatabase / ObjectBytes; SQL in src/search/store",
+  );
+});
