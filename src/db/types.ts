@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { BrowserSessionStore } from "../auth/browser-session-store.ts";
-import type { LogEntry, ObjectInfo, Slice } from "../types/lists-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
+import type { LogEntry, ObjectInfo, Slice } from "../types/xml-documents/lists-xml.ts";
 import type { HarvestProgressStore } from "./cn/harvest-progress.ts";
 import type { LogProgressStore } from "./cn/log-progress.ts";
 import type { ReplicaNodeRecords } from "./cn/replica-nodes.ts";

@@ -9,8 +9,13 @@
  */
 import { rm } from "node:fs/promises";
 import type { MemoryState, SearchMemory } from "./memory/index.ts";
-import { decodeMemory, encodeMemory, type MemoryHeader, SNAPSHOT_VERSION } from "./memory/snapshot-codec.ts";
-import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot-file.ts";
+import {
+  decodeMemory,
+  encodeMemory,
+  type MemoryHeader,
+  SNAPSHOT_VERSION,
+} from "./memory/snapshot/snapshot-codec.ts";
+import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot/snapshot-file.ts";
 import type { SearchEngineDb } from "./store/index.ts";
 
 /** The snapshot's name in the node's data folder. */

@@ -5,10 +5,9 @@
  * logEntry after another, each with the eight elements in sequence order, text only, typed values.
  */
 import type { SaxesTagPlain } from "saxes";
-import { InvalidRequest } from "../errors/exceptions.ts";
-import type { LogEntry, Slice } from "./lists-xml.ts";
-import { NS_V1, NS_V2 } from "./xml.ts";
-import { checkedText, type ErrorClass, qualifiedRoot, strictParser } from "./xml-parse.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { NS_V1, NS_V2 } from "../xml.ts";
+import { checkedText, type ErrorClass, qualifiedRoot, strictParser } from "../xml-parse.ts";
 import {
   checkIdentifier,
   FREE_ATTRIBUTE,
@@ -17,7 +16,8 @@ import {
   parseDate,
   parseEnum,
   parseInteger,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
+import type { LogEntry, Slice } from "./lists-xml.ts";
 
 /** v1 Event: "create, read, update, delete, replicate, synchronization_failed, replication_failed". */
 export const V1_EVENTS = [

@@ -25,9 +25,9 @@ import {
   nameFromSubjectOrder,
   nodeName,
   pemOf,
-} from "../auth/x509/build.ts";
-import { checkNodeCertificate } from "../auth/x509/node-check.ts";
-import { OperatorError } from "./operator-error.ts";
+} from "../../auth/x509/build.ts";
+import { checkNodeCertificate } from "../../auth/x509/node-check.ts";
+import { OperatorError } from "../operator-error.ts";
 
 const NODE_ID = /^urn:node:\w{2,23}$/;
 

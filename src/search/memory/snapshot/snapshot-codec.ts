@@ -4,9 +4,10 @@
  * column's values as one JSON array; its packed arrays, patches, orders and the clause sets as typed arrays.
  * Any change to what is written here changes `SNAPSHOT_VERSION`: a file of another version is ignored.
  */
+
+import type { MemoryState } from "../index.ts";
+import type { Ordinals } from "../packed-ordinals.ts";
 import type { ColumnState } from "./column-state.ts";
-import type { MemoryState } from "./index.ts";
-import type { Ordinals } from "./packed-ordinals.ts";
 import { bytesOf, type SnapshotReader } from "./snapshot-file.ts";
 
 export const SNAPSHOT_VERSION = 1;

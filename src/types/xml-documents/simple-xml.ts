@@ -2,9 +2,8 @@
  * Small answer documents: Checksum, Identifier, ChecksumAlgorithmList, ObjectLocationList (types v1),
  * QueryEngineList (v1.1) and OptionList (v2.0).
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import type { Checksum } from "./sysmeta.ts";
-import { readChecksum } from "./sysmeta-xml.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import type { Checksum } from "../sysmeta.ts";
 import {
   attr,
   document,
@@ -17,8 +16,9 @@ import {
   NS_V1_1,
   NS_V2,
   parseXml,
-} from "./xml.ts";
-import { checkIdentifier, expectRoot, manyTexts, nonEmpty, Reader, textOf } from "./xml-read.ts";
+} from "../xml.ts";
+import { checkIdentifier, expectRoot, manyTexts, nonEmpty, Reader, textOf } from "../xml-read.ts";
+import { readChecksum } from "./sysmeta-xml.ts";
 
 export function serializeChecksum(checksum: Checksum): string {
   return document(

@@ -6,12 +6,12 @@
 import { existsSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import type { Config } from "../config/config.ts";
-import type { Database } from "../db/types.ts";
-import { openNodeDatabase } from "../node/open-database.ts";
-import { controlSocketPath } from "../ops/control-socket.ts";
-import { openStore } from "../store/open-store.ts";
-import type { ObjectStore } from "../store/types.ts";
+import type { Config } from "../../config/config.ts";
+import type { Database } from "../../db/types.ts";
+import { openNodeDatabase } from "../../node/open-database.ts";
+import { controlSocketPath } from "../../ops/control-socket.ts";
+import { openStore } from "../../store/open-store.ts";
+import type { ObjectStore } from "../../store/types.ts";
 
 export interface LocalNode {
   db: Database;

@@ -4,8 +4,8 @@
  * (the subject leaves every rule). Rules already there are kept as they are; a permission already granted to
  * a subject is not added again.
  */
-import { type AccessRule, PERMISSIONS, type Permission } from "../types/index.ts";
-import { OperatorError } from "./operator-error.ts";
+import { type AccessRule, PERMISSIONS, type Permission } from "../../types/index.ts";
+import { OperatorError } from "../operator-error.ts";
 
 /** DataONE's subject for anyone, authenticated or not. */
 export const PUBLIC = "public";

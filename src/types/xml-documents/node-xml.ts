@@ -3,7 +3,7 @@
  * synchronization?, nodeReplicationPolicy?, ping?, subject*, contactSubject+" with the required attributes
  * replicate, synchronize, type and state; v2.0 appends "property*".
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
 import {
   NODE_STATES,
   NODE_TYPES,
@@ -12,7 +12,7 @@ import {
   type Ping,
   type Service,
   type Synchronization,
-} from "./node.ts";
+} from "../node.ts";
 import {
   attr,
   dateEl,
@@ -27,7 +27,7 @@ import {
   namespaceOf,
   parseXml,
   type XmlElement,
-} from "./xml.ts";
+} from "../xml.ts";
 import {
   expectRoot,
   manyTexts,
@@ -41,7 +41,7 @@ import {
   requiredAttr,
   requiredText,
   textOf,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
 
 const nodeAttributes = (node: Node): string =>
   attr("replicate", node.replicate) +

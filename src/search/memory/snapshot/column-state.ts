@@ -3,7 +3,7 @@
  * arrays, the documents patched since the packing, and its kept sort orders (their documents only: the keys are
  * the documents' values again). Totals, value order and postings are made again on restore.
  */
-import type { Ordinals } from "./packed-ordinals.ts";
+import type { Ordinals } from "../packed-ordinals.ts";
 
 export interface PatchArrays {
   docs: Int32Array;

@@ -11,19 +11,19 @@
  * 1 when some could not be (each one is named on standard error), 2 when the index could not be rebuilt at all.
  */
 import type { Command } from "commander";
-import { loadFormatRegistry } from "../context/formats.ts";
-import type { Database } from "../db/types.ts";
+import { loadFormatRegistry } from "../../context/formats.ts";
+import type { Database } from "../../db/types.ts";
 import {
   countObjectsToIndex,
   type IndexContext,
   type RebuildEnd,
   type ReindexProgress,
   reindexObjects,
-} from "../search/index.ts";
-import { openStore } from "../store/index.ts";
-import { openConfiguredDatabase, openFailure, stderrLog } from "./offline-database.ts";
-import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
-import { progressLine } from "./progress.ts";
+} from "../../search/index.ts";
+import { openStore } from "../../store/index.ts";
+import { openConfiguredDatabase, openFailure, stderrLog } from "../offline-database.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
+import { progressLine } from "../progress.ts";
 
 interface IndexFlags extends CommonFlags {
   missing?: boolean;

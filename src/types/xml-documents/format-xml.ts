@@ -2,10 +2,8 @@
  * ObjectFormat and ObjectFormatList. v1 ObjectFormat is "formatId, formatName, formatType"; v2.0 appends
  * "mediaType minOccurs=0, extension minOccurs=0". ObjectFormatList extends Slice with "objectFormat minOccurs=1".
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { readSlice } from "./lists-xml.ts";
-import type { MediaType } from "./sysmeta.ts";
-import { mediaTypeElement, readMediaType } from "./sysmeta-xml.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import type { MediaType } from "../sysmeta.ts";
 import {
   document,
   type ErrorClass,
@@ -16,8 +14,10 @@ import {
   optEl,
   parseXml,
   type XmlElement,
-} from "./xml.ts";
-import { expectRoot, nonEmpty, optionalText, parseEnum, Reader, requiredText } from "./xml-read.ts";
+} from "../xml.ts";
+import { expectRoot, nonEmpty, optionalText, parseEnum, Reader, requiredText } from "../xml-read.ts";
+import { readSlice } from "./lists-xml.ts";
+import { mediaTypeElement, readMediaType } from "./sysmeta-xml.ts";
 
 export type FormatType = "DATA" | "METADATA" | "RESOURCE";
 /** formatType: "the type of object: DATA, METADATA or a resource map (RESOURCE)". */

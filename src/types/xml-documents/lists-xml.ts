@@ -2,10 +2,8 @@
  * The paged lists: ObjectList (types v1 only; listObjects answers it in both API versions) and Log (v1 and
  * v2.0). Both extend Slice: "count, start, total: xs:int, use=required"; count is the number of entries sent.
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { V1_EVENTS } from "./log-xml.ts";
-import type { Checksum } from "./sysmeta.ts";
-import { checksumElement, readChecksum } from "./sysmeta-xml.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import type { Checksum } from "../sysmeta.ts";
 import {
   dateEl,
   document,
@@ -16,7 +14,7 @@ import {
   namespaceOf,
   parseXml,
   type XmlRoot,
-} from "./xml.ts";
+} from "../xml.ts";
 import {
   checkIdentifier,
   expectRoot,
@@ -27,7 +25,9 @@ import {
   Reader,
   requiredAttr,
   requiredText,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
+import { V1_EVENTS } from "./log-xml.ts";
+import { checksumElement, readChecksum } from "./sysmeta-xml.ts";
 
 export { parseLog, V1_EVENTS } from "./log-xml.ts";
 

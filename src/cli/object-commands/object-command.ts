@@ -8,6 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { OperatorError } from "../operator-error.ts";
+import { type Credentials, credentialsOf } from "../upload/upload.ts";
+import { addConnectionOptions } from "../upload/upload-command.ts";
 import { type AccessFlags, accessEditOf, applyAccessEdit, samePolicy } from "./access-edit.ts";
 import {
   archiveObject,
@@ -17,10 +20,7 @@ import {
   reachNode,
   readSystemMetadata,
 } from "./object-calls.ts";
-import { OperatorError } from "./operator-error.ts";
 import { systemMetadataText } from "./sysmeta-text.ts";
-import { type Credentials, credentialsOf } from "./upload/upload.ts";
-import { addConnectionOptions } from "./upload/upload-command.ts";
 
 interface ObjectFlags extends AccessFlags {
   node: string;

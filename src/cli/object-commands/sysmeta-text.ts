@@ -2,7 +2,7 @@
  * System metadata as `d1node object show` prints it: one field a line, a name then its value, fields that are
  * not set left out (except archived, whose absence means "no"); the access policy one subject a line.
  */
-import type { AccessRule, ReplicationPolicy, SystemMetadata } from "../types/index.ts";
+import type { AccessRule, ReplicationPolicy, SystemMetadata } from "../../types/index.ts";
 
 export function systemMetadataText(s: SystemMetadata): string {
   const lines: [string, string | undefined][] = [

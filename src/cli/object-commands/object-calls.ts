@@ -14,9 +14,9 @@ import {
   type SystemMetadata,
   serializeAccessPolicy,
   serializeSystemMetadata,
-} from "../types/index.ts";
-import { OperatorError } from "./operator-error.ts";
-import { authorization, type Credentials, describe } from "./upload/upload.ts";
+} from "../../types/index.ts";
+import { OperatorError } from "../operator-error.ts";
+import { authorization, type Credentials, describe } from "../upload/upload.ts";
 
 /** A node's base URL (without /v1 or /v2), its type, and the caller's credentials. */
 export interface ObjectTarget extends Credentials {

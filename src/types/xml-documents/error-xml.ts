@@ -3,8 +3,8 @@
  * `<error name errorCode detailCode identifier? nodeId?>` with "description minOccurs=0" and
  * "traceInformation minOccurs=0 type=xs:anyType".
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { attr, type ErrorClass, escapeText, parseXml, XML_DECLARATION, type XmlElement } from "./xml.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { attr, type ErrorClass, escapeText, parseXml, XML_DECLARATION, type XmlElement } from "../xml.ts";
 import {
   expectRoot,
   INT_MAX,
@@ -13,7 +13,7 @@ import {
   parseInteger,
   Reader,
   requiredAttr,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
 
 export interface ErrorDocument {
   /** The exception name, e.g. "NotFound". */

@@ -8,21 +8,21 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { FormData } from "undici";
-import { signingKeyPath } from "../auth/keys.ts";
-import { sendsNodeToken } from "../auth/node-credentials.ts";
-import type { NodeContext } from "../context/node-context.ts";
-import { capabilities } from "../services/mn/core.ts";
-import { parseNode, serializeNode } from "../types/index.ts";
-import type { Node } from "../types/node.ts";
-import { warnAboutNodeCertificate } from "./certificate-warning.ts";
-import { OperatorError } from "./operator-error.ts";
+import { signingKeyPath } from "../../auth/keys.ts";
+import { sendsNodeToken } from "../../auth/node-credentials.ts";
+import type { NodeContext } from "../../context/node-context.ts";
+import { capabilities } from "../../services/mn/core.ts";
+import { parseNode, serializeNode } from "../../types/index.ts";
+import type { Node } from "../../types/node.ts";
+import { warnAboutNodeCertificate } from "../identity-commands/certificate-warning.ts";
+import { OperatorError } from "../operator-error.ts";
 import {
   addCommonOptions,
   addPeerOptions,
   type CommonFlags,
   configFromFlags,
   type PeerFlags,
-} from "./options.ts";
+} from "../options.ts";
 import { callRunningNode } from "./remote.ts";
 
 interface RegisterFlags extends CommonFlags, PeerFlags {

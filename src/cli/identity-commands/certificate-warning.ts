@@ -1,7 +1,7 @@
 /** `serve` and `register` check the node certificate as `d1node cert check` does: one warning line when off. */
 import { readFileSync } from "node:fs";
-import { nodeCertificateWarning } from "../auth/x509/node-check.ts";
-import type { Config } from "../config/config.ts";
+import { nodeCertificateWarning } from "../../auth/x509/node-check.ts";
+import type { Config } from "../../config/config.ts";
 
 export function warnAboutNodeCertificate(config: Readonly<Config>, baseUrl = config.baseUrl): void {
   if (!config.nodeCert) return;

@@ -1,8 +1,8 @@
 /** `d1node token --subject S`: a bearer token that a node started on the same data folder accepts. */
 import type { Command } from "commander";
-import { mintToken } from "../auth/tokens.ts";
-import { existingSigningKey } from "./data-folder.ts";
-import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+import { mintToken } from "../../auth/tokens.ts";
+import { existingSigningKey } from "../data-folder.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
 
 interface TokenFlags extends CommonFlags {
   subject: string;

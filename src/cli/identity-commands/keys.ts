@@ -1,8 +1,8 @@
 /** `d1node keys export`: the node's token-signing public key (PEM), for operators who pin it (trustedTokenKeys). */
 import type { Command } from "commander";
-import { tokenKeysPem } from "../http/routes/token-keys.ts";
-import { existingSigningKey } from "./data-folder.ts";
-import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
+import { tokenKeysPem } from "../../http/routes/token-keys.ts";
+import { existingSigningKey } from "../data-folder.ts";
+import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
 
 export function registerKeysCommand(program: Command): void {
   const keys = program.command("keys").description("the node's token-signing key");

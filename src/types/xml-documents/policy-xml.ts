@@ -3,7 +3,7 @@
  * documents of their own (CNAuthorization.setAccessPolicy, CNReplication.setReplicationPolicy and
  * updateReplicationMetadata).
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
 import {
   type AccessRule,
   PERMISSIONS,
@@ -11,7 +11,7 @@ import {
   REPLICATION_STATUSES,
   type Replica,
   type ReplicationPolicy,
-} from "./sysmeta.ts";
+} from "../sysmeta.ts";
 import {
   attr,
   dateEl,
@@ -22,7 +22,7 @@ import {
   NS_V1,
   parseXml,
   type XmlElement,
-} from "./xml.ts";
+} from "../xml.ts";
 import {
   expectRoot,
   INT_MAX,
@@ -35,7 +35,7 @@ import {
   parseInteger,
   Reader,
   requiredText,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
 
 /** The `<allow>` rules of an accessPolicy element; rules without a subject or a permission are left out. */
 export function accessPolicyContent(rules: readonly AccessRule[]): string {

@@ -3,8 +3,8 @@
  * Person: "subject, givenName+, familyName, email*, isMemberOf*, equivalentIdentity*, verified?".
  * Group: "subject, groupName, hasMember*, rightsHolder+". SubjectInfo: "person*, group*".
  */
-import { InvalidRequest } from "../errors/exceptions.ts";
-import { document, type ErrorClass, el, els, NS_V1, optEl, parseXml, type XmlElement } from "./xml.ts";
+import { InvalidRequest } from "../../errors/exceptions.ts";
+import { document, type ErrorClass, el, els, NS_V1, optEl, parseXml, type XmlElement } from "../xml.ts";
 import {
   expectRoot,
   manyTexts,
@@ -13,7 +13,7 @@ import {
   parseBoolean,
   Reader,
   requiredText,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
 
 export interface Person {
   subject: string;

@@ -4,12 +4,12 @@
  * data folder's own key for `subject` (on the CN's machine, the CN itself), else as the node itself.
  */
 import { type FormData, request } from "undici";
-import { nodeCallHeaders, nodeDispatcher } from "../auth/node-credentials.ts";
-import { mintToken } from "../auth/tokens.ts";
-import type { Config } from "../config/config.ts";
-import { parseError } from "../types/index.ts";
-import { existingSigningKey } from "./data-folder.ts";
-import { OperatorError } from "./operator-error.ts";
+import { nodeCallHeaders, nodeDispatcher } from "../../auth/node-credentials.ts";
+import { mintToken } from "../../auth/tokens.ts";
+import type { Config } from "../../config/config.ts";
+import { parseError } from "../../types/index.ts";
+import { existingSigningKey } from "../data-folder.ts";
+import { OperatorError } from "../operator-error.ts";
 
 export interface RemoteAnswer {
   status: number;

@@ -4,16 +4,8 @@
  * replicationPolicy, obsoletes, obsoletedBy, archived, dateUploaded, dateSysMetadataModified, originMemberNode,
  * authoritativeMemberNode, replica*"; v2.0 extends it with "seriesId, mediaType, fileName".
  */
-import { InvalidSystemMetadata } from "../errors/exceptions.ts";
-import {
-  accessPolicyContent,
-  readAccessPolicy,
-  readReplica,
-  readReplicationPolicy,
-  replicaElement,
-  replicationPolicyElement,
-} from "./policy-xml.ts";
-import type { Checksum, MediaType, SystemMetadata } from "./sysmeta.ts";
+import { InvalidSystemMetadata } from "../../errors/exceptions.ts";
+import type { Checksum, MediaType, SystemMetadata } from "../sysmeta.ts";
 import {
   attr,
   dateEl,
@@ -28,7 +20,7 @@ import {
   optEl,
   parseXml,
   type XmlElement,
-} from "./xml.ts";
+} from "../xml.ts";
 import {
   checkIdentifier,
   expectRoot,
@@ -41,7 +33,15 @@ import {
   requiredAttr,
   requiredText,
   textOf,
-} from "./xml-read.ts";
+} from "../xml-read.ts";
+import {
+  accessPolicyContent,
+  readAccessPolicy,
+  readReplica,
+  readReplicationPolicy,
+  replicaElement,
+  replicationPolicyElement,
+} from "./policy-xml.ts";
 
 const V1_SEQUENCE = [
   "serialVersion",

@@ -8,20 +8,20 @@
  * any time. Neither way starts a new data folder.
  */
 import type { Command } from "commander";
-import type { Config } from "../config/config.ts";
-import type { Database } from "../db/types.ts";
-import { approveNode, removeNode } from "../services/cn/register.ts";
-import { parseNode } from "../types/index.ts";
-import { requireEmbeddedDatabase } from "./data-folder.ts";
-import { openConfiguredDatabase } from "./offline-database.ts";
-import { OperatorError } from "./operator-error.ts";
+import type { Config } from "../../config/config.ts";
+import type { Database } from "../../db/types.ts";
+import { approveNode, removeNode } from "../../services/cn/register.ts";
+import { parseNode } from "../../types/index.ts";
+import { requireEmbeddedDatabase } from "../data-folder.ts";
+import { openConfiguredDatabase } from "../offline-database.ts";
+import { OperatorError } from "../operator-error.ts";
 import {
   addCommonOptions,
   addPeerOptions,
   type CommonFlags,
   configFromFlags,
   type PeerFlags,
-} from "./options.ts";
+} from "../options.ts";
 import { peerSettings } from "./register.ts";
 import { callRunningNode } from "./remote.ts";
 
