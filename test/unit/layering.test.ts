@@ -186,3 +186,15 @@ it("no import circle between the top-level folders of src/", async () => {
   for (const folder of next.keys()) walk(folder, []);
   assert.deepEqual(circles, []);
 });
+
+it("the node's database is opened in one place, with every migration: only src/node/open-database.ts calls openDatabase", async () => {
+  const found: string[] = [];
+  const entries = await readdir(src, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = path.relative(src, path.join(entry.parentPath, entry.name));
+    if (file === path.join("node", "open-database.ts") || file.startsWith(`db${path.sep}`)) continue;
+    if (/\bopenDatabase\s*\(/.test(await readFile(path.join(src, file), "utf8"))) found.push(file);
+  }
+  assert.deepEqual(found, [], "open it with openNodeDatabase (src/node/open-database.ts)");
+});
