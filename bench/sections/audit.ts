@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { openDatabase } from "../../src/db/index.ts";
 import type { StoredObject } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { createFsStore } from "../../src/store/index.ts";
 import { BIN, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
@@ -64,7 +64,7 @@ export async function audit(_options: SectionOptions): Promise<void> {
 
 /** Distinct random objects, staged into the store and recorded in the database as an upload would. */
 async function buildStore(dataDir: string): Promise<string[]> {
-  const db = await openDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
+  const db = await openNodeDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
   const store = await createFsStore(path.join(dataDir, "store"));
   const files: string[] = [];
   try {

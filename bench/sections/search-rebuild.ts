@@ -15,10 +15,10 @@
 import { loadavg } from "node:os";
 import path from "node:path";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import { bulkLoadObjects } from "../../src/db/objects/bulk-load.ts";
 import type { StoredObject } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { reindexObjects } from "../../src/search/indexing/reindex.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
 import { parseXml } from "../../src/types/xml-parse.ts";
@@ -49,7 +49,7 @@ export async function searchRebuild(options: SectionOptions): Promise<void> {
 async function onBackend(pgUrl: string | undefined, documents: Buffer[]): Promise<void> {
   const tmp = await tempDir("search-rebuild");
   const store = await backend(pgUrl);
-  const db = await openDatabase(
+  const db = await openNodeDatabase(
     store.url ? { url: store.url } : { sqlitePath: path.join(tmp.dir, "r.sqlite") },
   );
   const server = await rowServer(db, DOCS);

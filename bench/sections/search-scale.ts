@@ -15,8 +15,8 @@
 import { loadavg } from "node:os";
 import { sql } from "kysely";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";
 import { runQuery } from "../../src/search/answers/service.ts";
 import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
@@ -144,7 +144,7 @@ export async function searchScale(options: SectionOptions): Promise<void> {
   const store = KEEP
     ? await keptBackend(options.postgres, `d1node_bench_search_keep_${DOCS}`)
     : await backend(options.postgres, "d1node_bench_search");
-  const database = await openDatabase({ url: store.url as string });
+  const database = await openNodeDatabase({ url: store.url as string });
   try {
     const loaded = await sql<{ found: string | null }>`select to_regclass(${LOADED_MARK}) as found`.execute(
       database.kysely,

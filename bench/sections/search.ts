@@ -15,9 +15,9 @@
 import path from "node:path";
 import { sql } from "kysely";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { InvalidRequest } from "../../src/errors/exceptions.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { solrJson } from "../../src/search/answers/response.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";
 import { runQuery } from "../../src/search/answers/service.ts";
@@ -79,7 +79,7 @@ function entryFor(n: number, bytes = Buffer.from(emlDocument(n))): IndexEntry {
 async function onBackend(pgUrl: string | undefined): Promise<void> {
   const tmp = await tempDir("search");
   const store = await backend(pgUrl);
-  const database = await openDatabase(
+  const database = await openNodeDatabase(
     store.url ? { url: store.url } : { sqlitePath: path.join(tmp.dir, "search.sqlite") },
   );
   const db = database.kysely;

@@ -17,8 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { countUsage } from "../../src/services/usage/count-usage.ts";
 import { backend, tempDir } from "../lib/node.ts";
 import { record } from "../lib/report.ts";
@@ -46,7 +46,7 @@ export async function usage(options: SectionOptions): Promise<void> {
 async function onBackend(pgUrl: string | undefined): Promise<void> {
   const tmp = await tempDir("usage");
   const store = await backend(pgUrl);
-  const db = await openDatabase(
+  const db = await openNodeDatabase(
     store.url ? { url: store.url } : { sqlitePath: path.join(tmp.dir, "usage.sqlite") },
   );
   try {

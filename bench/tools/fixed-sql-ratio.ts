@@ -12,8 +12,8 @@ import type { Kysely } from "kysely";
 import pg from "pg";
 import { FixedSql, insertRows } from "../../src/db/engine/statement-texts.ts";
 import { EVENT_COLUMNS } from "../../src/db/events/event-rows.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Tables } from "../../src/db/schema.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 
 const args = process.argv.slice(2);
 const pgAt = args.indexOf("--pg");
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     target.pathname = `/${dropName}`;
     url = target.toString();
   }
-  const database = await openDatabase(url ? { url } : { sqlitePath: path.join(dir, "bench.sqlite") });
+  const database = await openNodeDatabase(url ? { url } : { sqlitePath: path.join(dir, "bench.sqlite") });
   const db = database.kysely;
   const timings = { fixed: [] as number[], built: [] as number[] };
   let i = 0;

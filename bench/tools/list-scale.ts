@@ -9,8 +9,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
+import { bulkLoadObjects } from "../../src/db/index.ts";
 import type { Database, ObjectListFilter, StoredObject } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 
 const args = process.argv.slice(2);
 const pgAt = args.indexOf("--pg");
@@ -87,11 +88,11 @@ async function main() {
     await admin(`create database ${name}`);
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    db = await openDatabase({ url: url.toString() });
+    db = await openNodeDatabase({ url: url.toString() });
     cleanup = () => admin(`drop database ${name} with (force)`);
   } else {
     const dir = await mkdtemp(path.join(tmpdir(), "d1node-bench-"));
-    db = await openDatabase({ sqlitePath: path.join(dir, "bench.sqlite") });
+    db = await openNodeDatabase({ sqlitePath: path.join(dir, "bench.sqlite") });
     cleanup = () => rm(dir, { recursive: true, force: true });
   }
   try {

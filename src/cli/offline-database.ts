@@ -5,12 +5,12 @@
 import path from "node:path";
 import type { Config } from "../config/config.ts";
 import type { NodeLog } from "../context/logger.ts";
-import { openDatabase } from "../db/open.ts";
 import type { Database } from "../db/types.ts";
+import { openNodeDatabase } from "../node/open-database.ts";
 
 /** The configured database: PostgreSQL when a URL is set, else the data folder's SQLite file. */
 export function openConfiguredDatabase(config: Readonly<Config>): Promise<Database> {
-  return openDatabase(
+  return openNodeDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },

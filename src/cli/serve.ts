@@ -5,7 +5,7 @@ import { lowDiskWarning } from "../metrics/disk-warning.ts";
 import { advertisedAddressWarnings } from "../node/advertised-address.ts";
 import { type RunningNode, startNode } from "../node/start.ts";
 import { diskSpace } from "../ops/disk-space.ts";
-import { warnAboutNodeCertificate } from "./certificate-warning.ts";
+import { warnAboutNodeCertificate } from "./identity-commands/certificate-warning.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "./options.ts";
 
 interface ServeFlags extends CommonFlags {

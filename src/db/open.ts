@@ -31,6 +31,7 @@ import { compareKeys } from "./lists/order.ts";
 import { KeysetPager } from "./lists/pager.ts";
 import { WALK_FROM, warmLists } from "./lists/warm-lists.ts";
 import { type Dialect, migrate } from "./migrations/index.ts";
+import type { Migration } from "./migrations/migration.ts";
 import { oaiRecords } from "./oai-records.ts";
 import { auditStore } from "./objects/audit-runs.ts";
 import { type BulkLoad, postgresBulkLoad, registerBulkLoad, sqliteBulkLoad } from "./objects/bulk-load.ts";
@@ -47,6 +48,11 @@ import { uploadRecords } from "./upload-records.ts";
 import { usageStore } from "./usage/usage-store.ts";
 
 export interface OpenOptions {
+  /**
+   * Every migration of the node's schema, in number order (the composition root's list: src/db's own and the
+   * modules' that keep tables, such as search's); those a database has not recorded run on open.
+   */
+  migrations: readonly Migration[];
   /** postgres://user@host:port/db */
   url?: string;
   /** SQLite file, used when no URL is given. */
@@ -273,12 +279,12 @@ async function migrateWithoutLimits(
   dialect: Dialect,
   options: OpenOptions,
 ): Promise<void> {
-  if (dialect === "sqlite" || !postgresLimits(options)) return migrate(db, dialect);
+  if (dialect === "sqlite" || !postgresLimits(options)) return migrate(db, dialect, options.migrations);
   const unlimited = new Kysely<Tables>({
     dialect: new PostgresDialect({ pool: await postgresPool(options.url as string, undefined) }),
   });
   try {
-    await migrate(unlimited, dialect);
+    await migrate(unlimited, dialect, options.migrations);
   } finally {
     await unlimited.destroy();
   }

@@ -21,7 +21,7 @@ import {
 import type { ObjectInfo } from "../types/index.ts";
 import type { StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
-import { serializeSystemMetadata } from "../types/sysmeta-xml.ts";
+import { serializeSystemMetadata } from "../types/xml-documents/sysmeta-xml.ts";
 import { cappedAt } from "./capped-bytes.ts";
 import type { SourceNode } from "./source.ts";
 import { type WriteContext, writeImported } from "./write.ts";

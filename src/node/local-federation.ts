@@ -13,7 +13,7 @@ import { type ConfigInput, resolveConfig } from "../config/config.ts";
 import { approveNode } from "../services/cn/register.ts";
 import { capabilities } from "../services/mn/core.ts";
 import { serializeNode } from "../types/index.ts";
-import { serializePerson } from "../types/subject-xml.ts";
+import { serializePerson } from "../types/xml-documents/subject-xml.ts";
 import { type RunningNode, startNode } from "./start.ts";
 
 export interface FederationOptions {

@@ -10,7 +10,6 @@ import { loadFormatRegistry } from "../context/formats.ts";
 import type { NodeLog } from "../context/logger.ts";
 import type { NodeContext } from "../context/node-context.ts";
 import { newOutcomes } from "../context/outcomes.ts";
-import { openDatabase } from "../db/index.ts";
 import { createContentLocks } from "../objects/content-locks.ts";
 import { recoverStore } from "../objects/ingest.ts";
 import {
@@ -20,6 +19,7 @@ import {
   startIndexCatchUp,
 } from "../search/index.ts";
 import { openStore } from "../store/index.ts";
+import { openNodeDatabase } from "./open-database.ts";
 import { withChangeSubscribers } from "./subscribers.ts";
 import { taskHandlers } from "./task-handlers.ts";
 
@@ -36,7 +36,7 @@ export interface OpenedContext {
  * node's logger (src/context/logger.ts).
  */
 export async function openNodeContext(config: Config, log: NodeLog): Promise<OpenedContext> {
-  const db = await openDatabase(
+  const db = await openNodeDatabase(
     config.databaseUrl
       ? {
           url: config.databaseUrl,

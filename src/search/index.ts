@@ -1,8 +1,9 @@
 /**
  * The search module's one port: everything outside src/search reaches it through this file (a layering test
  * holds it to that). The node opens one `SearchIndex` on its database and closes it with itself; what goes in
- * are object changes (the write core's subscriber, bulk indexing and rebuilds, which read objects and their
- * bytes through `IndexContext` alone), what comes out are answers (Solr JSON/XML, CNRead.search's results,
+ * are object changes (the write core's subscriber, bulk indexing and rebuilds, which read objects' records and
+ * their bytes through `IndexContext` alone: `IndexedDatabase` and `ObjectBytes`, which the node's database and
+ * store satisfy), what comes out are answers (Solr JSON/XML, CNRead.search's results,
  * the engine's status). src/db never imports it; its SQL and tables are src/search/store's.
  */
 
@@ -24,6 +25,7 @@ export { coalescedIndexing } from "./indexing/index-batches.ts";
 // In: object changes, from the write core's subscribers, imports and rebuilds.
 export type { IndexContext } from "./indexing/indexer.ts";
 export { bytesToHold } from "./indexing/indexer.ts";
+export type { IndexedDatabase, ObjectBytes, ObjectRecords } from "./indexing/object-source.ts";
 export type { IndexCatchUp, ReindexProgress } from "./indexing/reindex.ts";
 export { countObjectsToIndex, indexMissing, reindexObjects, startIndexCatchUp } from "./indexing/reindex.ts";
 export { WritesUnderWay } from "./indexing/writes-under-way.ts";
@@ -38,5 +40,7 @@ export { sysmetaFields } from "./schema/sysmeta-fields.ts";
 export type { EngineStatus, SearchIndex } from "./search-index.ts";
 // The engine one node holds, opened on its database and closed with it.
 export { openSearchIndex } from "./search-index.ts";
+// Its tables' migrations, which the composition root merges with the node's by number.
+export { SEARCH_MIGRATIONS } from "./store/migrations/index.ts";
 export type { RebuildEnd } from "./store/rebuild-state.ts";
 export { warmSearch } from "./warm.ts";

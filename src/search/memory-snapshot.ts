@@ -1,6 +1,6 @@
 /**
- * The engine's memory saved in the node's data folder, so a restarted node answers from memory in seconds
- * instead of reading it from the database (20 s at 250,000 documents). Written in the background after the
+ * The engine's memory saved in the node's data folder, so a restarted node answers from memory without reading
+ * it all from the database. Written in the background after the
  * memory was read or a column packed anew; read at start in place of the database read, then brought up to
  * date by noting in the change log the documents changed since the snapshot's change position (migration
  * 0016-search-changes), which the memory rechecks as after any write. A file that is torn, corrupt, of another
@@ -9,8 +9,13 @@
  */
 import { rm } from "node:fs/promises";
 import type { MemoryState, SearchMemory } from "./memory/index.ts";
-import { decodeMemory, encodeMemory, type MemoryHeader, SNAPSHOT_VERSION } from "./memory/snapshot-codec.ts";
-import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot-file.ts";
+import {
+  decodeMemory,
+  encodeMemory,
+  type MemoryHeader,
+  SNAPSHOT_VERSION,
+} from "./memory/snapshot/snapshot-codec.ts";
+import { readSnapshotFile, writeSnapshotFile } from "./memory/snapshot/snapshot-file.ts";
 import type { SearchEngineDb } from "./store/index.ts";
 
 /** The snapshot's name in the node's data folder. */
@@ -18,8 +23,8 @@ export const SEARCH_SNAPSHOT_FILE = "search-memory.snapshot";
 /** Documents changed since a snapshot at most for it to be used: as many as the change log lists. */
 const MAX_REPLAYED = 50_000;
 /**
- * And at most this share of its documents: a changed document costs a restart about ten times what a read of
- * everything costs a document (measured: docs/performance.md), so beyond 1/20 the database read is as quick.
+ * And at most this share of its documents: beyond it, rechecking the changed documents costs a restart more
+ * than reading everything (docs/decisions.md, "Search: figures behind the code's choices").
  */
 const REPLAYED_SHARE = 1 / 20;
 /** After a (re)read or a packing, how long before the snapshot is written (ms). */

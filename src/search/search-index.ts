@@ -31,7 +31,8 @@ import { asEngineDb, type SearchEngineDb, type SearchSource } from "./store/inde
 export const DEFAULT_MEMORY_BUDGET = 2 ** 30;
 /**
  * Bytes a document is expected to cost before anything is read: its number, the search page's ten facet
- * columns and page order, a few clause sets (measured: 420 at 250,000 documents, docs/performance.md, "Search").
+ * columns and page order, a few clause sets (the figure: docs/decisions.md, "Search: figures behind the code's
+ * choices").
  */
 const EXPECTED_BYTES_PER_DOC = 420;
 /** From this many documents the memory is read in the background while SQL answers (well under a second below). */

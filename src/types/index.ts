@@ -1,62 +1,7 @@
 /** DataONE types (v1, v1.1, v2.0): plain values and their XML codecs. */
 
-export { type ErrorDocument, parseError, serializeError } from "./error-xml.ts";
-export {
-  FORMAT_TYPES,
-  type FormatType,
-  type ObjectFormat,
-  parseObjectFormat,
-  parseObjectFormatList,
-  serializeObjectFormat,
-  serializeObjectFormatList,
-} from "./format-xml.ts";
-export {
-  type LogEntry,
-  type ObjectInfo,
-  parseLog,
-  parseObjectList,
-  type Slice,
-  serializeLog,
-  serializeObjectList,
-  V1_EVENTS,
-} from "./lists-xml.ts";
 export * from "./node.ts";
-export { parseNode, parseNodeList, serializeNode, serializeNodeList } from "./node-xml.ts";
-export {
-  parseAccessPolicy,
-  parseReplica,
-  parseReplicationPolicy,
-  serializeAccessPolicy,
-  serializeReplica,
-  serializeReplicationPolicy,
-} from "./policy-xml.ts";
-export {
-  type ObjectLocation,
-  type ObjectLocationList,
-  type OptionList,
-  parseChecksum,
-  parseIdentifier,
-  parseQueryEngineList,
-  serializeChecksum,
-  serializeChecksumAlgorithmList,
-  serializeIdentifier,
-  serializeObjectLocationList,
-  serializeOptionList,
-  serializeQueryEngineList,
-} from "./simple-xml.ts";
-export {
-  type Group,
-  type Person,
-  parseGroup,
-  parsePerson,
-  parseSubjectInfo,
-  type SubjectInfo,
-  serializeGroup,
-  serializePerson,
-  serializeSubjectInfo,
-} from "./subject-xml.ts";
 export * from "./sysmeta.ts";
-export { parseSystemMetadata, serializeSystemMetadata } from "./sysmeta-xml.ts";
 export {
   type ErrorClass,
   escapeAttr,
@@ -70,3 +15,58 @@ export {
   parseXml,
   stripInvalidXmlChars,
 } from "./xml.ts";
+export { type ErrorDocument, parseError, serializeError } from "./xml-documents/error-xml.ts";
+export {
+  FORMAT_TYPES,
+  type FormatType,
+  type ObjectFormat,
+  parseObjectFormat,
+  parseObjectFormatList,
+  serializeObjectFormat,
+  serializeObjectFormatList,
+} from "./xml-documents/format-xml.ts";
+export {
+  type LogEntry,
+  type ObjectInfo,
+  parseLog,
+  parseObjectList,
+  type Slice,
+  serializeLog,
+  serializeObjectList,
+  V1_EVENTS,
+} from "./xml-documents/lists-xml.ts";
+export { parseNode, parseNodeList, serializeNode, serializeNodeList } from "./xml-documents/node-xml.ts";
+export {
+  parseAccessPolicy,
+  parseReplica,
+  parseReplicationPolicy,
+  serializeAccessPolicy,
+  serializeReplica,
+  serializeReplicationPolicy,
+} from "./xml-documents/policy-xml.ts";
+export {
+  type ObjectLocation,
+  type ObjectLocationList,
+  type OptionList,
+  parseChecksum,
+  parseIdentifier,
+  parseQueryEngineList,
+  serializeChecksum,
+  serializeChecksumAlgorithmList,
+  serializeIdentifier,
+  serializeObjectLocationList,
+  serializeOptionList,
+  serializeQueryEngineList,
+} from "./xml-documents/simple-xml.ts";
+export {
+  type Group,
+  type Person,
+  parseGroup,
+  parsePerson,
+  parseSubjectInfo,
+  type SubjectInfo,
+  serializeGroup,
+  serializePerson,
+  serializeSubjectInfo,
+} from "./xml-documents/subject-xml.ts";
+export { parseSystemMetadata, serializeSystemMetadata } from "./xml-documents/sysmeta-xml.ts";

@@ -4,8 +4,8 @@
  */
 import type { Readable } from "node:stream";
 import { isResourceMapFormat, parseResourceMap, ResourceMapError } from "../ore/index.ts";
-import type { ObjectFormat } from "../types/format-xml.ts";
 import type { StoredObject } from "../types/stored-object.ts";
+import type { ObjectFormat } from "../types/xml-documents/format-xml.ts";
 import { extractMetadata } from "./extract/index.ts";
 import { emptyModel, type MetadataModel, type PackageSummary, type ViewModel } from "./model.ts";
 

@@ -9,8 +9,9 @@ import { before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type pg from "pg";
 import { APPLICATION_NAME, parsePayload, payloadOf } from "../../src/db/engine/change-feed.ts";
-import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
+import { bulkLoadObjects } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { testDialects } from "../helpers/node.ts";
@@ -318,8 +319,8 @@ describe("a listening connection that breaks without a word", {
   }, async () => {
     const pg = await createTestPostgresDatabase();
     const relay = await silencingRelay(new URL(pg.url));
-    const a = await openDatabase({ url: relay.url });
-    const b = await openDatabase({ url: pg.url });
+    const a = await openNodeDatabase({ url: relay.url });
+    const b = await openNodeDatabase({ url: pg.url });
     try {
       await a.objects.insert(storedObject("silent-1"));
       assert.equal(await version(a, "silent-1"), 1);

@@ -8,7 +8,7 @@ import { mkdtemp, rm, symlink, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { openDatabase } from "../../src/db/index.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 
 describe("durable commits (SQLite)", () => {
   let dir: string | undefined;
@@ -19,7 +19,7 @@ describe("durable commits (SQLite)", () => {
   it("concurrent writes all return; a failed flush of the log fails that write and every later one", async () => {
     dir = await mkdtemp(path.join(tmpdir(), "d1node-durable-"));
     const file = path.join(dir, "d1node.sqlite");
-    const db = await openDatabase({ sqlitePath: file });
+    const db = await openNodeDatabase({ sqlitePath: file });
     try {
       await Promise.all(Array.from({ length: 20 }, (_, i) => db.blobIntents.add(`key-${i}`)));
       assert.equal((await db.blobIntents.list()).length, 20);

@@ -9,7 +9,7 @@ import type { Database } from "../../src/db/types.ts";
 import { harvestNodeLog, type LogSource } from "../../src/federation/logs/harvest-node.ts";
 import { getLogRecords } from "../../src/services/cn/log.ts";
 import { serializeLog } from "../../src/types/index.ts";
-import type { LogEntry } from "../../src/types/lists-xml.ts";
+import type { LogEntry } from "../../src/types/xml-documents/lists-xml.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { contextOver } from "../helpers/federation-context.ts";
 import { storedObject } from "../helpers/sysmeta.ts";

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
 
 describe("PostgreSQL pool size", () => {
@@ -11,7 +11,7 @@ describe("PostgreSQL pool size", () => {
   let db: Database;
   before(async () => {
     pg = await createTestPostgresDatabase();
-    db = await openDatabase({
+    db = await openNodeDatabase({
       url: pg.url,
       connectTimeoutSeconds: 10,
       statementTimeoutSeconds: 30,

@@ -16,8 +16,8 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { emlDocument } from "../../bench/lib/eml-corpus.ts";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";
 import { indexStoredObject, unindex } from "../../src/search/indexing/indexer.ts";
 import { reindexObjects } from "../../src/search/indexing/reindex.ts";
@@ -101,7 +101,7 @@ describe("SQLite rebuild written by its threads", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "d1node-rt-"));
     dirs.push(dir);
     const file = path.join(dir, "index.sqlite");
-    return { db: await openDatabase({ sqlitePath: file }), file };
+    return { db: await openNodeDatabase({ sqlitePath: file }), file };
   };
   const { objects, store } = corpus();
 
@@ -234,7 +234,7 @@ describe("SQLite rebuild written by its threads", () => {
 describe("PostgreSQL rebuild written by its threads", { skip: !testDialects().includes("postgres") }, () => {
   it("COPYs a page's values as the node's INSERT writes them, escapes included", async () => {
     const database = await createTestPostgresDatabase();
-    const db = await openDatabase({ url: database.url });
+    const db = await openNodeDatabase({ url: database.url });
     const rows = (pid: string): IndexRows => ({
       row: {
         pid,

@@ -109,8 +109,8 @@ forEachDialect((name, open) => {
     });
 
     it("fails on a PostgreSQL server that cannot be reached", { skip: name !== "postgres" }, async () => {
-      const { openDatabase } = await import("../../src/db/index.ts");
-      await assert.rejects(openDatabase({ url: "postgres://postgres@127.0.0.1:1/none" }));
+      const { openNodeDatabase } = await import("../../src/node/open-database.ts");
+      await assert.rejects(openNodeDatabase({ url: "postgres://postgres@127.0.0.1:1/none" }));
     });
   });
 

@@ -10,8 +10,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
-import { bulkLoadObjects, openDatabase } from "../../src/db/index.ts";
+import { bulkLoadObjects } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { type Caller, call, enc } from "../helpers/client.ts";
 import { pollUntil } from "../helpers/eventually.ts";
 import { ADMIN, testDialects } from "../helpers/node.ts";
@@ -33,7 +34,7 @@ describe("a node process hears another process's writes", {
     node = await spawnNode(["--data-dir", dataDir, "--database-url", pg.url, "--admin-subject", ADMIN]);
     const token = await mintToken(loadOrCreateSigningKey(dataDir).privateKey, { subject: ADMIN });
     caller = { baseUrl: node.baseUrl, token };
-    other = await openDatabase({ url: pg.url });
+    other = await openNodeDatabase({ url: pg.url });
   });
   after(async () => {
     await node?.kill();

@@ -14,9 +14,9 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
-import { openDatabase } from "../../src/db/index.ts";
 import { taskRepository } from "../../src/db/tasks.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { REPLICATE_PLAN, SYSMETA_CHANGED } from "../../src/tasks/kinds.ts";
 import type { Replica, SystemMetadata } from "../../src/types/sysmeta.ts";
 import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
@@ -100,7 +100,7 @@ for (const dialect of testDialects()) {
       if (pg) args.push("--database-url", pg.url);
       const token = await mintToken(loadOrCreateSigningKey(dataDir).privateKey, { subject: ADMIN });
       const database = () =>
-        openDatabase(pg ? { url: pg.url } : { sqlitePath: path.join(dataDir, "d1node.sqlite") });
+        openNodeDatabase(pg ? { url: pg.url } : { sqlitePath: path.join(dataDir, "d1node.sqlite") });
       return { args, token, database };
     };
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
-import { openDatabase } from "../../src/db/index.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { createS3Store } from "../../src/store/s3/s3-store.ts";
 import type { Caller } from "../helpers/client.ts";
 import { assertOldOrNew, loadThenKill } from "../helpers/crash-load.ts";
@@ -72,7 +72,7 @@ for (const dialect of testDialects()) {
       await running.kill("SIGTERM");
       running = undefined;
 
-      const db = await openDatabase(
+      const db = await openNodeDatabase(
         pg ? { url: pg.url } : { sqlitePath: path.join(dataDir, "d1node.sqlite") },
       );
       const store = await createS3Store(bucket.options("node/"));

@@ -10,7 +10,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadOrCreateSigningKey } from "../../src/auth/keys.ts";
 import { mintToken } from "../../src/auth/tokens.ts";
-import { openDatabase } from "../../src/db/index.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { createFsStore } from "../../src/store/index.ts";
 import type { Caller } from "../helpers/client.ts";
 import { assertOldOrNew, loadThenKill } from "../helpers/crash-load.ts";
@@ -44,7 +44,7 @@ describe("SIGKILL during creates and updates", () => {
 
     await running.kill("SIGTERM");
     running = undefined;
-    const db = await openDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
+    const db = await openNodeDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
     const store = await createFsStore(path.join(dataDir, "store"));
     try {
       for await (const key of store.keys()) {

@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
 import { zipFileEntries } from "../helpers/bag.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { type GeneratedBytes, generatedBytes } from "../helpers/generated-bytes.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { before, describe, it } from "node:test";
-import { openDatabase } from "../../src/db/open.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { unzip, verifyManifests } from "../helpers/bag.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type Caller, call, checkedError, create, enc, update, updateSysmeta } from "../helpers/client.ts";
@@ -451,7 +451,7 @@ for (const dialect of testDialects()) {
       const link = await newLink({});
       assert.equal((await read(link)).status, 200);
       const { databaseUrl } = node.node.ctx.config;
-      const elsewhere = await openDatabase({ url: databaseUrl });
+      const elsewhere = await openNodeDatabase({ url: databaseUrl });
       try {
         await elsewhere.reviewLinks.revoke(link.id, Date.now());
       } finally {

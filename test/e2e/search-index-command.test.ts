@@ -12,8 +12,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { sql } from "kysely";
-import { openDatabase } from "../../src/db/open.ts";
 import type { Database } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";
 import { SolrParams } from "../../src/search/query/params.ts";
 import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
@@ -60,7 +60,9 @@ for (const dialect of testDialects()) {
     /** Work on the node's database through a handle of its own (SQLite: the node is stopped by then). */
     const onDatabase = async (work: (db: Database) => Promise<void>) => {
       const url = node.node.ctx.config.databaseUrl;
-      const db = await openDatabase(url ? { url } : { sqlitePath: path.join(node.dataDir, "d1node.sqlite") });
+      const db = await openNodeDatabase(
+        url ? { url } : { sqlitePath: path.join(node.dataDir, "d1node.sqlite") },
+      );
       try {
         await work(db);
       } finally {

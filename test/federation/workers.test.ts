@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { openDatabase } from "../../src/db/open.ts";
 import { harvestNode } from "../../src/federation/harvest/harvest.ts";
 import { harvestableNode } from "../../src/federation/harvest/registry.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import type { RunningNode } from "../../src/node/start.ts";
 import { HARVEST_TASK } from "../../src/tasks/kinds.ts";
 import type { Schedule } from "../../src/types/node.ts";
@@ -210,7 +210,7 @@ describe("a CN process killed mid-harvest (SQLite)", () => {
     } finally {
       await cn.kill("SIGKILL");
     }
-    const db = await openDatabase({ sqlitePath: path.join(fed.dir, "cn", "d1node.sqlite") });
+    const db = await openNodeDatabase({ sqlitePath: path.join(fed.dir, "cn", "d1node.sqlite") });
     let atKill: Set<string>;
     try {
       const progress = await db.kysely
@@ -239,7 +239,7 @@ describe("a CN process killed mid-harvest (SQLite)", () => {
       "objects stored before the kill are not fetched again",
     );
     assert.ok(reads(calls, pids).filter((n) => n > 1).length <= 1000);
-    const reopened = await openDatabase({ sqlitePath: path.join(fed.dir, "cn", "d1node.sqlite") });
+    const reopened = await openNodeDatabase({ sqlitePath: path.join(fed.dir, "cn", "d1node.sqlite") });
     try {
       const progress = await reopened.kysely
         .selectFrom("harvest_progress")

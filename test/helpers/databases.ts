@@ -7,8 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe } from "node:test";
-import { type OpenOptions, openDatabase } from "../../src/db/index.ts";
 import type { Database } from "../../src/db/types.ts";
+import { type NodeDatabaseOptions, openNodeDatabase } from "../../src/node/open-database.ts";
 import { testDialects } from "./node.ts";
 import { createTestPostgresDatabase } from "./postgres.ts";
 
@@ -22,7 +22,7 @@ export function forEachDialect(fn: (name: DialectName, open: OpenTestDatabase) =
     describe(name, () => {
       const cleanups: (() => Promise<void>)[] = [];
       const opened: Database[] = [];
-      const locations = new WeakMap<Database, OpenOptions>();
+      const locations = new WeakMap<Database, NodeDatabaseOptions>();
       after(async () => {
         for (const db of opened) await db.close();
         for (const cleanup of cleanups) await cleanup();
@@ -30,7 +30,7 @@ export function forEachDialect(fn: (name: DialectName, open: OpenTestDatabase) =
       const open: OpenTestDatabase = async (sameAs) => {
         let options = sameAs ? locations.get(sameAs) : undefined;
         if (!options) options = await freshLocation(name, cleanups);
-        const db = await openDatabase(options);
+        const db = await openNodeDatabase(options);
         locations.set(db, options);
         opened.push(db);
         return db;
@@ -40,7 +40,10 @@ export function forEachDialect(fn: (name: DialectName, open: OpenTestDatabase) =
   }
 }
 
-async function freshLocation(name: DialectName, cleanups: (() => Promise<void>)[]): Promise<OpenOptions> {
+async function freshLocation(
+  name: DialectName,
+  cleanups: (() => Promise<void>)[],
+): Promise<NodeDatabaseOptions> {
   if (name === "postgres") {
     const pg = await createTestPostgresDatabase();
     cleanups.push(pg.drop);

@@ -4,8 +4,8 @@
  */
 import path from "node:path";
 import { Readable } from "node:stream";
-import { openDatabase } from "../../src/db/open.ts";
 import type { StoredObject } from "../../src/db/types.ts";
+import { openNodeDatabase } from "../../src/node/open-database.ts";
 import { createFsStore, type Digests } from "../../src/store/index.ts";
 import { RESOURCE_MAP_FORMAT, resourceMapXml } from "./resource-map.ts";
 
@@ -28,7 +28,7 @@ export async function seedPackage(
   mapPid: string,
   members: SeedMember[],
 ): Promise<SeededPackage> {
-  const db = await openDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
+  const db = await openNodeDatabase({ sqlitePath: path.join(dataDir, "d1node.sqlite") });
   const store = await createFsStore(path.join(dataDir, "store"));
   const byContent = new Map<string, { key: string; digests: Digests }>();
   const digests = new Map<string, Digests>();

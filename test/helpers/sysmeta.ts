@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { StoredObject } from "../../src/db/types.ts";
 import type { AccessRule, SystemMetadata } from "../../src/types/sysmeta.ts";
-import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
 
 export function uniquePid(tag = "obj"): string {
   return `test-${tag}-${randomUUID()}`;

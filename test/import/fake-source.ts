@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ObjectInfo } from "../../src/types/lists-xml.ts";
-import { serializeObjectList } from "../../src/types/lists-xml.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import type { ObjectInfo } from "../../src/types/xml-documents/lists-xml.ts";
+import { serializeObjectList } from "../../src/types/xml-documents/lists-xml.ts";
+import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
 import { listenLocal } from "../helpers/local-server.ts";
 
 export const FAKE_SOURCE_ID = "urn:node:FAKESOURCE";

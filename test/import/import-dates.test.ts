@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
 import { type Caller, call } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseSystemMetadata } from "../../src/types/index.ts";
-import { serializeSystemMetadata } from "../../src/types/sysmeta-xml.ts";
+import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
 import { type Caller, call, create, enc } from "../helpers/client.ts";
 import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
 import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";

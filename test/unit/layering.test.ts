@@ -2,8 +2,8 @@
  * The modules' direction: the Member and Coordinating Node operations (src/services) never import the federation
  * (src/federation), which works on top of them; the object-write core (src/objects) imports neither, nor the
  * composition root (src/node) that registers what follows a write and starts the node; HTTP (src/http) only
- * builds the app the root starts. No two top-level folders of src/ import each other, directly or around a circle
- * (the search module, src/search with src/db/search, keeps its own seam with the database layer).
+ * builds the app the root starts. No two top-level folders of src/ import each other, directly or around a circle;
+ * the search module sits on the database layer, which never imports it (its migrations included).
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -155,9 +155,6 @@ async function folderEdges(): Promise<Map<string, string[]>> {
       const reached = path.relative(src, path.resolve(path.dirname(file), match[1] as string));
       const to = reached.split(path.sep)[0] as string;
       if (to === from || to === ".." || reached.startsWith("..")) continue;
-      // The search module spans src/search and src/db/search; its seam with the database layer is its own.
-      if (from === "db" && to === "search") continue;
-      if (from === "db" && path.relative(src, file).startsWith(`db${path.sep}search${path.sep}`)) continue;
       const key = `${from} -> ${to}`;
       edges.set(key, [...(edges.get(key) ?? []), `${path.relative(src, file)} imports ${match[1]}`]);
     }
@@ -188,4 +185,16 @@ it("no import circle between the top-level folders of src/", async () => {
   };
   for (const folder of next.keys()) walk(folder, []);
   assert.deepEqual(circles, []);
+});
+
+it("the node's database is opened in one place, with every migration: only src/node/open-database.ts calls openDatabase", async () => {
+  const found: string[] = [];
+  const entries = await readdir(src, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = path.relative(src, path.join(entry.parentPath, entry.name));
+    if (file === path.join("node", "open-database.ts") || file.startsWith(`db${path.sep}`)) continue;
+    if (/\bopenDatabase\s*\(/.test(await readFile(path.join(src, file), "utf8"))) found.push(file);
+  }
+  assert.deepEqual(found, [], "open it with openNodeDatabase (src/node/open-database.ts)");
 });

@@ -12,9 +12,9 @@ import { type AuditProgress, auditStoredObjects, findingWord } from "../../ops/a
 import { askRunningNode } from "../../ops/control-client.ts";
 import { repairFromReplicas } from "../../ops/repair.ts";
 import { repairFromBackup } from "../../ops/repair-from-backup.ts";
-import { nodeIsRunning, openLocalNode } from "../node-access.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
 import { mib, progressLine } from "../progress.ts";
+import { nodeIsRunning, openLocalNode } from "./node-access.ts";
 
 interface AuditFlags extends CommonFlags {
   rate?: string;

@@ -12,9 +12,9 @@ import { auditStoredObjects, findingWord } from "../../ops/audit.ts";
 import type { CopyProgress } from "../../ops/backup.ts";
 import { type BackupManifest, BackupRefused, backupNode, restoreNode } from "../../ops/backup.ts";
 import { askRunningNode } from "../../ops/control-client.ts";
-import { nodeIsRunning, openLocalNode } from "../node-access.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
 import { mib, progressLine } from "../progress.ts";
+import { nodeIsRunning, openLocalNode } from "./node-access.ts";
 
 const POSTGRES =
   "a PostgreSQL node is backed up with pg_dump and a copy of its store folder (see docs/deployment.md)";

@@ -11,8 +11,8 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import type { Command } from "commander";
 import { type BatchFollowUp, bulkLoadObjects } from "../../db/objects/bulk-load.ts";
-import { openDatabase } from "../../db/open.ts";
 import type { StoredObject } from "../../db/types.ts";
+import { openNodeDatabase } from "../../node/open-database.ts";
 import { queueFollowUps } from "../../node/subscribers.ts";
 import { type Digests, openStore } from "../../store/index.ts";
 import { OperatorError } from "../operator-error.ts";
@@ -76,7 +76,7 @@ interface LoadPlan {
 async function load(config: ReturnType<typeof configFromFlags>, plan: LoadPlan): Promise<number> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
-  const db = await openDatabase(
+  const db = await openNodeDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
       : { sqlitePath: path.join(config.dataDir, "d1node.sqlite") },

@@ -19,10 +19,10 @@ import { openProgressLog } from "../../ops/store-migration/progress-log.ts";
 import { lockMigration, RUN_LOCK } from "../../ops/store-migration/run-lock.ts";
 import { describeStore, resolveTarget } from "../../ops/store-migration/target.ts";
 import { openStore } from "../../store/open-store.ts";
-import { nodeIsRunning, openLocalDatabase } from "../node-access.ts";
 import { OperatorError } from "../operator-error.ts";
 import { addCommonOptions, type CommonFlags, configFromFlags } from "../options.ts";
 import { mib, progressLine } from "../progress.ts";
+import { nodeIsRunning, openLocalDatabase } from "./node-access.ts";
 import { switchStoreSetting } from "./store-setting.ts";
 
 interface MigrateFlags extends CommonFlags {

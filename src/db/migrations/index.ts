@@ -1,6 +1,9 @@
 /**
  * Schema migrations, in code, applied in order at open. Each runs once; the applied ones are recorded by name in
  * d1node_migrations. On PostgreSQL an advisory lock keeps two processes from migrating at once.
+ * MIGRATIONS lists the node's own; the search index's are its module's (src/search/store/migrations/). The
+ * composition root merges the lists by number (`inNumberOrder`) and hands the whole to `migrate`, which refuses
+ * a list out of that order: a number is taken once across the folders, and every database applies by number.
  * A new migration: a file NNNN-name.ts in this folder (importing only Kysely and ./migration.ts), and one line at
  * the end of MIGRATIONS.
  */
@@ -8,22 +11,16 @@ import { sql } from "kysely";
 import { objectsEventsMigration } from "./0001-objects-events.ts";
 import { accessRowsMigration } from "./0002-access-rows.ts";
 import { cnMigration } from "./0003-cn.ts";
-import { searchIndexMigration } from "./0004-search-index.ts";
 import { tasksMigration } from "./0005-tasks.ts";
 import { harvestMigration } from "./0006-harvest.ts";
 import { replicationMigration } from "./0007-replication.ts";
 import { propagationLogsMigration } from "./0008-propagation-logs.ts";
-import { searchSpeedMigration } from "./0009-search-speed.ts";
 import { identifiersMigration } from "./0010-identifiers.ts";
 import { importMigration } from "./0011-import.ts";
 import { auditMigration } from "./0012-audit.ts";
 import { eventsByTypeMigration } from "./0013-events-by-type.ts";
-import { searchRebuildMigration } from "./0014-search-rebuild.ts";
 import { rowCountsMigration } from "./0015-row-counts.ts";
-import { searchChangesMigration } from "./0016-search-changes.ts";
 import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
-import { searchValuesByPidMigration } from "./0018-search-values-by-pid.ts";
-import { searchDocsWriteCostMigration } from "./0019-search-docs-write-cost.ts";
 import { nodePendingSubjectsMigration } from "./0020-node-pending-subjects.ts";
 import { importCopiesMigration } from "./0021-import-copies.ts";
 import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
@@ -42,22 +39,16 @@ export const MIGRATIONS: readonly Migration[] = [
   objectsEventsMigration,
   accessRowsMigration,
   cnMigration,
-  searchIndexMigration,
   tasksMigration,
   harvestMigration,
   replicationMigration,
   propagationLogsMigration,
-  searchSpeedMigration,
   identifiersMigration,
   importMigration,
   auditMigration,
   eventsByTypeMigration,
-  searchRebuildMigration,
   rowCountsMigration,
-  searchChangesMigration,
   eventsCountedByWritersMigration,
-  searchValuesByPidMigration,
-  searchDocsWriteCostMigration,
   nodePendingSubjectsMigration,
   importCopiesMigration,
   dateMicrosecondsMigration,
@@ -70,7 +61,13 @@ export const MIGRATIONS: readonly Migration[] = [
   listedObjectsMigration,
 ];
 
-export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> {
+/** Applies, in their order, the given migrations a database has not recorded (the whole list, `inNumberOrder`). */
+export async function migrate(
+  db: MigrationDb,
+  dialect: Dialect,
+  migrations: readonly Migration[],
+): Promise<void> {
+  assertNumberOrder(migrations);
   await db.connection().execute(async (conn) => {
     if (dialect === "postgres") await sql`select pg_advisory_lock(727001)`.execute(conn);
     try {
@@ -79,7 +76,7 @@ export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> 
       );
       const done = await sql<{ name: string }>`select name from d1node_migrations`.execute(conn);
       const applied = new Set(done.rows.map((r) => r.name));
-      for (const migration of MIGRATIONS) {
+      for (const migration of migrations) {
         if (applied.has(migration.name)) continue;
         await conn.transaction().execute(async (tx) => {
           await migration.up(tx, dialect);
@@ -92,4 +89,31 @@ export async function migrate(db: MigrationDb, dialect: Dialect): Promise<void> 
       if (dialect === "postgres") await sql`select pg_advisory_unlock(727001)`.execute(conn);
     }
   });
+}
+
+/** The migrations of several folders as one list, by their number (the name's NNNN); a number taken twice throws. */
+export function inNumberOrder(...lists: readonly (readonly Migration[])[]): readonly Migration[] {
+  const all = lists.flat();
+  const ordered = [...all].sort((a, b) => numberOf(a) - numberOf(b));
+  assertNumberOrder(ordered);
+  return ordered;
+}
+
+/** Throws unless every name starts with a number (NNNN-) and the numbers strictly increase. */
+function assertNumberOrder(migrations: readonly Migration[]): void {
+  let previous: Migration | undefined;
+  for (const migration of migrations) {
+    const number = numberOf(migration);
+    if (previous && number <= numberOf(previous))
+      throw new Error(
+        `migration ${migration.name} is listed after ${previous.name}: one number each, in order`,
+      );
+    previous = migration;
+  }
+}
+
+function numberOf(migration: Migration): number {
+  const found = /^(\d{4})-/.exec(migration.name);
+  if (!found) throw new Error(`migration ${migration.name}: the name starts with its number (NNNN-)`);
+  return Number(found[1]);
 }

@@ -7,7 +7,7 @@
  */
 
 import type { NodeContext } from "../../context/node-context.ts";
-import type { LogEntry, Slice } from "../../types/lists-xml.ts";
+import type { LogEntry, Slice } from "../../types/xml-documents/lists-xml.ts";
 import { reconcileNodeLog } from "./reconcile.ts";
 import { storeHarvested } from "./store.ts";
 

@@ -2,7 +2,7 @@
 
 import type { NodeContext } from "../../context/node-context.ts";
 import type { EventLog } from "../../db/types.ts";
-import type { LogEntry } from "../../types/lists-xml.ts";
+import type { LogEntry } from "../../types/xml-documents/lists-xml.ts";
 
 export function storeHarvested(
   ctx: NodeContext,

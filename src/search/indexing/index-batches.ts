@@ -4,10 +4,9 @@
  * transaction per 1 KiB create wrote ~40 pages of SQLite's log, and is a commit of its own on PostgreSQL). Each
  * write still returns only once its own objects are indexed, so that a caller reads its own write in search.
  * Writes that change or remove objects are indexed on their own, in commit order.
- * Measured with 8 clients creating, when a batch started at once: on PostgreSQL about a third of the creates were
- * indexed in batches of 2-3; on SQLite almost none, since the other writes waited for the one connection while the
- * index transaction held it. A batch now waits, while other writes are under way (their bytes staged, about to
- * commit: writes-under-way.ts), up to GATHER_MS for them, then for the next turn of the event loop (`nextTurn`).
+ * A batch waits, while other writes are under way (their bytes staged, about to commit: writes-under-way.ts), up
+ * to GATHER_MS for them, then for the next turn of the event loop (`nextTurn`): started at once, it would find
+ * them still waiting for SQLite's one connection.
  */
 import type { ObjectChange } from "../../objects/changes.ts";
 import { indexChanges } from "./hooks.ts";
@@ -15,9 +14,8 @@ import type { IndexContext } from "./indexer.ts";
 import type { WritesUnderWay } from "./writes-under-way.ts";
 
 /**
- * How long a batch waits at most for the writes under way. Measured (8 clients creating 1 KiB objects on SQLite,
- * docs/performance.md): with 3 ms most creates were indexed in batches of 2-8, and the node's main thread spent
- * about a fifth less CPU per create than with batches started on the next turn alone.
+ * How long a batch waits at most for the writes under way: long enough for concurrent creates to join it, short
+ * against a create's own time (docs/decisions.md, "Search: figures behind the code's choices").
  */
 const GATHER_MS = 3;
 

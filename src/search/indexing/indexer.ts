@@ -4,8 +4,6 @@
  * Index failures never fail the write: the object is indexed by its system metadata alone and the problem is
  * logged; `indexMissing` (reindex.ts, run at start-up) catches objects a crash left unindexed.
  */
-import type { Database } from "../../db/types.ts";
-import type { ObjectStore } from "../../store/types.ts";
 import type { FormatRegistry } from "../../types/format-registry.ts";
 import type { NodeLog } from "../../types/node-log.ts";
 import type { StoredObject } from "../../types/stored-object.ts";
@@ -15,11 +13,15 @@ import { RESOURCE_MAP_FORMATS, readRelations } from "../schema/packages.ts";
 import { FORMAT_MARK, readsBytes, scienceOf } from "../schema/science.ts";
 import { sysmetaFields } from "../schema/sysmeta-fields.ts";
 import { type SearchEngineDb, type SearchRepository, searchRepository } from "../store/index.ts";
+import type { IndexedDatabase, ObjectBytes } from "./object-source.ts";
 
-/** What indexing needs; `log` (the node's logger) receives failures, a process warning when there is none. */
+/**
+ * What indexing needs (a node's context is one): the objects' records and the index's tables (`db`), the objects'
+ * bytes (`store`); `log` (the node's logger) receives failures, a process warning when there is none.
+ */
 export interface IndexContext {
-  db: Database;
-  store: ObjectStore;
+  db: IndexedDatabase;
+  store: ObjectBytes;
   formats: FormatRegistry;
   log?: NodeLog;
   /** The node's search engine, whose repository of the index's tables indexing writes through (none: the database's). */
@@ -156,8 +158,8 @@ export async function contentOf(
   held: Buffer | undefined,
 ): Promise<Buffer> {
   if (held?.length === object.sysmeta.size) return held;
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.store.read(object.contentKey)) chunks.push(chunk as Buffer);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of ctx.store.read(object.contentKey)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

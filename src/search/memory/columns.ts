@@ -13,13 +13,13 @@ import type { SearchEngineDb } from "../store/index.ts";
 import { Bitset } from "./bitset.ts";
 import type { ChangedValues, ValueRow as FieldValueRow } from "./changed-values.ts";
 import type { ChunkedReads } from "./chunked-reads.ts";
-import { type ColumnState, patchArrays, patchMap } from "./column-state.ts";
 import type { CountedDocs } from "./doc-list.ts";
 import type { DocNumbers } from "./doc-numbers.ts";
 import { type DocOrder, docOrder, mergedOrder, orderOfDocs, rewrittenInOrder } from "./doc-order.ts";
 import { KeptCounts } from "./kept-counts.ts";
 import { OrdinalPairs, type Ordinals, type Packed, postings, repack } from "./packed-ordinals.ts";
 import { type ReadTally, Refreshing } from "./refreshing.ts";
+import { type ColumnState, patchArrays, patchMap } from "./snapshot/column-state.ts";
 import { ValueDictionary } from "./value-dictionary.ts";
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Numbers 0, 1, 2 ... found again by what each stands for (a PID, a field's value): an open-addressing table in
  * typed arrays, probed linearly from the hash, at most half full, each number's hash kept for growing. A Map of
- * millions of strings is millions of entries for V8's collector to mark at every full collection (at 2,500,000
- * sites, 112 MB of heap and a sixth of the collection's time, docs/performance.md); these are two arrays.
+ * millions of strings is millions of entries for V8's collector to mark at every full collection; these are two
+ * arrays.
  */
 
 /** A string's hash: FNV-1a over its code units. */

@@ -12,10 +12,10 @@ import { asEngineDb, type SearchEngineDb, type SearchSource } from "../store/ind
 import { ChangedValues } from "./changed-values.ts";
 import { type ChunkedReadOptions, ChunkedReads } from "./chunked-reads.ts";
 import { ClauseCache, type ClauseState } from "./clauses.ts";
-import { type ColumnState, checkColumnState } from "./column-state.ts";
 import { Column } from "./columns.ts";
 import { DocNumbers, type PidList } from "./doc-numbers.ts";
 import type { ReadTally } from "./refreshing.ts";
+import { type ColumnState, checkColumnState } from "./snapshot/column-state.ts";
 
 /** Fields whose values are kept at most (the least recently used are let go). */
 const MAX_COLUMNS = 64;

@@ -75,7 +75,7 @@ export async function writePage(ctx: IndexContext, page: PreparedPage): Promise<
   let failed = 0;
   try {
     if (rows instanceof Error) throw rows;
-    if (rows === "written") await noteWritten(ctx, page.plainPids);
+    if (rows === "written") await indexTables(ctx).noteWrittenElsewhere(page.plainPids);
     else if (rows.length > 0) await indexTables(ctx).writeRows(rows);
     for (const object of page.objects) if (isMap(object)) await indexStoredObject(ctx, object);
   } catch (error) {
@@ -88,19 +88,6 @@ export async function writePage(ctx: IndexContext, page: PreparedPage): Promise<
     return failed;
   }
   return failed + (await rewriteRelated(ctx, page));
-}
-
-/**
- * A thread wrote and committed these documents: noted here, and (PostgreSQL) announced to the other processes,
- * as an index write on the node's connection does inside its transaction (here just after the commit).
- */
-async function noteWritten(ctx: IndexContext, pids: string[]): Promise<void> {
-  const { indexChanges, kysely } = ctx.db;
-  try {
-    if (pids.length > 0) await indexChanges.announce?.(kysely, pids);
-  } finally {
-    indexChanges.note(pids);
-  }
 }
 
 /**

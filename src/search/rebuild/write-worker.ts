@@ -21,9 +21,9 @@ import {
 } from "./extract-messages.ts";
 
 /**
- * Documents per transaction: the node's own writes wait for at most one of them (~0.5 s). Each commit writes
- * the pages its rows dirtied and adds a segment to the FTS5 terms that later merges read again, so fewer
- * commits cost less a document: 500, not 250 (docs/decisions.md).
+ * Documents per transaction: the node's own writes wait for at most one of them. Each commit writes the pages
+ * its rows dirtied and adds a segment to the FTS5 terms that later merges read again, so fewer commits cost
+ * less a document.
  */
 const WRITE_CHUNK = 500;
 

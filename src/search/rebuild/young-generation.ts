@@ -2,9 +2,8 @@
  * The young generation of a rebuild's threads. The command starts node with a 4 MiB semi-space
  * (`--max-semi-space-size=4`, bin/d1node.js: uploads and small gets); V8 reads that flag for every isolate,
  * workers included, and a Worker's `resourceLimits` do not override it. Extraction allocates a parse tree and
- * its strings a document, so at 4 MiB its threads spent a third more CPU a document than at 64 MiB (scavenges,
- * and the objects of a page promoted and collected again: docs/decisions.md, "Full rebuild: the threads' young
- * generation"). The flag is raised while the threads start (each isolate reads it as it is made) and set back
+ * its strings a document, which a small young generation promotes and collects again (docs/decisions.md, "Full
+ * rebuild: the threads' young generation"). The flag is raised while the threads start (each isolate reads it as it is made) and set back
  * once they are all up, so the node's own isolate and later threads keep theirs.
  */
 import v8 from "node:v8";

@@ -1,9 +1,9 @@
 /**
  * `search_docs d` as the SQL answer of a query reads it. SQLite's planner judges rows by their declared columns
  * and scans the table itself for a condition on the filter columns, walking every document's stored JSON (the
- * columns after it sit past its overflow pages): the search page's count took 1.4-9 s at 100,000 documents
- * against 0.1-0.2 s from the covering index `search_docs_filter`, which it is therefore told to read unless the
- * condition needs the terms' row (`term_id`, not in that index). PostgreSQL picks the index by itself.
+ * columns after it sit past its overflow pages). It is therefore told to read the covering index
+ * `search_docs_filter` unless the condition needs the terms' row (`term_id`, not in that index). PostgreSQL
+ * picks the index by itself.
  */
 import { type QueryResult, type RawBuilder, sql } from "kysely";
 import type { Condition } from "./conditions.ts";

@@ -15,8 +15,7 @@ export interface ValueCountRow {
  * Counts of every value of these fields over the matching documents, read document by document: each matching
  * document's values of the fields from the (pid, field) index, so the work follows the documents matched, not
  * the rows of the fields. On PostgreSQL a lateral subquery (kept apart by `offset 0`) holds that plan: joined
- * freely, the planner probed the documents once per value row (2.7 M probes, 60 s for the search page at
- * 250,000 documents). SQLite reads the documents' list once and seeks each one's values. One grouped query for
+ * freely, the planner probes the documents once per value row. SQLite reads the documents' list once and seeks each one's values. One grouped query for
  * the numeric fields (their numbers read too), one for the others.
  */
 export async function valueCountRows(

@@ -71,6 +71,18 @@ async function rewrite(
   }
 }
 
+/**
+ * Documents another connection wrote and committed (a rebuild's thread): noted in the change log, and
+ * (PostgreSQL) announced to the other processes, as `rewrite` does inside its transaction.
+ */
+export async function noteWrittenElsewhere(db: IndexDb, pids: readonly string[]): Promise<void> {
+  try {
+    if (pids.length > 0) await db.indexChanges.announce?.(db.kysely, pids);
+  } finally {
+    db.indexChanges.note(pids);
+  }
+}
+
 type Prepared = IndexRows;
 
 /** PostgreSQL: see postgres-write.ts (`insertFresh`: how new documents' values go in, an INSERT by default). */

@@ -9,6 +9,7 @@ import { changedSince, changePosition } from "./change-positions.ts";
 import { fieldStatsRow, forEachTerm, numbersOf, valueCountRows, valueTotalRows } from "./facet-queries.ts";
 import { valuesOfField } from "./field-reads.ts";
 import {
+  noteWrittenElsewhere,
   readScience,
   readStoredDocs,
   removeDocument,
@@ -49,6 +50,7 @@ export interface SearchRepository {
   writeDocument: Bound<typeof writeDocument>;
   writeDocuments: Bound<typeof writeDocuments>;
   writeRows: Bound<typeof writeRows>;
+  noteWrittenElsewhere: Bound<typeof noteWrittenElsewhere>;
   removeDocument: Bound<typeof removeDocument>;
   readScience: Bound<typeof readScience>;
   readStoredDocs: Bound<typeof readStoredDocs>;
@@ -89,6 +91,7 @@ export function searchRepository(db: SearchDb): SearchRepository {
     writeDocument: (...args) => writeDocument(db, ...args),
     writeDocuments: (...args) => writeDocuments(db, ...args),
     writeRows: (...args) => writeRows(db, ...args),
+    noteWrittenElsewhere: (...args) => noteWrittenElsewhere(db, ...args),
     removeDocument: (...args) => removeDocument(db, ...args),
     readScience: (...args) => readScience(db, ...args),
     readStoredDocs: (...args) => readStoredDocs(db, ...args),

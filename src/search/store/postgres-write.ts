@@ -1,8 +1,7 @@
 /**
  * Writing index entries on PostgreSQL, a batch at a time: the documents' rows as parameters of their own (their
  * large texts reach the backend as they are), the values as one JSON parameter (`json_to_recordset`:
- * JSON.stringify is native, where pg's array literals are escaped value by value in JavaScript: ~0.05 against
- * ~0.16-0.23 ms of Node's CPU per EML document); a document is replaced as a whole inside the caller's
+ * JSON.stringify is native, where pg's array literals are escaped value by value in JavaScript); a document is replaced as a whole inside the caller's
  * transaction, in two statements.
  *
  * 1. search_docs is upserted. The row it inserts or updates stays locked until commit, so a concurrent writer of

@@ -30,7 +30,7 @@ const REKEY = [
 ];
 /**
  * PostgreSQL: memory for each of the end's index builds. A GIN build writes out what it has gathered each time
- * this fills, so the terms index of millions of documents took minutes at the default 64 MB.
+ * this fills: the default (64 MB) is small for the terms of millions of documents.
  */
 const BUILD_MEMORY = "1GB";
 

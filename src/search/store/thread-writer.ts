@@ -38,10 +38,8 @@ const BUSY_MS = 60_000;
  */
 const CACHE_KIB = 65_536;
 /**
- * Pages of log after which a commit copies the log into the file (SQLite's default: 1,000). A transaction writes
- * thousands of pages, mostly the same ones as the one before (the key's insertion points): copied every commit,
- * each was read back and written again each time; every 50,000 pages (~200 MiB of log), once. Measured at
- * 50,000 documents: the writing thread's kernel time 0.48 -> 0.37 ms a document (docs/decisions.md).
+ * Pages of log after which a commit copies the log into the file (SQLite's default: 1,000; ~200 MiB here). A
+ * rebuild's transactions rewrite mostly the same pages, so a rarer copy writes each of them once, not each commit.
  */
 const CHECKPOINT_PAGES = 50_000;
 

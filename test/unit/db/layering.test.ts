@@ -2,17 +2,22 @@
  * The data layer's seams: SQL and the query builder stay in src/db/ and the search index's own store
  * (src/search/store/), which src/db never imports; engine state belongs to an object opened with
  * the node (the search index: ctx.search), not to a module-level map keyed by the database; migrations are frozen
- * snapshots in one folder, registered in order under the names existing databases recorded.
+ * snapshots in two folders (the node's, src/db/migrations, and the search index's, src/search/store/migrations),
+ * applied as one list in number order under the names existing databases recorded.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { it } from "node:test";
-import { MIGRATIONS } from "../../../src/db/migrations/index.ts";
+import { inNumberOrder, MIGRATIONS, migrate } from "../../../src/db/migrations/index.ts";
+import type { Migration, MigrationDb } from "../../../src/db/migrations/migration.ts";
+import { NODE_MIGRATIONS } from "../../../src/node/open-database.ts";
+import { SEARCH_MIGRATIONS } from "../../../src/search/index.ts";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const src = path.join(root, "src");
 const migrationsDir = path.join(src, "db", "migrations");
+const searchMigrationsDir = path.join(src, "search", "store", "migrations");
 
 /** Names recorded in d1node_migrations by databases that exist: never renamed, never reordered. */
 const RECORDED = [
@@ -26,6 +31,21 @@ const RECORDED = [
   "0008-propagation-logs",
   "0009-search-speed",
   "0010-identifiers",
+  "0011-import",
+  "0012-audit",
+  "0013-events-by-type",
+  "0014-search-rebuild",
+  "0015-row-counts",
+  "0016-search-changes",
+  "0017-events-counted-by-writers",
+  "0018-search-values-by-pid",
+  "0019-search-docs-write-cost",
+  "0020-node-pending-subjects",
+  "0021-import-copies",
+  "0022-date-microseconds",
+  "0023-browser-sessions",
+  "0024-uploads",
+  "0025-oai-tombstones",
 ];
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -65,25 +85,63 @@ it("no file of src/db imports src/search: the search module sits on the database
   assert.deepEqual(offenders, []);
 });
 
-it("migrations import nothing but Kysely and their own folder", async () => {
+it("migrations import nothing but Kysely, their own folder and what a migration is", async () => {
   const offenders: string[] = [];
-  for (const file of await sourceFiles(migrationsDir)) {
-    for (const from of importsOf(await readFile(file, "utf8"))) {
-      const local = from.startsWith("./") && !from.slice(2).includes("/");
-      if (from !== "kysely" && !local) offenders.push(`${path.basename(file)} imports ${from}`);
+  for (const dir of [migrationsDir, searchMigrationsDir]) {
+    for (const file of await sourceFiles(dir)) {
+      for (const from of importsOf(await readFile(file, "utf8"))) {
+        const local = from.startsWith("./") && !from.slice(2).includes("/");
+        const definition =
+          path.resolve(path.dirname(file), from) === path.join(migrationsDir, "migration.ts");
+        if (from !== "kysely" && !local && !definition)
+          offenders.push(`${path.relative(root, file)} imports ${from}`);
+      }
     }
   }
   assert.deepEqual(offenders, []);
 });
 
-it("every migration file is registered, in order, under its file name; recorded names are unchanged", async () => {
-  const files = (await readdir(migrationsDir))
+/** The migration files of a folder, as the names they register under (NNNN-name), in number order. */
+async function migrationFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir))
     .filter((name) => /^\d{4}-.+\.ts$/.test(name))
     .map((name) => name.replace(/\.ts$/, ""))
     .sort();
-  const names = MIGRATIONS.map((m) => m.name);
+}
+
+it("every migration file is registered in its folder's list, under its file name", async () => {
+  assert.deepEqual(
+    MIGRATIONS.map((m) => m.name),
+    await migrationFiles(migrationsDir),
+  );
+  assert.deepEqual(
+    SEARCH_MIGRATIONS.map((m) => m.name),
+    await migrationFiles(searchMigrationsDir),
+  );
+});
+
+it("the node applies both folders' migrations as one list by number; recorded names keep their place", async () => {
+  const files = [
+    ...(await migrationFiles(migrationsDir)),
+    ...(await migrationFiles(searchMigrationsDir)),
+  ].sort();
+  const names = NODE_MIGRATIONS.map((m) => m.name);
   assert.deepEqual(names, files);
   assert.deepEqual(names.slice(0, RECORDED.length), RECORDED);
+  const numbers = names.map((name) => name.slice(0, 4));
+  assert.equal(new Set(numbers).size, numbers.length, "a migration number is taken once across the folders");
+});
+
+it("merging by number refuses a number taken twice, and the runner a list out of number order", async () => {
+  const named = (name: string): Migration => ({ name, up: async () => undefined });
+  assert.deepEqual(
+    inNumberOrder([named("0001-a"), named("0003-c")], [named("0002-b")]).map((m) => m.name),
+    ["0001-a", "0002-b", "0003-c"],
+  );
+  assert.throws(() => inNumberOrder([named("0001-a"), named("0002-b")], [named("0002-c")]), /0002/);
+  assert.throws(() => inNumberOrder([named("search-x")]), /NNNN/);
+  const untouched = {} as MigrationDb;
+  await assert.rejects(migrate(untouched, "sqlite", [named("0002-b"), named("0001-a")]), /0001-a/);
 });
 
 it("no engine state in a module-level map keyed by the database", async () => {
@@ -93,4 +151,29 @@ it("no engine state in a module-level map keyed by the database", async () => {
       keyed.push(path.relative(root, file));
   }
   assert.deepEqual(keyed, []);
+});
+
+it("outside its store, src/search sees the node's database only through IndexContext's narrow source", async () => {
+  const offenders: string[] = [];
+  const store = path.join(src, "search", "store");
+  for (const file of await sourceFiles(path.join(src, "search"))) {
+    if (file.startsWith(store + path.sep)) continue;
+    const text = await readFile(file, "utf8");
+    const relative = path.relative(root, file);
+    if (/\.kysely\b/.test(text)) offenders.push(`${relative} reaches the query builder`);
+    for (const from of importsOf(text)) {
+      if (!from.startsWith(".")) continue;
+      const target = path
+        .relative(src, path.resolve(path.dirname(file), from))
+        .split(path.sep)
+        .join("/");
+      if (target === "db/types.ts" || target === "db/index.ts" || target === "db/open.ts")
+        offenders.push(`${relative} imports ${from}`);
+    }
+  }
+  assert.deepEqual(
+    offenders,
+    [],
+    "read objects through IndexedDatabase / ObjectBytes; SQL in src/search/store",
+  );
 });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { endText } from "../../../src/cli/search-index.ts";
+import { endText } from "../../../src/cli/folder-commands/search-index.ts";
 import { END_STATEMENT } from "../../../src/search/store/pending-terms.ts";
 import { indexOf, laneOf } from "../../../src/search/store/rebuild-state.ts";
 

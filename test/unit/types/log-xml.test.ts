@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InvalidRequest } from "../../../src/errors/exceptions.ts";
-import { parseLog, serializeLog } from "../../../src/types/lists-xml.ts";
+import { parseLog, serializeLog } from "../../../src/types/xml-documents/lists-xml.ts";
 
 const entry = {
   entryId: "7",

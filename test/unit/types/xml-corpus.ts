@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { type D1Error, InvalidRequest } from "../../../src/errors/exceptions.ts";
-import { serializeLog } from "../../../src/types/lists-xml.ts";
-import { serializeSystemMetadata } from "../../../src/types/sysmeta-xml.ts";
+import { serializeLog } from "../../../src/types/xml-documents/lists-xml.ts";
+import { serializeSystemMetadata } from "../../../src/types/xml-documents/sysmeta-xml.ts";
 import type { ErrorClass, XmlElement, XmlRoot } from "../../../src/types/xml-parse.ts";
 import {
   fullSysmeta,

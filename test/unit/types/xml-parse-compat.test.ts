@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { InvalidRequest, InvalidSystemMetadata } from "../../../src/errors/exceptions.ts";
-import { parseLog, parseObjectList } from "../../../src/types/lists-xml.ts";
-import { parseSystemMetadata } from "../../../src/types/sysmeta-xml.ts";
+import { parseLog, parseObjectList } from "../../../src/types/xml-documents/lists-xml.ts";
+import { parseSystemMetadata } from "../../../src/types/xml-documents/sysmeta-xml.ts";
 import { parseXml } from "../../../src/types/xml-parse.ts";
 import { refused, summarize, wellFormed } from "./xml-corpus.ts";
 
