@@ -1,8 +1,8 @@
 /**
  * No file path is built from a client's, a source's or a peer's string. The layers that read requests and remote
  * documents (HTTP, the node context, services, the write core, federation, import, views, packages, types) build
- * no paths at all: they import neither node:path nor the file system, except the two files that read files an
- * operator named.
+ * no paths at all: they import neither node:path nor the file system, except the files that read a file an
+ * operator named or one the node ships at a fixed place.
  * Paths are made by the stores (content keys checked against a SHA-256's shape) and the upload area (ids checked
  * against the node's own shape, test/e2e/upload-ids.test.ts), from the data folder an operator set.
  */
@@ -23,8 +23,11 @@ const FACING = [
   "packages",
   "types",
 ];
-/** Files of those layers that read a file an operator named (a formats list; an import's certificate files). */
-const OPERATOR_FILES = ["context/formats.ts", "import/source.ts"];
+/**
+ * Files of those layers that read a file an operator named (a formats list; an import's certificate files) or one
+ * the node ships (COUNTER's robots list, at a path fixed in the code).
+ */
+const FILE_READERS = ["context/formats.ts", "import/source.ts", "services/usage/robots.ts"];
 
 async function importsOf(folder: string): Promise<{ file: string; module: string }[]> {
   const entries = await readdir(path.join(src, folder), { recursive: true, withFileTypes: true });
@@ -45,7 +48,7 @@ it("the layers facing requests, sources and peers build no file paths", async ()
   for (const folder of FACING) {
     for (const { file, module } of await importsOf(folder)) {
       if (module === "node:path") offenders.push(`${file} imports ${module}`);
-      if (/^node:fs(\/promises)?$/.test(module) && !OPERATOR_FILES.includes(file)) {
+      if (/^node:fs(\/promises)?$/.test(module) && !FILE_READERS.includes(file)) {
         offenders.push(`${file} imports ${module}`);
       }
     }
