@@ -2,9 +2,8 @@
  * Usage metrics' tables (migration 0026-usage-counts): the reads the counter takes from the event log, the
  * package relations it needs (which datasets an object belongs to, what a dataset holds), the monthly counts of
  * objects and datasets it adds in one transaction with its cursor, and the months a dataset or object is asked
- * for.
- * What counts and how (robots, sessions, double clicks) is decided by the caller (src/usage/); this file only
- * reads and writes rows.
+ * for. What counts and how (robots, sessions, double clicks) is decided by the caller (src/services/usage/);
+ * this file only reads and writes rows.
  */
 import { type Kysely, sql } from "kysely";
 import type { Tables } from "../schema.ts";
