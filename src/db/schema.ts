@@ -318,6 +318,18 @@ export interface UsageCountsTable {
   unique_requests: number | string;
 }
 
+/** A dataset's usage in one month (migration 0026-usage-counts; src/db/usage/). */
+export interface UsageDatasetCountsTable {
+  /** The metadata object's PID. */
+  dataset: string;
+  /** yyyymm, UTC. */
+  month: number;
+  total_investigations: number | string;
+  unique_investigations: number | string;
+  total_requests: number | string;
+  unique_requests: number | string;
+}
+
 /** How far the event log was counted into usage_counts (migration 0026-usage-counts). */
 export interface UsageCursorTable {
   name: string;
@@ -357,6 +369,7 @@ export interface Tables {
   row_counts: RowCountsTable;
   oai_tombstones: OaiTombstonesTable;
   usage_counts: UsageCountsTable;
+  usage_dataset_counts: UsageDatasetCountsTable;
   usage_cursor: UsageCursorTable;
   browser_sessions: BrowserSessionsTable;
   sign_in_requests: SignInRequestsTable;

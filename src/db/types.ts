@@ -40,6 +40,8 @@ export type {
 export type { ImportFailure, ImportProgressStore } from "./objects/import-progress.ts";
 export type { ClaimedTask, DeadTask, EnqueueOptions, TaskQueue, TaskStore } from "./tasks.ts";
 export type {
+  DatasetIncrement,
+  DatasetMember,
   DatasetUsage,
   UsageCounts,
   UsageEvent,

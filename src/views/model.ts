@@ -82,7 +82,7 @@ export interface ViewModel {
   packages: PackageSummary[];
   /** The repository holding the object, by name: the publisher in its DOI's citation. */
   repository?: string;
-  /** Usage so far (COUNTER unique investigations and requests; a dataset's summed over what it documents). */
+  /** Usage so far (COUNTER unique investigations and requests; a dataset's over what it documents). */
   usage?: UsageSummary;
 }
 

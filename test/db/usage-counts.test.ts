@@ -2,8 +2,9 @@
  * Usage metrics counted from the event log on SQLite and PostgreSQL (src/services/usage/count-usage.ts,
  * src/db/usage/): COUNTER's robots, node-to-node reads and non-read events left out, the double-click rule,
  * unique reads per user-session (subject, else IP and user agent, within an hour), requests only for data,
- * months, datasets summed over what their metadata documents, entries harvested from Member Nodes counted as
- * the node's own (a CN's aggregate), each event counted once across passes and batches, late entries included.
+ * months, datasets counted over their metadata and what it documents (a dataset's unique counts once per
+ * user-session, whichever of its objects were read), entries harvested from Member Nodes counted as the node's
+ * own (a CN's aggregate), each event counted once across passes and batches, late entries included.
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
@@ -11,6 +12,7 @@ import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, NewLogEntry, UsageMonth } from "../../src/db/types.ts";
 import { countUsage } from "../../src/services/usage/count-usage.ts";
 import { datasetReport } from "../../src/services/usage/dataset-report.ts";
+import { answerMetrics, parseMetricsRequest } from "../../src/services/usage/metacatui-metrics.ts";
 import { forEachDialect } from "../helpers/databases.ts";
 import { storedObject } from "../helpers/sysmeta.ts";
 import { type CountingContext, countEverything } from "../helpers/usage.ts";
@@ -119,7 +121,7 @@ forEachDialect((name, open) => {
       assert.deepEqual(await db.usage.objectMonths(meta, 202501, 202512), [month(202503, all(2, 1, 0, 0))]);
     });
 
-    it("sums a dataset over its metadata and what it documents, by month", async () => {
+    it("counts a dataset over its metadata and what it documents, by month", async () => {
       assert.deepEqual(await db.usage.datasetMonths(meta, 202501, 202512), [
         month(202503, all(6, 4, 4, 3)),
         month(202504, all(1, 1, 1, 1)),
@@ -215,7 +217,7 @@ forEachDialect((name, open) => {
     });
 
     it("lists every dataset with usage in a range, and writes the COUNTER R5.1 Dataset Report", async () => {
-      const datasets = await db.usage.datasets([EML], 202503, 202504, undefined, 100);
+      const datasets = await db.usage.datasets(202503, 202504, undefined, 100);
       assert.deepEqual(
         datasets.filter((d) => d.dataset === meta),
         [{ dataset: meta, months: [month(202503, all(7, 5, 5, 4)), month(202504, all(1, 1, 1, 1))] }],
@@ -266,6 +268,127 @@ forEachDialect((name, open) => {
         true,
       )) as { Report_Items: unknown[] };
       assert.deepEqual(hidden.Report_Items, [], "datasets the caller cannot read are not reported");
+    });
+  });
+
+  describe("usage counts of a dataset", () => {
+    let db: Database;
+    let ctx: CountingContext;
+    const tag = `p${Math.random().toString(36).slice(2, 8)}`;
+    const meta = `${tag}-meta`;
+    const other = `${tag}-other`;
+    const [f1, f2, f3] = [`${tag}-f1`, `${tag}-f2`, `${tag}-f3`];
+    const alone = `${tag}-alone`;
+    const A = { ipAddress: "192.0.2.10" };
+    const B = { ipAddress: "192.0.2.11" };
+    const C = { ipAddress: "192.0.2.12" };
+    const D = { ipAddress: "192.0.2.13" };
+    const add = async (entries: NewLogEntry[]) => {
+      for (const entry of entries) db.events.append(entry);
+      await db.events.flush();
+      // One event a batch: no rule may depend on where a batch ends.
+      await countEverything(ctx, { batchEvents: 1 });
+    };
+    const august = async (pid: string) => db.usage.datasetMonths(pid, 202508, 202508);
+
+    before(async () => {
+      db = await open();
+      ctx = { db, formats, config: { cnSubjects: [CN_SUBJECT] } };
+      await db.objects.insert(storedObject(meta, { formatId: EML }));
+      await db.objects.insert(storedObject(other, { formatId: EML }));
+      for (const pid of [f1, f2, f3, alone])
+        await db.objects.insert(storedObject(pid, { formatId: "text/csv" }));
+      const documents = (map: string, metadata: string, data: string) => [
+        { map_pid: map, subject: metadata, field: "documents", object: data },
+        { map_pid: map, subject: data, field: "isDocumentedBy", object: metadata },
+      ];
+      await db.kysely
+        .insertInto("search_relations")
+        .values([
+          ...documents(`${tag}-map`, meta, f1),
+          ...documents(`${tag}-map`, meta, f2),
+          ...documents(`${tag}-map`, meta, f3),
+          // f3 is in a second dataset too.
+          ...documents(`${tag}-map2`, other, f3),
+        ])
+        .execute();
+    });
+
+    it("a session reading three files of one dataset in one hour: one unique investigation and request, three of each in the totals", async () => {
+      await add([
+        read(f1, at(8, 1, 14, 0, 0), A),
+        read(f2, at(8, 1, 14, 5, 0), A),
+        read(f3, at(8, 1, 14, 10, 0), A),
+      ]);
+      assert.deepEqual(await august(meta), [month(202508, all(3, 1, 3, 1))]);
+      for (const pid of [f1, f2, f3])
+        assert.deepEqual(await db.usage.objectMonths(pid, 202508, 202508), [month(202508, all(1, 1, 1, 1))]);
+    });
+
+    it("another session is another unique one; so is the same address in a new hour", async () => {
+      await add([read(f1, at(8, 1, 14, 20, 0), B), read(f2, at(8, 1, 14, 21, 0), B)]);
+      assert.deepEqual(await august(meta), [month(202508, all(5, 2, 5, 2))]);
+      await add([read(f3, at(8, 1, 15, 1, 0), A)]);
+      assert.deepEqual(await august(meta), [month(202508, all(6, 3, 6, 3))]);
+    });
+
+    it("the metadata then a file: one unique investigation and one unique request", async () => {
+      await add([read(meta, at(8, 1, 14, 30, 0), C), read(f1, at(8, 1, 14, 31, 0), C)]);
+      assert.deepEqual(await august(meta), [month(202508, all(8, 4, 7, 4))]);
+    });
+
+    it("an object of two datasets counts in each; an object of none in no dataset", async () => {
+      assert.deepEqual(await august(other), [month(202508, all(2, 2, 2, 2))]);
+      await add([read(alone, at(8, 1, 14, 0, 0), A)]);
+      assert.deepEqual(await august(alone), []);
+      assert.deepEqual(await db.usage.objectMonths(alone, 202508, 202508), [month(202508, all(1, 1, 1, 1))]);
+      assert.deepEqual(await august(meta), [month(202508, all(8, 4, 7, 4))]);
+    });
+
+    it("entries logged late, dated among counted ones, are judged against them", async () => {
+      await add([
+        // A's session had read the dataset in this hour: a total, not unique.
+        read(f2, at(8, 1, 14, 2, 0), A),
+        // A new session in a counted hour.
+        read(f2, at(8, 1, 14, 40, 0), D),
+      ]);
+      assert.deepEqual(await august(meta), [month(202508, all(10, 5, 9, 5))]);
+      // Dated before D's counted read, but logged after it: D's first read of the dataset stays the one counted.
+      await add([read(f1, at(8, 1, 14, 39, 0), D)]);
+      assert.deepEqual(await august(meta), [month(202508, all(11, 5, 10, 5))]);
+    });
+
+    it("serves the dataset's unique counts in the Dataset Report and to MetacatUI", async () => {
+      const config = { nodeId: "urn:node:TESTMN", nodeName: "Test MN" } as never;
+      const everything = async (pids: readonly string[]) => new Set(pids);
+      const report = (await datasetReport(
+        { db, formats, config },
+        { fromMonth: 202508, toMonth: 202508, dataset: meta },
+        everything,
+        false,
+      )) as { Report_Items: { Attribute_Performance: { Performance: unknown }[] }[] };
+      assert.deepEqual(report.Report_Items[0]?.Attribute_Performance[0]?.Performance, {
+        Total_Dataset_Investigations: { "2025-08": 11 },
+        Unique_Dataset_Investigations: { "2025-08": 5 },
+        Total_Dataset_Requests: { "2025-08": 10 },
+        Unique_Dataset_Requests: { "2025-08": 5 },
+      });
+      const range = { filterType: "month", values: ["08/01/2025", "08/31/2025"] };
+      const catalog = await answerMetrics(
+        db,
+        parseMetricsRequest(
+          JSON.stringify({ filterBy: [{ filterType: "catalog", values: [meta, other] }, range] }),
+        ),
+        everything,
+      );
+      assert.deepEqual(catalog.results.views, [5, 2]);
+      assert.deepEqual(catalog.results.downloads, [5, 2]);
+      const page = await answerMetrics(
+        db,
+        parseMetricsRequest(JSON.stringify({ filterBy: [{ filterType: "dataset", values: [meta] }, range] })),
+        everything,
+      );
+      assert.deepEqual(page.results, { months: ["2025-08"], views: [5], downloads: [5], citations: [0] });
     });
   });
 });

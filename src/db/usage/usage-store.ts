@@ -1,8 +1,9 @@
 /**
  * Usage metrics' tables (migration 0026-usage-counts): the reads the counter takes from the event log, the
- * monthly counts it adds in one transaction with its cursor, and the months a dataset or object is asked for.
- * What counts and how (robots, sessions, double clicks) is decided by the caller (src/usage/); this file only
- * reads and writes rows.
+ * package relations it needs (which datasets an object belongs to, what a dataset holds), the monthly counts of
+ * objects and datasets it adds in one transaction with its cursor, and the months a dataset or object is asked
+ * for. What counts and how (robots, sessions, double clicks) is decided by the caller (src/services/usage/);
+ * this file only reads and writes rows.
  */
 import { type Kysely, sql } from "kysely";
 import type { Tables } from "../schema.ts";
@@ -33,6 +34,18 @@ export interface UsageIncrement extends UsageCounts {
   month: number;
 }
 
+/** Counts to add to one dataset's month (yyyymm); `dataset` is its metadata object's PID. */
+export interface DatasetIncrement extends UsageCounts {
+  dataset: string;
+  month: number;
+}
+
+/** An object of a dataset, with its format (undefined when the node holds no such object). */
+export interface DatasetMember {
+  pid: string;
+  formatId: string | undefined;
+}
+
 export interface UsageMonth extends UsageCounts {
   month: number;
 }
@@ -56,24 +69,26 @@ export interface UsageStore {
   eventsAfter(after: number, upTo: number, limit: number): Promise<UsageEvent[]>;
   /** The "read" events of these objects dated in [from, to) with id <= `upTo`. */
   readsOf(pids: readonly string[], from: number, to: number, upTo: number): Promise<UsageEvent[]>;
+  /** For each of `pids`, the metadata objects that document it in any resource map (`isDocumentedBy`). */
+  documentedBy(pids: readonly string[]): Promise<Map<string, string[]>>;
+  /** For each of `datasets` (metadata PIDs), the objects it documents in any resource map (`documents`). */
+  membersOf(datasets: readonly string[]): Promise<Map<string, DatasetMember[]>>;
   /**
-   * Adds `increments` and moves the cursor from `from` to `to`, in one transaction; false (nothing written) when
-   * the cursor is no longer at `from` (another pass counted these events).
+   * Adds `objects` and `datasets` increments and moves the cursor from `from` to `to`, in one transaction; false
+   * (nothing written) when the cursor is no longer at `from` (another pass counted these events).
    */
-  add(increments: readonly UsageIncrement[], from: number, to: number): Promise<boolean>;
+  add(
+    objects: readonly UsageIncrement[],
+    datasets: readonly DatasetIncrement[],
+    from: number,
+    to: number,
+  ): Promise<boolean>;
   /** One object's months in [fromMonth, toMonth], ascending, months without usage left out. */
   objectMonths(pid: string, fromMonth: number, toMonth: number): Promise<UsageMonth[]>;
-  /**
-   * A dataset's months: summed over the metadata object and the objects it documents in any resource map
-   * (`search_relations`, field "documents").
-   */
+  /** A dataset's months in [fromMonth, toMonth], ascending, months without usage left out. */
   datasetMonths(metadataPid: string, fromMonth: number, toMonth: number): Promise<UsageMonth[]>;
-  /**
-   * Every dataset with usage in [fromMonth, toMonth]: objects of these metadata formats and what they document,
-   * by dataset id, at most `limit` datasets after `after` (in id order).
-   */
+  /** Every dataset with usage in [fromMonth, toMonth], at most `limit` after `after`, in id order. */
   datasets(
-    metadataFormats: readonly string[],
     fromMonth: number,
     toMonth: number,
     after: string | undefined,
@@ -123,6 +138,27 @@ const monthOf = (row: SumRow): UsageMonth => ({
 
 const SUMS = sql`sum(u.total_investigations) as ti, sum(u.unique_investigations) as ui,
   sum(u.total_requests) as tr, sum(u.unique_requests) as ur`;
+
+const COUNTS = sql`u.total_investigations as ti, u.unique_investigations as ui,
+  u.total_requests as tr, u.unique_requests as ur`;
+
+const countsOf = (c: UsageCounts) => ({
+  total_investigations: c.totalInvestigations,
+  unique_investigations: c.uniqueInvestigations,
+  total_requests: c.totalRequests,
+  unique_requests: c.uniqueRequests,
+});
+
+/** Groups rows by a key, in order. */
+function grouped<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = out.get(key(row));
+    if (group) group.push(row);
+    else out.set(key(row), [row]);
+  }
+  return out;
+}
 
 export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): UsageStore {
   const highestId = async (on: Kysely<Tables>) => {
@@ -198,7 +234,46 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
       return out;
     },
 
-    async add(increments, from, to) {
+    async documentedBy(pids) {
+      const out = new Map<string, string[]>();
+      for (let i = 0; i < pids.length; i += PIDS_PER_QUERY) {
+        const rows = await db
+          .selectFrom("search_relations")
+          .select(["subject", "object"])
+          .distinct()
+          .where("field", "=", "isDocumentedBy")
+          .where("subject", "in", pids.slice(i, i + PIDS_PER_QUERY))
+          .execute();
+        for (const [pid, group] of grouped(rows, (r) => r.subject))
+          out.set(
+            pid,
+            group.map((r) => r.object),
+          );
+      }
+      return out;
+    },
+
+    async membersOf(datasets) {
+      const out = new Map<string, DatasetMember[]>();
+      for (let i = 0; i < datasets.length; i += PIDS_PER_QUERY) {
+        const rows = await db
+          .selectFrom("search_relations as r")
+          .leftJoin("objects as o", "o.pid", "r.object")
+          .select(["r.subject", "r.object", "o.format_id"])
+          .distinct()
+          .where("r.field", "=", "documents")
+          .where("r.subject", "in", datasets.slice(i, i + PIDS_PER_QUERY))
+          .execute();
+        for (const [dataset, group] of grouped(rows, (r) => r.subject))
+          out.set(
+            dataset,
+            group.map((r) => ({ pid: r.object, formatId: r.format_id ?? undefined })),
+          );
+      }
+      return out;
+    },
+
+    async add(increments, datasetIncrements, from, to) {
       const moved = new Error("usage cursor moved");
       try {
         await db.transaction().execute(async (tx) => {
@@ -210,14 +285,9 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
             .executeTakeFirst();
           if (Number(result.numUpdatedRows) !== 1) throw moved;
           for (let i = 0; i < increments.length; i += ROWS_PER_UPSERT) {
-            const values = increments.slice(i, i + ROWS_PER_UPSERT).map((c) => ({
-              pid: c.pid,
-              month: c.month,
-              total_investigations: c.totalInvestigations,
-              unique_investigations: c.uniqueInvestigations,
-              total_requests: c.totalRequests,
-              unique_requests: c.uniqueRequests,
-            }));
+            const values = increments
+              .slice(i, i + ROWS_PER_UPSERT)
+              .map((c) => ({ pid: c.pid, month: c.month, ...countsOf(c) }));
             await tx
               .insertInto("usage_counts")
               .values(values)
@@ -227,6 +297,23 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
                   unique_investigations: sql`usage_counts.unique_investigations + excluded.unique_investigations`,
                   total_requests: sql`usage_counts.total_requests + excluded.total_requests`,
                   unique_requests: sql`usage_counts.unique_requests + excluded.unique_requests`,
+                }),
+              )
+              .execute();
+          }
+          for (let i = 0; i < datasetIncrements.length; i += ROWS_PER_UPSERT) {
+            const values = datasetIncrements
+              .slice(i, i + ROWS_PER_UPSERT)
+              .map((c) => ({ dataset: c.dataset, month: c.month, ...countsOf(c) }));
+            await tx
+              .insertInto("usage_dataset_counts")
+              .values(values)
+              .onConflict((oc) =>
+                oc.columns(["dataset", "month"]).doUpdateSet({
+                  total_investigations: sql`usage_dataset_counts.total_investigations + excluded.total_investigations`,
+                  unique_investigations: sql`usage_dataset_counts.unique_investigations + excluded.unique_investigations`,
+                  total_requests: sql`usage_dataset_counts.total_requests + excluded.total_requests`,
+                  unique_requests: sql`usage_dataset_counts.unique_requests + excluded.unique_requests`,
                 }),
               )
               .execute();
@@ -247,31 +334,21 @@ export function usageStore(db: Kysely<Tables>, dialect: "sqlite" | "postgres"): 
     },
 
     async datasetMonths(metadataPid, fromMonth, toMonth) {
-      const { rows } = await sql<SumRow>`select u.month, ${SUMS} from usage_counts u
-        where u.pid in (select ${metadataPid} union
-          select r.object from search_relations r where r.subject = ${metadataPid} and r.field = 'documents')
-        and u.month >= ${fromMonth} and u.month <= ${toMonth}
-        group by u.month order by u.month`.execute(db);
+      const { rows } = await sql<SumRow>`select u.month, ${COUNTS} from usage_dataset_counts u
+        where u.dataset = ${metadataPid} and u.month >= ${fromMonth} and u.month <= ${toMonth}
+        order by u.month`.execute(db);
       return rows.map(monthOf);
     },
 
-    async datasets(metadataFormats, fromMonth, toMonth, after, limit) {
-      if (metadataFormats.length === 0) return [];
-      const { rows } = await sql<SumRow & { dataset: string }>`with members (dataset, member) as (
-          select o.pid, o.pid from objects o where o.format_id in (${sql.join(metadataFormats)})
-            and o.pid > ${after ?? ""}
-          union
-          select r.subject, r.object from search_relations r join objects o on o.pid = r.subject
-            where r.field = 'documents' and o.format_id in (${sql.join(metadataFormats)}) and r.subject > ${after ?? ""}
-        ),
-        used as (
-          select m.dataset, u.month, ${SUMS} from members m join usage_counts u on u.pid = m.member
-          where u.month >= ${fromMonth} and u.month <= ${toMonth}
-          group by m.dataset, u.month
-        ),
-        chosen as (select distinct dataset from used order by dataset limit ${limit})
-        select used.* from used join chosen on chosen.dataset = used.dataset
-        order by used.dataset, used.month`.execute(db);
+    async datasets(fromMonth, toMonth, after, limit) {
+      const { rows } = await sql<SumRow & { dataset: string }>`with chosen as (
+          select distinct dataset from usage_dataset_counts
+          where month >= ${fromMonth} and month <= ${toMonth} and dataset > ${after ?? ""}
+          order by dataset limit ${limit}
+        )
+        select u.dataset, u.month, ${COUNTS} from usage_dataset_counts u join chosen c on c.dataset = u.dataset
+        where u.month >= ${fromMonth} and u.month <= ${toMonth}
+        order by u.dataset, u.month`.execute(db);
       const out: DatasetUsage[] = [];
       for (const row of rows) {
         const last = out[out.length - 1];

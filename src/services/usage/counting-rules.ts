@@ -9,12 +9,16 @@
  *   subject of an authenticated caller, else the IP and user agent, and the hour (UTC) of the read.
  * - Double click (7.2): reads of the same item by the same user-session (so within its hour) within 30 seconds
  *   count once.
- * - Unique: an item counts once per user-session.
+ * - Unique: an item counts once per user-session; so does a dataset, whichever of its objects (metadata, files)
+ *   the session read: "Unique_Dataset_Investigations ... Unique_Dataset_Requests" count a dataset once per
+ *   user-session (Code of Practice for Research Data, as R5.1's unique titles, 7.4). Totals are the sums of
+ *   their items' (the double click is per item).
  *
  * Both rules look only at reads counted before (a lower event id), so a batch boundary or an entry harvested
  * late, dated before entries already counted, changes no count: a read counts in the totals when no earlier-id
  * read of its item by its session lies within 30 s of it in its hour, and in the unique counts when no earlier-id read of
- * its item by its session lies in its hour.
+ * its item by its session lies in its hour; in a dataset's unique counts when no earlier-id read of any of its
+ * objects (of its data objects, for requests) by its session lies in its hour.
  */
 import type { UsageEvent } from "../../db/types.ts";
 
@@ -98,4 +102,49 @@ function clickedBefore(group: readonly UsageEvent[], read: UsageEvent): boolean 
     if (other.id < read.id && hourOf(other.dateLogged) === hour) return true;
   }
   return false;
+}
+
+/** The datasets a read counts once for (the first read of any of their objects by its user-session). */
+export interface DatasetDecision {
+  investigated: string[];
+  requested: string[];
+}
+
+/**
+ * Decides each of `batch` against `known` for the datasets of its object: `known` must hold every counted read,
+ * by id up to the batch's last and dated within the hours the batch touches, of every object of those datasets.
+ * `datasetsOf` gives an object's datasets, `isRequest` whether its reads are requests.
+ */
+export function decideDatasets(
+  batch: readonly UsageEvent[],
+  known: readonly UsageEvent[],
+  datasetsOf: (pid: string) => readonly string[],
+  isRequest: (pid: string) => boolean,
+): Map<number, DatasetDecision> {
+  const firstRead = new Map<string, number>();
+  const firstRequest = new Map<string, number>();
+  const keep = (firsts: Map<string, number>, key: string, id: number) => {
+    const first = firsts.get(key);
+    if (first === undefined || id < first) firsts.set(key, id);
+  };
+  const keyOf = (dataset: string, read: UsageEvent) =>
+    `${dataset}\u0000${sessionOf(read)}\u0000${hourOf(read.dateLogged)}`;
+  for (const read of [...known, ...batch]) {
+    for (const dataset of datasetsOf(read.pid)) {
+      keep(firstRead, keyOf(dataset, read), read.id);
+      if (isRequest(read.pid)) keep(firstRequest, keyOf(dataset, read), read.id);
+    }
+  }
+  const decisions = new Map<number, DatasetDecision>();
+  for (const read of batch) {
+    const datasets = datasetsOf(read.pid);
+    if (datasets.length === 0) continue;
+    decisions.set(read.id, {
+      investigated: datasets.filter((d) => firstRead.get(keyOf(d, read)) === read.id),
+      requested: isRequest(read.pid)
+        ? datasets.filter((d) => firstRequest.get(keyOf(d, read)) === read.id)
+        : [],
+    });
+  }
+  return decisions;
 }

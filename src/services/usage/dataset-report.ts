@@ -92,11 +92,7 @@ export async function datasetReport(
     const months = await ctx.db.usage.datasetMonths(dataset, fromMonth, toMonth);
     items = months.length > 0 ? [{ dataset, months }] : [];
   } else {
-    const metadataFormats = ctx.formats
-      .all()
-      .filter((f) => f.formatType === "METADATA")
-      .map((f) => f.formatId);
-    items = await ctx.db.usage.datasets(metadataFormats, fromMonth, toMonth, undefined, MAX_REPORT_ITEMS + 1);
+    items = await ctx.db.usage.datasets(fromMonth, toMonth, undefined, MAX_REPORT_ITEMS + 1);
   }
   const readable = await visible(items.map((item) => item.dataset));
   items = items.filter((item) => readable.has(item.dataset));

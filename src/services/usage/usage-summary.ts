@@ -1,6 +1,6 @@
 /**
  * The counts a landing page shows: unique investigations as views and unique requests as downloads, all months
- * so far; for a metadata object its dataset's (summed over what it documents), for any other object its own.
+ * so far; for a metadata object its dataset's (over what it documents), for any other object its own.
  */
 import type { NodeContext } from "../../context/node-context.ts";
 import type { UsageMonth } from "../../db/types.ts";
