@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { before, describe, it } from "node:test";
+import type { MetricsAnswer } from "../../src/services/usage/metacatui-metrics.ts";
 import { USAGE_COUNT } from "../../src/services/usage/tasks.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import { type Caller, create, enc } from "../helpers/client.ts";
@@ -24,17 +25,6 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefo
 const ROBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
-
-interface MetricsAnswer {
-  metricsRequest: unknown;
-  results: {
-    months: string[];
-    views: number[];
-    downloads: number[];
-    citations: number[];
-    datasets?: string[];
-  };
-}
 
 /** The request MetacatUI's MetricsModel sends for a dataset page. */
 function metricsRequest(filterType: string, pids: string[]) {
