@@ -10,6 +10,7 @@
  * data file cannot run script on the page's origin and read the token from its address.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error, InvalidRequest } from "../../errors/exceptions.ts";
 import {
@@ -24,7 +25,6 @@ import type { ViewLinks } from "../../views/model.ts";
 import { callInfo } from "../call.ts";
 import { contentDisposition } from "../headers.ts";
 import { pathAfter, refuseImpossibleIdentifier } from "../path-id.ts";
-import { withoutReviewSecret } from "../plugins/access-log.ts";
 import { CONTENT_SECURITY_POLICY } from "./view.ts";
 
 const SANDBOX = "sandbox; default-src 'none'";
