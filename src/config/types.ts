@@ -157,6 +157,11 @@ export interface Config {
   uploadExpiry: number;
   /** Uploads one subject may hold at once (made and not yet used up or expired). */
   uploadMaxOpen: number;
+  /**
+   * Identifiers one subject may hold reserved and not yet used (CNCore.reserveIdentifier, generated UUIDs and
+   * DOIs); one more is NotAuthorized. Administrators and Coordinating Nodes are not counted.
+   */
+  reservationMaxOpen: number;
   /** URLs in one file of /sitemap.xml's index (the sitemaps protocol's limit, 50,000, by default). */
   sitemapFileUrls: number;
   /**

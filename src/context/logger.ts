@@ -4,6 +4,7 @@
  * log where the app's requests do. Nodes sharing a process (`--also`, the local federation) each have their own.
  */
 import { type DestinationStream, type Logger, pino } from "pino";
+import { withoutReviewSecret } from "../auth/review-tokens.ts";
 import type { NodeLog } from "../types/node-log.ts";
 import { textLines } from "./text-log.ts";
 
@@ -12,7 +13,8 @@ export type { NodeLog };
 /**
  * A pino logger at `level`, writing to `destination`: a stream (tests read its JSON lines) or a file descriptor
  * (1: stdout), in `format`: "json" (pino's lines as they are) or "text" (each line rewritten as readable text,
- * src/context/text-log.ts).
+ * src/context/text-log.ts). No line holds a reviewer link's secret, whoever logged it (Fastify's own request
+ * lines for a path no route serves included): each is cut out as the line is written.
  */
 export function createNodeLogger(
   level: string,
@@ -20,7 +22,10 @@ export function createNodeLogger(
   format: "text" | "json" = "json",
 ): Logger {
   const out = typeof destination === "number" ? pino.destination(destination) : destination;
-  return pino({ level }, format === "text" ? textLines(out) : out);
+  return pino(
+    { level, hooks: { streamWrite: withoutReviewSecret } },
+    format === "text" ? textLines(out) : out,
+  );
 }
 
 /** For contexts that log nowhere (a node started with logging off). */

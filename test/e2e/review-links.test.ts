@@ -211,6 +211,40 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it("answers HEAD on the page, an object and the package as GET does, with no body and no read logged", async () => {
+      const link = await newLink({});
+      const same = ["content-type", "content-disposition", "content-security-policy", "referrer-policy"];
+      for (const rest of ["", `/object/${encodeURIComponent(data)}`, "/package"]) {
+        const head = await read(link, rest, { method: "HEAD" });
+        assert.equal(head.status, 200, rest);
+        assert.equal((await head.arrayBuffer()).byteLength, 0, `${rest}: no body`);
+        assert.equal(head.headers.get("cache-control"), "no-store");
+        assert.match(head.headers.get("x-robots-tag") ?? "", /noindex/);
+        const get = await read(link, rest);
+        const body = Buffer.from(await get.arrayBuffer());
+        for (const name of same)
+          assert.equal(head.headers.get(name), get.headers.get(name), `${rest}: ${name}`);
+        if (rest !== "/package") assert.equal(head.headers.get("content-length"), String(body.length), rest);
+      }
+      const unknown = await read(link, `/object/${encodeURIComponent(otherPrivate)}`, { method: "HEAD" });
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.headers.get("dataone-exception-name"), "NotFound");
+      const [id] = link.token.split(".") as [string];
+      const wrong = await fetch(`${root()}/review/${id}.${"A".repeat(43)}`, { method: "HEAD" });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.headers.get("dataone-exception-name"), "NotAuthorized");
+      // Only the GETs above are reads: three of them, none from the HEADs.
+      await node.node.ctx.db.events.flush();
+      const log = await (await call(admin, "GET", `/log?count=1000&start=0`)).text();
+      const byLink = [...log.matchAll(/<logEntry>([\s\S]*?)<\/logEntry>/g)]
+        .map((m) => m[1] as string)
+        .filter((e) => e.includes(`<subject>reviewLink:${link.id}</subject>`));
+      const reads = (pid: string) =>
+        byLink.filter((e) => e.includes(`<identifier>${pid}</identifier>`)).length;
+      assert.equal(reads(data), 2, "the object GET and the package GET");
+      assert.equal(reads(map), 1, "the package GET");
+    });
+
     it("opens nothing else: other versions, other private objects, another package, another's member", async () => {
       const link = await newLink({});
       for (const pid of [newerMetadata, otherPrivate, otherData, otherMap, foreign, map]) {
@@ -430,8 +464,12 @@ for (const dialect of testDialects()) {
       assert.equal((await read(link)).status, 200);
       assert.equal((await read(link, `/object/${encodeURIComponent(solo)}`)).status, 200);
       assert.equal((await read(link, "/package")).status, 404);
-      const head = await read(link, "", { method: "HEAD" });
-      assert.ok([404, 405, 501].includes(head.status), `only GET answers (HEAD: ${head.status})`);
+      assert.equal((await read(link, "", { method: "HEAD" })).status, 200);
+      const noPackage = await read(link, "/package", { method: "HEAD" });
+      assert.deepEqual(
+        [noPackage.status, noPackage.headers.get("dataone-exception-name")],
+        [404, "NotFound"],
+      );
 
       const xml = await (await call(admin, "GET", `/meta/${enc(solo)}`)).text();
       const moved = xml.replace(

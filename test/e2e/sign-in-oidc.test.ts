@@ -355,6 +355,74 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it("answers HEAD on its GET calls as GET does, with no body and no effect", async () => {
+      const { kysely } = node.node.ctx.db;
+      const pending = async () =>
+        Number(
+          (
+            await kysely
+              .selectFrom("sign_in_requests")
+              .select((e) => e.fn.countAll().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await pending();
+      const origin = new URL(node.baseUrl).origin;
+      for (const path of [
+        "oauth?action=start&target=/",
+        "startRequest?target=/",
+        `oauth?target=${origin}/view/x`,
+      ]) {
+        const head = await fetch(`${node.baseUrl}/portal/${path}`, { method: "HEAD", redirect: "manual" });
+        assert.equal(head.status, 302, path);
+        assert.equal(await head.text(), "");
+        const location = new URL(head.headers.get("location") ?? "");
+        assert.equal(location.origin, new URL(provider.issuer).origin, "leads to the provider");
+        assert.equal(location.searchParams.get("state"), null, "no sign-in started");
+        assert.equal(head.headers.get("set-cookie"), null, "no state cookie");
+        assert.equal(head.headers.get("cache-control"), "no-store");
+      }
+      assert.equal(await pending(), before, "HEAD records no sign-in");
+      const refused = await fetch(`${node.baseUrl}/portal/oauth?target=https://evil.example/`, {
+        method: "HEAD",
+      });
+      assert.equal(refused.status, 400);
+      const unknown = await fetch(`${node.baseUrl}/portal/oauth?target=/&provider=nobody`, {
+        method: "HEAD",
+      });
+      assert.equal(unknown.status, 404);
+
+      // A sign-in under way survives a HEAD of its callback; only the GET finishes it.
+      const jar = cookieJar();
+      const started = await jar.fetch(`${node.baseUrl}/portal/oauth?action=start&target=/`);
+      assert.equal(started.status, 302);
+      const callback = await jar.fetch(`${node.baseUrl}/portal/callback?state=x&code=y`, { method: "HEAD" });
+      assert.deepEqual([callback.status, callback.headers.get("allow")], [405, "GET"]);
+      assert.equal(callback.headers.get("set-cookie"), null, "the sign-in's state cookie is kept");
+      assert.equal(await pending(), before + 1);
+
+      const signedIn = cookieJar();
+      await signIn(signedIn, node, ORCID_USER.sub, "/");
+      const token = await signedIn.fetch(`${node.baseUrl}/portal/token`, { method: "HEAD" });
+      assert.equal(token.status, 200);
+      assert.equal(await token.text(), "");
+      assert.match(token.headers.get("content-type") ?? "", /^text\/plain/);
+      assert.equal(token.headers.get("cache-control"), "no-store");
+      assert.equal((await fetch(`${node.baseUrl}/portal/token`, { method: "HEAD" })).status, 401);
+      // HEAD of logout ends nothing: the session and its cookie stay.
+      const session = sessionValue(signedIn);
+      const out = await signedIn.fetch(`${node.baseUrl}/portal/logout?target=/`, { method: "HEAD" });
+      assert.equal(out.status, 302);
+      assert.equal(new URL(out.headers.get("location") ?? "").origin, origin);
+      assert.equal(out.headers.get("set-cookie"), null);
+      assert.equal(sessionValue(signedIn), session);
+      assert.equal((await signedIn.fetch(`${node.baseUrl}/portal/token`)).status, 200, "still signed in");
+      const plainOut = await signedIn.fetch(`${node.baseUrl}/portal/logout`, { method: "HEAD" });
+      assert.deepEqual([plainOut.status, await plainOut.text()], [200, ""]);
+      assert.equal((await signedIn.fetch(`${node.baseUrl}/portal/logout`)).status, 200);
+      assert.equal((await signedIn.fetch(`${node.baseUrl}/portal/token`)).status, 401, "GET signs out");
+    });
+
     it("never writes the client secret to the log", () => {
       assert.ok(logLines.length > 0, "the node logged at debug");
       assert.ok(!logLines.some((line) => line.includes(provider.clientSecret)));

@@ -6,8 +6,8 @@ import {
   parseReviewToken,
   secretHashOf,
   secretMatches,
+  withoutReviewSecret,
 } from "../../src/auth/review-tokens.ts";
-import { withoutReviewSecret } from "../../src/http/plugins/access-log.ts";
 
 it("makes a fresh id and secret each time, and checks the secret against its hash alone", () => {
   const a = newReviewToken();
@@ -42,4 +42,28 @@ it("logs the link's id but not its secret", () => {
   assert.equal(logged, `/mn/review/${id}.*/object/x?y=1`);
   assert.ok(!logged.includes(secret));
   assert.equal(withoutReviewSecret("/mn/v2/object/review"), "/mn/v2/object/review");
+});
+
+it("keeps the secret out of any text: encoded, mangled, doubled slashes, outside a review path", () => {
+  const { id, secret, token } = newReviewToken();
+  const texts = [
+    `/mn/review/${id}%2E${secret}`,
+    `/mn/review/${id}%2e${secret}/package`,
+    `/mn/review//${token}`,
+    `/mn/review/${token}x.y/object/z`,
+    `/mn/review/${token}.${token}`,
+    `{"msg":"Route DELETE:/mn/review/${token}?a=b not found"}`,
+    `GET /mn/v2/object/${token} is not an operation`,
+    `/elsewhere?t=${token}&u=${token}`,
+    `/mn/review%2F${token}`,
+    `/mn/x${token}`,
+  ];
+  for (const text of texts) {
+    const cut = withoutReviewSecret(text);
+    assert.ok(!cut.includes(secret), cut);
+    assert.ok(!cut.includes(secret.slice(0, 20)), cut);
+    assert.ok(cut.includes(id), cut);
+  }
+  assert.equal(withoutReviewSecret(`/mn/review/${id}`), `/mn/review/${id}`);
+  assert.equal(withoutReviewSecret("/mn/v2/object/a.b"), "/mn/v2/object/a.b");
 });

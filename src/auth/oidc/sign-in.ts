@@ -19,6 +19,11 @@ export class SignInFailed extends Error {}
 export interface SignInFlow {
   /** The provider's authorization URL, and the state for the browser's cookie. */
   start(provider: string | undefined, target: string): Promise<{ location: URL; state: string }>;
+  /**
+   * Where `start` would send the browser, with nothing recorded: the provider's authorization URL without a
+   * state (HEAD asks what a sign-in link answers; it must not start one).
+   */
+  preview(provider: string | undefined): Promise<URL>;
   /** The person signed in and where to return, from the provider's answer at `callbackUrl`. */
   finish(
     callbackUrl: URL,
@@ -31,13 +36,17 @@ export function signInFlow(
   store: BrowserSessionStore,
   redirectUri: () => string,
 ): SignInFlow {
+  const providerFor = (name: string | undefined) => {
+    const provider = providers.forSignIn(name);
+    if (!provider)
+      throw new SignInFailed(
+        name ? `No sign-in provider is named "${name}".` : "No sign-in provider is configured.",
+      );
+    return provider;
+  };
   return {
     async start(name, target) {
-      const provider = providers.forSignIn(name);
-      if (!provider)
-        throw new SignInFailed(
-          name ? `No sign-in provider is named "${name}".` : "No sign-in provider is configured.",
-        );
+      const provider = providerFor(name);
       const { client } = await providers.discovered(provider);
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
@@ -58,6 +67,15 @@ export function signInFlow(
         nonce,
       });
       return { location, state };
+    },
+
+    async preview(name) {
+      const provider = providerFor(name);
+      const { client } = await providers.discovered(provider);
+      return oidc.buildAuthorizationUrl(client, {
+        redirect_uri: redirectUri(),
+        scope: provider.scopes.join(" "),
+      });
     },
 
     async finish(callbackUrl, browserState) {

@@ -60,6 +60,8 @@ export interface CnRepository {
   reservation(id: string): Promise<Reservation | undefined>;
   /** Which of these identifiers are reserved or retired (one query; keep the list short). */
   reservedAmong(ids: readonly string[]): Promise<Set<string>>;
+  /** How many identifiers `subject` holds reserved and not yet in use, counted up to `atMost`. */
+  openReservations(subject: string, atMost: number): Promise<number>;
   /** false when the identifier is already reserved (or retired). */
   reserve(id: string, subject: string): Promise<boolean>;
   releaseReservation(id: string): Promise<void>;
@@ -193,6 +195,18 @@ export function cnRepository(db: Kysely<Tables>): CnRepository {
       if (ids.length === 0) return new Set();
       const rows = await db.selectFrom("cn_reservations").select("id").where("id", "in", ids).execute();
       return new Set(rows.map((r) => r.id));
+    },
+    async openReservations(subject, atMost) {
+      const rows = await db
+        .selectFrom("cn_reservations as r")
+        .select("r.id")
+        .where("r.subject", "=", subject)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom("identifiers as i").select("i.id").whereRef("i.id", "=", "r.id"))),
+        )
+        .limit(atMost)
+        .execute();
+      return rows.length;
     },
     reserve(id, subject) {
       return inserted(

@@ -6,6 +6,7 @@
  * is not logged (its id is: the link is still named).
  */
 import type { FastifyInstance } from "fastify";
+import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import { apiMethodOf } from "../api-method.ts";
 
 const LOGS_INFO = new Set(["info", "debug", "trace"]);
@@ -27,9 +28,4 @@ export function registerAccessLog(app: FastifyInstance): void {
     );
     done();
   });
-}
-
-/** The URL with the secret part of a reviewer link's token (`/review/<id>.<secret>`) taken out. */
-export function withoutReviewSecret(url: string): string {
-  return url.replace(/(\/review\/[A-Za-z0-9_-]{16})\.[A-Za-z0-9_-]+/, "$1.*");
 }

@@ -5,6 +5,7 @@
  * answered as ServiceFailure.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import { isDatabaseTimeout } from "../../db/index.ts";
 import { detailCodeFor } from "../../errors/catalogue.ts";
 import {
@@ -43,9 +44,9 @@ export function registerErrorHandling(app: FastifyInstance, nodeId: string): voi
       finishUnreadBody(request, reply);
       return reply.code(404).type("text/plain; charset=utf-8").send("Not found.\n");
     }
-    const error = new NotImplemented(
-      `${request.method} ${request.url.split("?")[0]} is not an operation this node serves.`,
-    );
+    // A reviewer link's secret is neither echoed nor logged, whatever was asked of it.
+    const path = withoutReviewSecret(request.url.split("?")[0] ?? "");
+    const error = new NotImplemented(`${request.method} ${path} is not an operation this node serves.`);
     sendError(request, reply, error, nodeId);
   });
 }

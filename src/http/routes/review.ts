@@ -4,12 +4,14 @@
  *   shown this once; `GET {basePath}/review-links[?pid=]`: the caller's links; `DELETE {basePath}/review-links/{id}`:
  *   revoke one. Rights holders and administrators only; JSON answers, DataONE exceptions on failure.
  * - `GET {basePath}/review/{token}`: the dataset's landing page; `.../object/{pid}`: one of its objects;
- *   `.../package`: the package as a BagIt zip. Nothing else answers to the token: it is not a bearer token.
+ *   `.../package`: the package as a BagIt zip (HEAD on each: the same headers, no body, no read logged).
+ *   Nothing else answers to the token: it is not a bearer token.
  * Every review answer says `Referrer-Policy: no-referrer` (the token is in the URL), `Cache-Control: no-store`
  * and `X-Robots-Tag: noindex`; objects are always attachments under a sandboxing Content-Security-Policy, so a
  * data file cannot run script on the page's origin and read the token from its address.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error, InvalidRequest } from "../../errors/exceptions.ts";
 import {
@@ -18,13 +20,19 @@ import {
   type ReviewLinkView,
   revokeReviewLink,
 } from "../../services/mn/review/links.ts";
-import { openReviewLink, reviewObject, reviewPackage, reviewPage } from "../../services/mn/review/reads.ts";
+import {
+  describeReviewObject,
+  describeReviewPackage,
+  openReviewLink,
+  reviewObject,
+  reviewPackage,
+  reviewPage,
+} from "../../services/mn/review/reads.ts";
 import { parseDateTime } from "../../types/xml.ts";
 import type { ViewLinks } from "../../views/model.ts";
 import { callInfo } from "../call.ts";
 import { contentDisposition } from "../headers.ts";
 import { pathAfter, refuseImpossibleIdentifier } from "../path-id.ts";
-import { withoutReviewSecret } from "../plugins/access-log.ts";
 import { CONTENT_SECURITY_POLICY } from "./view.ts";
 
 const SANDBOX = "sandbox; default-src 'none'";
@@ -91,69 +99,78 @@ function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
       }),
     },
   };
-  app.get(`${base}*`, api, async (request, reply) => {
-    reviewHeaders(reply);
-    const rest = pathAfter(request, base);
-    const slash = rest.indexOf("/");
-    const token = slash < 0 ? rest : rest.slice(0, slash);
-    const what = slash < 0 ? "" : rest.slice(slash + 1);
-    let opened: Awaited<ReturnType<typeof openReviewLink>>;
-    try {
-      opened = await openReviewLink(ctx, callInfo(request), token);
-    } catch (error) {
-      // A reviewer following an old link in a browser gets a page saying so; programs get the DataONE exception.
-      if (
-        what !== "" ||
-        !(error instanceof D1Error) ||
-        error.exception !== "NotAuthorized" ||
-        !wantsHtml(request)
-      )
-        throw error;
-      return reply
-        .code(401)
-        .type("text/html; charset=utf-8")
-        .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        .send(ENDED_PAGE);
-    }
-    const at = `${ctx.config.basePath}/review/${token}`;
-    if (what === "") {
-      const links: ViewLinks = {
-        object: (pid) => `${at}/object/${encodeURIComponent(pid)}`,
-        view: () => at,
-        package: () => `${at}/package`,
-      };
-      const page = await reviewPage(ctx, opened, links);
-      return reply
-        .type("text/html; charset=utf-8")
-        .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        .send(page);
-    }
-    if (what === "package") {
-      const bag = await reviewPackage(ctx, opened);
-      return reply
-        .type("application/zip")
-        .header("Content-Disposition", contentDisposition(bag.fileName))
-        .send(bag.body);
-    }
-    if (what.startsWith("object/")) {
-      const pid = what.slice("object/".length);
-      refuseImpossibleIdentifier(pid);
-      const { shown, body } = reviewObject(ctx, opened, pid);
-      const { sysmeta } = shown.object;
-      return reply
-        .type(
-          sysmeta.mediaType?.name ??
-            ctx.formats.get(sysmeta.formatId)?.mediaType?.name ??
-            "application/octet-stream",
+  // HEAD answers as GET would, without a body, without reading bytes or building a bag, and logs no read.
+  app.route({
+    method: ["GET", "HEAD"],
+    url: `${base}*`,
+    ...api,
+    handler: async (request, reply) => {
+      const head = request.method === "HEAD";
+      reviewHeaders(reply);
+      const rest = pathAfter(request, base);
+      const slash = rest.indexOf("/");
+      const token = slash < 0 ? rest : rest.slice(0, slash);
+      const what = slash < 0 ? "" : rest.slice(slash + 1);
+      let opened: Awaited<ReturnType<typeof openReviewLink>>;
+      try {
+        opened = await openReviewLink(ctx, callInfo(request), token);
+      } catch (error) {
+        // A reviewer following an old link in a browser gets a page saying so; programs get the DataONE exception.
+        if (
+          what !== "" ||
+          !(error instanceof D1Error) ||
+          error.exception !== "NotAuthorized" ||
+          !wantsHtml(request)
         )
-        .header("Content-Length", String(shown.object.digests.size))
-        .header("Content-Disposition", contentDisposition(shown.fileName))
-        .header("Content-Security-Policy", SANDBOX)
-        .send(body);
-    }
-    throw new InvalidRequest(
-      "A reviewer link serves its page ({token}), its objects ({token}/object/{pid}) and its package ({token}/package).",
-    );
+          throw error;
+        return reply
+          .code(401)
+          .type("text/html; charset=utf-8")
+          .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+          .send(ENDED_PAGE);
+      }
+      const at = `${ctx.config.basePath}/review/${token}`;
+      if (what === "") {
+        const links: ViewLinks = {
+          object: (pid) => `${at}/object/${encodeURIComponent(pid)}`,
+          view: () => at,
+          package: () => `${at}/package`,
+        };
+        const page = await reviewPage(ctx, opened, links, !head);
+        return reply
+          .type("text/html; charset=utf-8")
+          .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+          .send(page);
+      }
+      if (what === "package") {
+        const bag = head ? await describeReviewPackage(ctx, opened) : await reviewPackage(ctx, opened);
+        return reply
+          .type("application/zip")
+          .header("Content-Disposition", contentDisposition(bag.fileName))
+          .send("body" in bag ? bag.body : undefined);
+      }
+      if (what.startsWith("object/")) {
+        const pid = what.slice("object/".length);
+        refuseImpossibleIdentifier(pid);
+        const { shown, body } = head
+          ? { shown: describeReviewObject(opened, pid), body: undefined }
+          : reviewObject(ctx, opened, pid);
+        const { sysmeta } = shown.object;
+        return reply
+          .type(
+            sysmeta.mediaType?.name ??
+              ctx.formats.get(sysmeta.formatId)?.mediaType?.name ??
+              "application/octet-stream",
+          )
+          .header("Content-Length", String(shown.object.digests.size))
+          .header("Content-Disposition", contentDisposition(shown.fileName))
+          .header("Content-Security-Policy", SANDBOX)
+          .send(body);
+      }
+      throw new InvalidRequest(
+        "A reviewer link serves its page ({token}), its objects ({token}/object/{pid}) and its package ({token}/package).",
+      );
+    },
   });
 }
 

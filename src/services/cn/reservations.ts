@@ -20,6 +20,21 @@ function requireAuthenticated(call: CallInfo, what: string): void {
   }
 }
 
+/**
+ * A subject holds at most `reservationMaxOpen` identifiers reserved and not yet used, so that reserving cannot
+ * fill the database; one more is NotAuthorized, the refusal reserveIdentifier and generateIdentifier name
+ * (docs/decisions.md, "Reservations per subject"). Administrators and Coordinating Nodes are not limited.
+ */
+export async function requireRoomToReserve(ctx: NodeContext, call: CallInfo): Promise<void> {
+  if (isTrusted(call.session)) return;
+  const limit = ctx.config.reservationMaxOpen;
+  if ((await ctx.db.cn.openReservations(call.session.subject, limit)) < limit) return;
+  throw new NotAuthorized(
+    `${call.session.subject} holds ${limit} reserved identifiers not yet used, the most this node allows one ` +
+      "subject; create objects with them before reserving more.",
+  );
+}
+
 /** CNCore.reserveIdentifier: "IdentifierNotUnique (already exists or reserved)". */
 export async function reserveIdentifier(
   ctx: NodeContext,
@@ -31,6 +46,7 @@ export async function reserveIdentifier(
   if (await ctx.db.objects.isIdentifierInUse(pid)) {
     throw new IdentifierNotUnique(`The identifier "${pid}" is already in use.`, { pid });
   }
+  await requireRoomToReserve(ctx, call);
   if (!(await ctx.db.cn.reserve(pid, call.session.subject))) {
     throw new IdentifierNotUnique(`The identifier "${pid}" is already reserved or was used before.`, { pid });
   }
@@ -78,6 +94,7 @@ export async function generateIdentifier(
   if (scheme.trim().toUpperCase() !== "UUID") {
     throw new InvalidRequest(`Identifier scheme "${scheme}" is not supported; the supported scheme is UUID.`);
   }
+  await requireRoomToReserve(ctx, call);
   const id = `urn:uuid:${randomUUID()}`;
   await ctx.db.cn.reserve(id, call.session.subject);
   return id;

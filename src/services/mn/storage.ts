@@ -18,7 +18,7 @@ import { writeObjects } from "../../objects/write.ts";
 import { algorithmKey, recordedDigest } from "../../store/index.ts";
 import type { StagedObject } from "../../store/types.ts";
 import type { SystemMetadata } from "../../types/sysmeta.ts";
-import { checkReservation } from "../cn/reservations.ts";
+import { checkReservation, requireRoomToReserve } from "../cn/reservations.ts";
 import { logEntry } from "../shared/events.ts";
 import { findByPidOrSid } from "../shared/resolve.ts";
 import {
@@ -237,6 +237,7 @@ export async function generateIdentifier(
 }
 
 async function reserveNewDoi(ctx: NodeContext, call: CallInfo): Promise<string> {
+  await requireRoomToReserve(ctx, call);
   for (;;) {
     const doi = mintDoi(ctx.config);
     if (

@@ -8,6 +8,11 @@
  *   node accepts as a bearer token until that sign-in ends), or 401;
  * - `GET|POST /portal/logout?target=URL`: end the session everywhere and forget the cookie.
  * Targets must pass the redirect rule (auth/oidc/redirect-targets.ts).
+ * HEAD is answered as GET is, with no body and no effect (RFC 9110: HEAD is safe, "the same header fields ...
+ * MAY omit header fields for which a value is determined only while generating the content"): oauth's 302 leads
+ * to the provider's authorization endpoint with no state recorded and no state cookie; token mints but sends
+ * nothing; logout ends no session and keeps the cookie. The callback redeems a one-time code, which only its GET
+ * may do: HEAD there is 405 (Allow: GET), the sign-in under way untouched.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { loadOrCreateSigningKey } from "../../../auth/keys.ts";
@@ -53,6 +58,7 @@ export function registerPortalRoutes(
     `${STATE_COOKIE}=${value}; Path=${base}/callback; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure() ? "; Secure" : ""}`;
 
   const start = (fixed?: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const head = request.method === "HEAD";
     const query = request.query as Record<string, string | undefined>;
     const given = rawTarget(request);
     const target = given === undefined ? allowedTarget("/") : allowedTarget(given);
@@ -61,6 +67,10 @@ export function registerPortalRoutes(
     }
     const name = query.provider ?? (fixed && signIn.providers.forSignIn(fixed) ? fixed : undefined);
     try {
+      if (head) {
+        const location = await signIn.flow.preview(name);
+        return reply.header("cache-control", "no-store").redirect(location.href, 302);
+      }
       const { location, state } = await signIn.flow.start(name, target);
       appendCookie(reply, stateCookie(state, 600));
       return reply.header("cache-control", "no-store").redirect(location.href, 302);
@@ -71,10 +81,20 @@ export function registerPortalRoutes(
     }
   };
   const api = { config: { apiMethod: "portal" } };
-  app.get(`${base}/oauth`, api, start());
-  app.get(`${base}/startRequest`, api, start("cilogon"));
-  app.get(`${base}/ldap`, api, start("ldap"));
+  const getAndHead = (url: string, handler: (request: FastifyRequest, reply: FastifyReply) => unknown) =>
+    app.route({ method: ["GET", "HEAD"], url, ...api, handler });
+  getAndHead(`${base}/oauth`, start());
+  getAndHead(`${base}/startRequest`, start("cilogon"));
+  getAndHead(`${base}/ldap`, start("ldap"));
 
+  app.head(`${base}/callback`, api, async (_request, reply) =>
+    reply
+      .code(405)
+      .header("allow", "GET")
+      .header("cache-control", "no-store")
+      .type("text/plain; charset=utf-8")
+      .send(),
+  );
   app.get(`${base}/callback`, api, async (request, reply) => {
     const given = new URL(request.raw.url ?? "", "http://callback.invalid");
     const browserState = readCookie(request, STATE_COOKIE);
@@ -94,7 +114,7 @@ export function registerPortalRoutes(
     }
   });
 
-  app.get(`${base}/token`, api, async (request, reply) => {
+  getAndHead(`${base}/token`, async (request, reply) => {
     reply.header("cache-control", "no-store");
     const id = cookie.read(request);
     const session = id !== undefined && cookieCounts(request) ? await signIn.sessions.lookup(id) : undefined;
@@ -113,15 +133,17 @@ export function registerPortalRoutes(
   });
 
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
-    const id = cookie.read(request);
-    if (id !== undefined) await signIn.sessions.close(id);
-    cookie.clear(reply);
+    if (request.method !== "HEAD") {
+      const id = cookie.read(request);
+      if (id !== undefined) await signIn.sessions.close(id);
+      cookie.clear(reply);
+    }
     reply.header("cache-control", "no-store");
     const given = rawTarget(request);
     const target = given === undefined ? undefined : allowedTarget(given);
     return target === undefined ? plain(reply, 200, "Signed out.") : reply.redirect(target, 302);
   };
-  app.get(`${base}/logout`, api, logout);
+  getAndHead(`${base}/logout`, logout);
   app.post(`${base}/logout`, api, logout);
 }
 

@@ -55,8 +55,16 @@ function linkSession(link: ReviewLinkRecord): Session {
   return { subject, subjects: new Set([subject]), authenticated: false, isAdmin: false, isCn: false };
 }
 
-/** The landing page of the link's dataset, its links leading only to what the link opens. */
-export async function reviewPage(ctx: NodeContext, opened: OpenedLink, links: ViewLinks): Promise<string> {
+/**
+ * The landing page of the link's dataset, its links leading only to what the link opens. `read`: the page is
+ * shown (logged as a read of its metadata); false for a HEAD, which asks only what the page would be.
+ */
+export async function reviewPage(
+  ctx: NodeContext,
+  opened: OpenedLink,
+  links: ViewLinks,
+  read = true,
+): Promise<string> {
   const page = shownObject(opened, opened.scope.page.sysmeta.identifier);
   const sources: ViewSources = {
     format: (formatId) => ctx.formats.get(formatId),
@@ -80,7 +88,7 @@ export async function reviewPage(ctx: NodeContext, opened: OpenedLink, links: Vi
     members: p.members.filter((m) => opened.scope.objects.has(m.id)),
   }));
   const model = { ...built, packages };
-  logEvent(ctx, opened.call, page.sysmeta.identifier, "read");
+  if (read) logEvent(ctx, opened.call, page.sysmeta.identifier, "read");
   return renderDefaultPage(model, links, PAGE_HEAD);
 }
 
@@ -90,11 +98,16 @@ export function reviewObject(
   opened: OpenedLink,
   pid: string,
 ): { shown: Presented; body: Readable } {
-  if (!opened.scope.objects.has(pid))
-    throw new NotFound(`"${pid}" is not part of the dataset this reviewer link opens.`, { pid });
-  const shown = opened.shown.get(pid) as Presented;
+  const shown = describeReviewObject(opened, pid);
   logEvent(ctx, opened.call, pid, "read");
   return { shown, body: bytesOf(ctx, opened, pid) };
+}
+
+/** The object as reviewObject would give it, without its bytes and without logging a read (HEAD). */
+export function describeReviewObject(opened: OpenedLink, pid: string): Presented {
+  if (!opened.scope.objects.has(pid))
+    throw new NotFound(`"${pid}" is not part of the dataset this reviewer link opens.`, { pid });
+  return opened.shown.get(pid) as Presented;
 }
 
 /** The package as a BagIt 0.97 bag of what the link opens, presented as the link shows it. */
@@ -102,15 +115,11 @@ export async function reviewPackage(
   ctx: NodeContext,
   opened: OpenedLink,
 ): Promise<{ fileName: string; body: Readable }> {
-  const { scope, link } = opened;
+  const { scope } = opened;
+  const { fileName } = await describeReviewPackage(ctx, opened);
   if (!scope.map) throw new NotFound("This reviewer link opens a metadata document that is in no package.");
   const members: Presented[] = [];
   for (const pid of scope.objects.keys()) members.push(opened.shown.get(pid) as Presented);
-  const present = await Promise.all(
-    [scope.map, ...scope.objects.values()].map((o) => ctx.store.has(o.contentKey)),
-  );
-  if (present.includes(false))
-    throw new ServiceFailure("Some bytes of this package are missing from the node's store.");
   const withMd5 = async (p: Presented) =>
     p.bytes
       ? p.object
@@ -141,8 +150,22 @@ export async function reviewPackage(
     },
     ctx.config.nodeId,
   );
-  const fileName = link.anonymise ? "dataset.zip" : `${safeFileName(scope.map.sysmeta.identifier)}.zip`;
   return { fileName, body };
+}
+
+/** The package's bag as reviewPackage would give it, checked but not built and no read logged (HEAD). */
+export async function describeReviewPackage(
+  ctx: NodeContext,
+  opened: OpenedLink,
+): Promise<{ fileName: string }> {
+  const { scope, link } = opened;
+  if (!scope.map) throw new NotFound("This reviewer link opens a metadata document that is in no package.");
+  const present = await Promise.all(
+    [scope.map, ...scope.objects.values()].map((o) => ctx.store.has(o.contentKey)),
+  );
+  if (present.includes(false))
+    throw new ServiceFailure("Some bytes of this package are missing from the node's store.");
+  return { fileName: link.anonymise ? "dataset.zip" : `${safeFileName(scope.map.sysmeta.identifier)}.zip` };
 }
 
 function shownObject(opened: OpenedLink, pid: string): StoredObject {
