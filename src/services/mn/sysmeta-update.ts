@@ -89,10 +89,9 @@ export async function updateSystemMetadata(
       replicas: session.isCn ? incoming.replicas : old.replicas,
     });
     // Conditional on the serialVersion checked above: of two racing updates, one commits, the other is refused.
-    await tx.objects.replaceSysmeta(next, old.serialVersion).catch(async (error: unknown) => {
-      throw error instanceof StaleVersionError
-        ? changedMeanwhile(old)
-        : await staleBeforeSeries(tx.objects, old, asSeriesRefusal(error));
+    // A seriesId refused once the row is ours is taken indeed (the object did not change under this call).
+    await tx.objects.replaceSysmeta(next, old.serialVersion).catch((error: unknown) => {
+      throw error instanceof StaleVersionError ? changedMeanwhile(old) : asSeriesRefusal(error);
     });
     return true;
   });
