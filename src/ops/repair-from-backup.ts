@@ -5,7 +5,7 @@
  * are (`replaceWith`, src/ops/repair.ts): only when its SHA-256, size and the system metadata's checksum are what
  * this node recorded. A backup that lacks the file, or holds bad bytes for it too, repairs nothing.
  */
-import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import type { RepairBytes } from "./audit.ts";
 import { readManifest } from "./backup.ts";
@@ -18,7 +18,9 @@ export async function repairFromBackup(dir: string, sources: RepairSources): Pro
     const key = object.contentKey;
     const file = path.join(dir, "store", "objects", key.slice(0, 2), key.slice(2, 4), key);
     try {
-      if (await replaceWith(sources, object, createReadStream(file))) return true;
+      // Opened before any stream exists: a copy the backup lacks is an answer here, never a stream's late error.
+      const handle = await open(file);
+      if (await replaceWith(sources, object, handle.createReadStream())) return true;
       sources.onSkip?.(object.pid, "the backup", "its copy differs from the recorded digests");
     } catch (error) {
       const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "it holds no copy" : String(error);
