@@ -347,7 +347,7 @@ for (const dialect of testDialects()) {
       });
       assert.equal(shown.status, 303);
       const hidden = await fetch(privateUrl, { redirect: "manual" });
-      assert.notEqual(hidden.status, 303);
+      assert.equal(hidden.status, 401);
       assert.doesNotMatch(await hidden.text(), new RegExp(MN_BASE));
     });
 
