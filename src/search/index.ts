@@ -33,6 +33,7 @@ export { SEARCH_SNAPSHOT_FILE } from "./memory-snapshot.ts";
 // Out: answers to queries.
 export { SolrParams } from "./query/params.ts";
 export { parseSearchRequest } from "./query/parse-request.ts";
+export type { AnswerLinks } from "./schema/data-url.ts";
 export { withCopyFields } from "./schema/document.ts";
 export { storedDoc } from "./schema/index-rows.ts";
 export { RESOURCE_MAP_FORMATS } from "./schema/packages.ts";

@@ -3,7 +3,9 @@
  * search matches the system metadata's checksum of any algorithm (either case, quoted or not) and the SHA-256 of
  * bytes the node holds, with R contentid's exact query; `GET /resolve/hash://sha256/<hex>` answers 303 and an
  * ObjectLocationList (valid against the XSD) of the readable objects with those bytes; a private object is
- * neither found nor resolved for others; an unknown hash is NotFound.
+ * neither found nor resolved for others; an unknown hash is NotFound. Each result's `dataUrl` (fl, the default
+ * fields, wt=xml) is where contentid downloads it: on a Member Node its get URL, which returns the bytes; on a
+ * Coordinating Node its resolve URL, which answers 303 to a copy's bytes.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -22,6 +24,16 @@ const digest = (algorithm: string, bytes: Buffer) => createHash(algorithm).updat
 
 interface SolrJson {
   response: { numFound: number; docs: Record<string, unknown>[] };
+}
+
+/** R contentid's query (sources_dataone) for `hex`. */
+const CONTENTID_QUERY = (hex: string) =>
+  `q=checksum:${hex}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`;
+
+/** The bytes at `url` for `c` (its token, if any), redirects followed; the status, and the bytes when 200. */
+async function download(c: Caller, url: string): Promise<{ status: number; bytes: Buffer }> {
+  const response = await fetch(url, c.token ? { headers: { Authorization: `Bearer ${c.token}` } } : {});
+  return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
 async function solr(c: Caller, query: string, version: "v1" | "v2" = "v2"): Promise<SolrJson> {
@@ -107,12 +119,9 @@ for (const dialect of testDialects()) {
       );
     });
 
-    it("R contentid's query: identifier, size, formatId, checksum and checksumAlgorithm", async () => {
+    it("R contentid's query: identifier, size, formatId, checksum, checksumAlgorithm and dataUrl", async () => {
       const sha = digest("sha256", shaBytes);
-      const answer = await solr(
-        anon,
-        `q=checksum:${sha}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`,
-      );
+      const answer = await solr(anon, CONTENTID_QUERY(sha));
       // The checksum as the node stored it (a Member Node keeps the hex it computed, in lower case).
       assert.deepEqual(answer.response.docs, [
         {
@@ -121,8 +130,53 @@ for (const dialect of testDialects()) {
           formatId: "text/csv",
           checksum: sha,
           checksumAlgorithm: "SHA-256",
+          dataUrl: `${node.baseUrl}/v2/object/${encodeURIComponent(shaPid)}`,
         },
       ]);
+    });
+
+    it("contentid's download: each result's dataUrl returns the object's bytes", async () => {
+      const answer = await solr(anon, CONTENTID_QUERY(digest("sha256", sharedBytes)));
+      const urls = answer.response.docs.map((d) => d.dataUrl as string).sort();
+      assert.deepEqual(
+        urls,
+        [md5Pid, sha1Pid].map((pid) => `${node.baseUrl}/v2/object/${encodeURIComponent(pid)}`).sort(),
+      );
+      for (const url of urls) {
+        const got = await download(anon, url);
+        assert.equal(got.status, 200, url);
+        assert.deepEqual(got.bytes, sharedBytes, url);
+      }
+      const sha = await solr(anon, CONTENTID_QUERY(digest("sha256", shaBytes)));
+      assert.deepEqual((await download(anon, sha.response.docs[0]?.dataUrl as string)).bytes, shaBytes);
+    });
+
+    it("dataUrl: in the default fields, under an alias, in wt=xml and v1; a PID of any characters encoded once", async () => {
+      const sha = digest("sha256", shaBytes);
+      const url = `${node.baseUrl}/v2/object/${encodeURIComponent(shaPid)}`;
+      const all = await solr(anon, `q=checksum:${sha}&wt=json`);
+      assert.equal(all.response.docs[0]?.dataUrl, url);
+      assert.equal(all.response.docs[0]?.id, shaPid);
+      const aliased = await solr(anon, `q=checksum:${sha}&fl=id,url:dataUrl&wt=json`);
+      assert.deepEqual(aliased.response.docs, [{ id: shaPid, url }]);
+      assert.equal(
+        (await solr(anon, `q=checksum:${sha}&fl=dataUrl&wt=json`, "v1")).response.docs[0]?.dataUrl,
+        url,
+      );
+      const xml = await call(anon, "GET", `/query/solr/?q=checksum:${sha}&fl=identifier,dataUrl`);
+      assert.equal(xml.status, 200);
+      assert.ok((await xml.text()).includes(`<str name="dataUrl">${url}</str>`));
+      // Not a field the index holds values of: it is made for each answer (DataONE's schema: stored, not indexed).
+      assert.equal((await solr(anon, `q=dataUrl:*&fl=id&wt=json`)).response.numFound, 0);
+
+      const oddPid = `${tag}-odd/a?b#c%20d+é&e=f`;
+      const oddBytes = Buffer.from(`${tag} bytes of an odd PID`);
+      const made = await create(admin, oddPid, oddBytes, { algorithm: "MD5" });
+      assert.equal(made.status, 200, await made.text());
+      const odd = await solr(anon, CONTENTID_QUERY(digest("md5", oddBytes)));
+      const oddUrl = odd.response.docs[0]?.dataUrl as string;
+      assert.equal(oddUrl, `${node.baseUrl}/v2/object/${encodeURIComponent(oddPid)}`);
+      assert.deepEqual((await download(anon, oddUrl)).bytes, oddBytes);
     });
 
     it("a private object is found by those who may read it only", async () => {
@@ -139,6 +193,13 @@ for (const dialect of testDialects()) {
       }
       const shown = await resolved(owner, `/resolve/hash://sha256/${sha}`);
       assert.equal(shown.location, `${node.baseUrl}/v2/object/${encodeURIComponent(privatePid)}`);
+      // Its dataUrl is given to its reader, whose download it serves; to anyone else it gives nothing.
+      const url = (await solr(owner, CONTENTID_QUERY(sha))).response.docs[0]?.dataUrl as string;
+      assert.equal(url, `${node.baseUrl}/v2/object/${encodeURIComponent(privatePid)}`);
+      assert.deepEqual((await download(owner, url)).bytes, privateBytes);
+      const refused = await download(anon, url);
+      assert.equal(refused.status, 401);
+      assert.ok(!refused.bytes.includes(privateBytes));
     });
 
     it("resolve hash://sha256/<hex>: 303 to the first object's get URL, every object with the bytes listed", async () => {
@@ -244,12 +305,9 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await found(anon, digest("sha256", md5Bytes)), []);
     });
 
-    it("R contentid's query on the CN", async () => {
+    it("R contentid's query on the CN: dataUrl is the CN's resolve URL", async () => {
       const sha = digest("sha256", shaBytes);
-      const answer = await solr(
-        anon,
-        `q=checksum:${sha}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`,
-      );
+      const answer = await solr(anon, CONTENTID_QUERY(sha));
       assert.deepEqual(answer.response.docs, [
         {
           identifier: shaPid,
@@ -258,8 +316,39 @@ for (const dialect of testDialects()) {
           checksum: sha,
           checksumAlgorithm: "SHA-256",
           replicaMN: [MN_ID],
+          dataUrl: `${node.baseUrl}/v2/resolve/${encodeURIComponent(shaPid)}`,
         },
       ]);
+      const all = await solr(anon, `q=checksum:${sha}&wt=json`);
+      assert.equal(all.response.docs[0]?.dataUrl, `${node.baseUrl}/v2/resolve/${encodeURIComponent(shaPid)}`);
+    });
+
+    it("contentid's download on the CN: dataUrl resolves to a copy's bytes", async () => {
+      // Held by a Member Node alone: 303 to its get URL.
+      const remote = await solr(anon, CONTENTID_QUERY(digest("sha256", shaBytes)));
+      const remoteUrl = remote.response.docs[0]?.dataUrl as string;
+      const redirect = await fetch(remoteUrl, { redirect: "manual" });
+      assert.equal(redirect.status, 303, await redirect.clone().text());
+      assert.equal(redirect.headers.get("location"), `${MN_BASE}/v2/object/${encodeURIComponent(shaPid)}`);
+      await validateXml(await redirect.text());
+      // Held by the CN itself: the redirect, followed, returns the bytes.
+      const held = await solr(anon, CONTENTID_QUERY(digest("sha1", heldBytes)));
+      const heldUrl = held.response.docs[0]?.dataUrl as string;
+      assert.equal(heldUrl, `${node.baseUrl}/v2/resolve/${encodeURIComponent(heldPid)}`);
+      const got = await download(anon, heldUrl);
+      assert.equal(got.status, 200);
+      assert.deepEqual(got.bytes, heldBytes);
+      // A private object's dataUrl resolves for its reader only.
+      const sha = digest("sha256", privateBytes);
+      const privateUrl = (await solr(owner, CONTENTID_QUERY(sha))).response.docs[0]?.dataUrl as string;
+      assert.equal(privateUrl, `${node.baseUrl}/v2/resolve/${encodeURIComponent(privatePid)}`);
+      const shown = await call(owner, "GET", `/resolve/${encodeURIComponent(privatePid)}`, {
+        redirect: "manual",
+      });
+      assert.equal(shown.status, 303);
+      const hidden = await fetch(privateUrl, { redirect: "manual" });
+      assert.equal(hidden.status, 401);
+      assert.doesNotMatch(await hidden.text(), new RegExp(MN_BASE));
     });
 
     it("resolve hash://sha256/<hex>: 303 to the Member Node holding the bytes, or to the CN's own copy", async () => {

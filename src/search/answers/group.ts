@@ -7,6 +7,7 @@
 import type { Condition } from "../query/query-sql.ts";
 import type { GroupRequest, SearchRequest } from "../query/request.ts";
 import { selectFields } from "../query/select-fields.ts";
+import type { AnswerLinks } from "../schema/data-url.ts";
 import type { StoredDoc } from "../schema/index-rows.ts";
 import type { SearchIndexHandle } from "./search.ts";
 
@@ -23,6 +24,7 @@ export async function groupResults(
   group: GroupRequest,
   where: Condition,
   order: Condition,
+  links?: AnswerLinks,
 ): Promise<Grouped> {
   const { field, limit: perGroup } = group;
   const { rows, start } = request;
@@ -35,7 +37,7 @@ export async function groupResults(
   }
   const page = [...groups].slice(start, start + rows);
   const stored = await index.db.search.readStoredDocs(page.flatMap(([, pids]) => pids.slice(0, perGroup)));
-  const pick = selectFields(request.fields);
+  const pick = selectFields(request.fields, links);
   const result: Grouped = {
     [field]: {
       matches: matched.length,

@@ -17,6 +17,7 @@ import { topDocs } from "../memory/top-docs.ts";
 import { and, type Condition, fieldsOf, translateQuery } from "../query/query-sql.ts";
 import type { SearchRequest } from "../query/request.ts";
 import { selectFields } from "../query/select-fields.ts";
+import type { AnswerLinks } from "../schema/data-url.ts";
 import type { StoredDoc } from "../schema/index-rows.ts";
 import type { SearchIndex } from "../search-index.ts";
 import { accessCondition, notArchived } from "../store/conditions.ts";
@@ -43,24 +44,41 @@ export interface SearchResponse {
   qtime: number;
 }
 
-/** What identifies a request to the caches: its parameters and the caller's subjects. */
-export function requestKey(request: SearchRequest, caller: SearchCaller, ...more: string[]): string {
-  return JSON.stringify([...more, request.raw, caller === "all" ? "all" : [...caller.subjects].sort()]);
+/**
+ * What identifies a request to the caches: its parameters, the caller's subjects and the answer's links (the
+ * URLs its documents show).
+ */
+export function requestKey(
+  request: SearchRequest,
+  caller: SearchCaller,
+  links: AnswerLinks | undefined,
+  ...more: string[]
+): string {
+  return JSON.stringify([
+    ...more,
+    request.raw,
+    links?.dataUrlPrefix ?? null,
+    caller === "all" ? "all" : [...caller.subjects].sort(),
+  ]);
 }
 
-/** A search, answered from the result cache when the same caller asked the same since the index last changed. */
+/**
+ * A search, answered from the result cache when the same caller asked the same since the index last changed.
+ * With `links`, documents show their `dataUrl` (schema/data-url.ts).
+ */
 export async function search(
   index: SearchIndexHandle,
   request: SearchRequest,
   caller: SearchCaller,
+  links?: AnswerLinks,
 ): Promise<SearchResponse> {
   const began = performance.now();
   const cache = index.cache;
-  const key = requestKey(request, caller);
+  const key = requestKey(request, caller, links);
   const generation = cache.generation();
   const cached = cache.get<SearchResponse>("result", key);
   if (cached) return { ...cached, qtime: Math.round(performance.now() - began) };
-  const result = await searchUncached(index, request, caller);
+  const result = await searchUncached(index, request, caller, links);
   cache.set("result", key, result, generation, resultBytes(result));
   return result;
 }
@@ -83,18 +101,19 @@ export async function searchUncached(
   index: SearchIndexHandle,
   request: SearchRequest,
   caller: SearchCaller,
+  links?: AnswerLinks,
 ): Promise<SearchResponse> {
   const memory = request.group ? undefined : await index.memoryForQuery();
-  if (!memory) return answerFrom(index, undefined, request, caller);
+  if (!memory) return answerFrom(index, undefined, request, caller, links);
   try {
-    const response = await answerFrom(index, memory, request, caller);
+    const response = await answerFrom(index, memory, request, caller, links);
     index.keepWithinBudget();
     return response;
   } catch (error) {
     if (!(error instanceof OverBudget)) throw error;
     // A structure this query needed would not fit: the memory is let go of, and SQL answers.
     index.overBudgetWhileReading(memory, error);
-    return answerFrom(index, undefined, request, caller);
+    return answerFrom(index, undefined, request, caller, links);
   }
 }
 
@@ -104,6 +123,7 @@ export async function answerFrom(
   memory: SearchMemory | undefined,
   request: SearchRequest,
   caller: SearchCaller,
+  links?: AnswerLinks,
 ): Promise<SearchResponse> {
   const began = performance.now();
   const translate = translator(index, request);
@@ -124,7 +144,7 @@ export async function answerFrom(
   } else {
     response.numFound = await index.db.search.countMatching(where);
     if (request.group) {
-      response.grouped = await groupResults(index, request, request.group, where, orderBy(keys));
+      response.grouped = await groupResults(index, request, request.group, where, orderBy(keys), links);
     } else if (rows > 0 && start < response.numFound) {
       pids = await index.db.search.pageOfPids(where, orderBy(keys), rows, start);
     }
@@ -132,7 +152,7 @@ export async function answerFrom(
   }
   if (pids.length > 0) {
     const stored = await index.db.search.readStoredDocs(pids);
-    const pick = selectFields(request.fields);
+    const pick = selectFields(request.fields, links);
     response.docs = pids.flatMap((pid) => {
       const doc = stored.get(pid);
       return doc ? [pick(doc)] : [];

@@ -6,6 +6,7 @@ import { readersOf } from "../../auth/readers.ts";
 import type { Session } from "../../auth/session.ts";
 import { NotFound } from "../../errors/exceptions.ts";
 import type { SearchRequest } from "../query/request.ts";
+import type { AnswerLinks } from "../schema/data-url.ts";
 import { cachedAnswer, type WriteAnswer } from "./answer-cache.ts";
 import { QUERY_ENGINES, SOLR_ENGINE, serializeQueryEngineDescription } from "./engine-description.ts";
 import { solrJsonBytes, solrXml } from "./response.ts";
@@ -33,17 +34,21 @@ export interface QueryAnswer {
   body: Buffer;
 }
 
-/** Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. */
+/**
+ * Run a Solr query (of the engine requireEngine accepted); the answer is in the format `wt` names. `links`: the
+ * URLs the node serves its documents' bytes at (`dataUrl`), from its base URL at the time of the request.
+ */
 export async function runQuery(
   index: SearchIndexHandle,
   request: SearchRequest,
   caller: SearchCaller,
+  links?: AnswerLinks,
 ): Promise<QueryAnswer> {
   const { wt } = request;
   const began = performance.now();
-  const key = requestKey(request, caller, wt);
+  const key = requestKey(request, caller, links, wt);
   const body = await cachedAnswer(index.cache, key, began, async () => {
-    const result = await searchUncached(index, request, caller);
+    const result = await searchUncached(index, request, caller, links);
     const write: WriteAnswer = (qtime, take) => {
       const timed = { ...result, qtime };
       return wt === "json" ? solrJsonBytes(timed, take) : take(utf8Bytes(solrXml(timed)));

@@ -108,6 +108,8 @@ export function registerCnReadRoutes(app: FastifyInstance, scope: RouteScope): v
     index: ctx.search,
     methods: CN_QUERY_METHODS,
     maxFormBytes: ctx.config.maxDocumentBytes,
+    // A Coordinating Node's dataUrl is its CNRead.resolve URL (as DataONE's CN index): 303 to a copy's bytes.
+    links: () => ({ dataUrlPrefix: `${ctx.config.baseUrl}/v2/resolve/` }),
   });
 
   // search: GET /search/{queryType}/{query}, "the rest of the URL goes to" the engine.

@@ -24,6 +24,8 @@ export function registerMemberNodeRoutes(app: FastifyInstance, scope: RouteScope
     index: scope.ctx.search,
     methods: MN_QUERY_METHODS,
     maxFormBytes: scope.ctx.config.maxDocumentBytes,
+    // A Member Node's dataUrl is its MNRead.get URL: the bytes themselves.
+    links: () => ({ dataUrlPrefix: `${scope.ctx.config.baseUrl}/v2/object/` }),
   });
   registerPackageRoutes(app, scope);
   registerViewRoutes(app, scope, { ...MN_VIEW_ROUTES, landing: landingPage(scope) });

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidRequest } from "../../../errors/exceptions.ts";
 import {
+  type AnswerLinks,
   listQueryEngines,
   parseSearchRequest,
   queryEngineDescription,
@@ -30,6 +31,11 @@ export interface QueryRouteOptions {
   methods: { list: string; describe: string; query: string };
   /** Most bytes of parameters a POSTed query form may carry, all fields together (config maxDocumentBytes). */
   maxFormBytes: number;
+  /**
+   * Where the documents' bytes are fetched (`dataUrl`), asked at each request: the base URL is known once the
+   * node listens.
+   */
+  links: () => AnswerLinks;
 }
 
 export const MN_QUERY_METHODS = {
@@ -42,7 +48,7 @@ export const MN_QUERY_METHODS = {
 const MAX_FORM_FIELDS = 1000;
 
 export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOptions): void {
-  const { prefix, index, methods, maxFormBytes } = options;
+  const { prefix, index, methods, maxFormBytes, links } = options;
   app.register(async (scoped) => {
     scoped.addContentTypeParser(
       "application/x-www-form-urlencoded",
@@ -61,7 +67,7 @@ export function registerQueryRoutes(app: FastifyInstance, options: QueryRouteOpt
     // The engine first (NotFound), then the parameters, parsed and checked once (InvalidRequest).
     const answer = async (request: FastifyRequest, params: SolrParams) => {
       requireEngine((request.params as { engine: string }).engine);
-      return runQuery(index, parseSearchRequest(params), searchCaller(request.session));
+      return runQuery(index, parseSearchRequest(params), searchCaller(request.session), links());
     };
     scoped.get(
       `${prefix}/query/:engine/*`,
