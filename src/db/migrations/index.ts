@@ -31,6 +31,7 @@ import { usageCountsMigration } from "./0026-usage-counts.ts";
 import { reviewLinksMigration } from "./0027-review-links.ts";
 import { digestLookupMigration } from "./0028-digest-lookup.ts";
 import { listedObjectsMigration } from "./0029-listed-objects.ts";
+import { reservationsBySubjectMigration } from "./0030-reservations-by-subject.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
 
 export type { Dialect } from "./migration.ts";
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   reviewLinksMigration,
   digestLookupMigration,
   listedObjectsMigration,
+  reservationsBySubjectMigration,
 ];
 
 /** Applies, in their order, the given migrations a database has not recorded (the whole list, `inNumberOrder`). */
