@@ -116,6 +116,11 @@ for (const dialect of testDialects()) {
       const request = metricsRequest("dataset", [meta]);
       const answer = await metrics(request);
       assert.deepEqual(answer.metricsRequest, request, "the request comes back as MetacatUI keeps it");
+      assert.deepEqual(
+        answer.resultDetails,
+        { metrics_package_counts: {} },
+        "MetacatUI's package table reads its rows' counts from here whenever resultDetails is set",
+      );
       assert.deepEqual(answer.results, {
         months: [thisMonth()],
         views: [1],

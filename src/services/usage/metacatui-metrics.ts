@@ -29,7 +29,11 @@ export interface MetricsRequest {
 
 export interface MetricsAnswer {
   metricsRequest: unknown;
-  resultDetails: Record<string, never>;
+  /**
+   * MetacatUI reads `metrics_package_counts[pid]` for each row of a package's table whenever `resultDetails` is
+   * set; the node keeps no per-row answer here, so the table shows no counts rather than failing.
+   */
+  resultDetails: { metrics_package_counts: Record<string, never> };
   results: {
     months: string[];
     views: number[];
@@ -100,7 +104,7 @@ export async function answerMetrics(
   const empty: MetricsAnswer["results"] = { months: [], views: [], downloads: [], citations: [] };
   const answer = (results: MetricsAnswer["results"]): MetricsAnswer => ({
     metricsRequest: request.raw,
-    resultDetails: {},
+    resultDetails: { metrics_package_counts: {} },
     results,
   });
   const { filterType, fromMonth, toMonth } = request;
