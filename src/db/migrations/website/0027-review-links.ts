@@ -5,7 +5,7 @@
  * addresses and the resource map whose members it opens, whose dataset it is, whether names are hidden, and
  * when it was made, ends and was revoked (revoked rows are kept so the owner can still list them).
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const reviewLinksMigration: Migration = {
   name: "0027-review-links",

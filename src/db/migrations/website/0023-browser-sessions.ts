@@ -5,7 +5,7 @@
  * that the provider's answer may reach any serving process; `signed_in_people` who signed in, with the name and
  * e-mail the provider gave (for SubjectInfo).
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const browserSessionsMigration: Migration = {
   name: "0023-browser-sessions",

@@ -3,7 +3,7 @@
  * what it found (at most the first 100 findings, as JSON), so that the status page and the metrics can read
  * the latest one.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const auditMigration: Migration = {
   name: "0012-audit",

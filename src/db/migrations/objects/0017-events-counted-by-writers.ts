@@ -6,7 +6,7 @@
  * keeps its statement triggers (one delta row per statement already).
  */
 import { sql } from "kysely";
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const eventsCountedByWritersMigration: Migration = {
   name: "0017-events-counted-by-writers",

@@ -4,7 +4,7 @@
  * listObjects parameters) and `logs_to`, the newest dateLogged copied from the source's event log.
  * `import_failures` names each object of the source that could not be copied, and why; the next run tries it first.
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const importMigration: Migration = {
   name: "0011-import",

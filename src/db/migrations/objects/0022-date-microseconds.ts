@@ -3,7 +3,7 @@
  * dateSysMetadataModified, as the node that wrote the record gave them (GMN writes microseconds; a copy states
  * the same dates). The dates stay in milliseconds in date_uploaded and date_modified, the list order's key.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const dateMicrosecondsMigration: Migration = {
   name: "0022-date-microseconds",

@@ -5,7 +5,7 @@
  * null (several nulls never collide in a unique index, in either dialect). `log_aggregation` keeps, per Member
  * Node, the dateLogged up to which its log has been read.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const propagationLogsMigration: Migration = {
   name: "0008-propagation-logs",

@@ -3,7 +3,7 @@
  * reserveIdentifier, so they are found by subject, not by reading every reservation.
  */
 import { sql } from "kysely";
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const reservationsBySubjectMigration: Migration = {
   name: "0030-reservations-by-subject",

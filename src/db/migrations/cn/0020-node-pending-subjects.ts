@@ -3,7 +3,7 @@
  * administrator's approval, as a JSON array; null when none wait. The node's document keeps its approved
  * subjects, which stay in force until then.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const nodePendingSubjectsMigration: Migration = {
   name: "0020-node-pending-subjects",

@@ -5,7 +5,7 @@
  * already indexed (objects_content).
  */
 import { sql } from "kysely";
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const digestLookupMigration: Migration = {
   name: "0028-digest-lookup",

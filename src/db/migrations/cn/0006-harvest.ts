@@ -4,7 +4,7 @@
  * end and (`cursor_from`, `cursor_start`) the position of the next page, saved after every page so that a
  * restarted CN resumes there. `list_params` remembers which listObjects parameters the node accepts.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const harvestMigration: Migration = {
   name: "0006-harvest",

@@ -2,7 +2,7 @@
  * Migration 0003-cn: the Coordinating Node's registry, reservations, synchronize queue, accounts, equivalent
  * identities (and pending mapping requests) and groups.
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const cnMigration: Migration = {
   name: "0003-cn",

@@ -7,7 +7,7 @@
  * whether public may read each one.
  */
 import { sql } from "kysely";
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const listedObjectsMigration: Migration = {
   name: "0029-listed-objects",

@@ -9,7 +9,7 @@
  * reads within an hour, and lookups by PID alone use it as before.
  */
 import { sql } from "kysely";
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const usageCountsMigration: Migration = {
   name: "0026-usage-counts",

@@ -4,7 +4,7 @@
  * page of a 1 % type scanned a hundred times its rows); with it, the pages and the pager's hops over them are
  * ranges of one index. Building it reads the log once.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const eventsByTypeMigration: Migration = {
   name: "0013-events-by-type",

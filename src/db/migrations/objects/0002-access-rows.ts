@@ -3,7 +3,7 @@
  * with its strongest permission; removed with their object (foreign key, cascading).
  */
 import { sql } from "kysely";
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const accessRowsMigration: Migration = {
   name: "0002-access-rows",

@@ -5,7 +5,7 @@
  * Removal frees the PID (migration 0010), so the object row cannot carry this.
  */
 import { sql } from "kysely";
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const oaiTombstonesMigration: Migration = {
   name: "0025-oai-tombstones",

@@ -3,7 +3,7 @@
  * lease, and `dead` once it failed for good; finished tasks are deleted. At most one `ready` task per (kind, key).
  */
 import { sql } from "kysely";
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const tasksMigration: Migration = {
   name: "0005-tasks",

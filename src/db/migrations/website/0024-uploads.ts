@@ -3,7 +3,7 @@
  * in the object store's place for uploads): the creator, the declared size, the bytes received, the creation
  * time (expiry counts from it) and the rest of the upload as JSON (tus metadata, where its bytes stand).
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const uploadsMigration: Migration = {
   name: "0024-uploads",

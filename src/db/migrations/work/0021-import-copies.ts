@@ -4,7 +4,7 @@
  * the import wrote it from that source and nothing here changed it since: a source never rewrites a record it did
  * not give.
  */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const importCopiesMigration: Migration = {
   name: "0021-import-copies",

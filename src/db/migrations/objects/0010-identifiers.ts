@@ -7,7 +7,7 @@
  * now); a SID that is also some object's PID is left to the PID.
  */
 import { sql } from "kysely";
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const identifiersMigration: Migration = {
   name: "0010-identifiers",

@@ -2,7 +2,7 @@
  * 0007-replication: what a Coordinating Node remembers of each Member Node as a replication target, so that "a
  * node that keeps failing" is asked last: its failures since the last completed replica, and totals.
  */
-import type { Migration } from "./migration.ts";
+import type { Migration } from "../migration.ts";
 
 export const replicationMigration: Migration = {
   name: "0007-replication",

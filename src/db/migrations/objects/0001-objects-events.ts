@@ -1,5 +1,5 @@
 /** 0001-objects-events: objects and their access rules, the event log, blob intents, the sysmeta refresh queue. */
-import { idType, type Migration } from "./migration.ts";
+import { idType, type Migration } from "../migration.ts";
 
 export const objectsEventsMigration: Migration = {
   name: "0001-objects-events",
