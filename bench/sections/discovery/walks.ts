@@ -109,6 +109,57 @@ const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / 
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+/** A place of the walk: the large corpus's time there and the baseline's beside it. */
+interface Beside {
+  large: number;
+  small: number;
+}
+
+/** How a walk's two verdicts are named. */
+interface WalkNames {
+  section: string;
+  /** The flatness figure (last place / first), its baseline's name and its notes. */
+  flat: string;
+  baseline: string;
+  notes: string;
+  /** The figure of each place against the baseline's, and what one step of the walk is ("a page"). */
+  ratios: string;
+  step: string;
+}
+
+/**
+ * Records a walk's two verdicts from its first, middle and last places: flat (last / first, judged against the
+ * baseline's last / first) and each place against the baseline's beside it.
+ */
+function recordWalk(places: readonly [Beside, Beside, Beside], names: WalkNames): void {
+  const [first, , last] = places;
+  const flat = last.large / first.large;
+  const drift = last.small / first.small;
+  record({
+    section: names.section,
+    name: names.flat,
+    value: flat,
+    unit: "x",
+    baseline: { name: names.baseline, value: drift, unit: "x" },
+    // The machine's own drift during the walk shows in the baseline beside it: flat is judged against that.
+    ratio: flat / drift,
+    target: "flat: last / first within 1.25 of the baseline's",
+    pass: flat / drift <= 1.25,
+    notes: names.notes,
+  });
+  const ratios = places.map((p) => p.large / p.small);
+  record({
+    section: names.section,
+    name: names.ratios,
+    value: median(ratios),
+    unit: "x",
+    ratio: median(ratios),
+    runs: ratios,
+    target: `${names.step} costs what it does on a small node (<= 1.5)`,
+    pass: Math.max(...ratios) <= 1.5,
+  });
+}
+
 /** A ListIdentifiers walk, page by page; after its last page the next call starts it again. */
 class OaiWalker {
   private token: string | undefined;
@@ -154,38 +205,22 @@ async function oaiWalks(large: Corpus, small: Corpus, label: string, setup: stri
     middle: turns.slice(Math.max(0, Math.floor(turns.length / 2 - WINDOW / 2))).slice(0, WINDOW),
     last: turns.slice(-WINDOW),
   };
-  const at = (window: typeof turns) => ({
+  const at = (window: typeof turns): Beside => ({
     large: mean(window.map((t) => t.large)),
     small: mean(window.filter((t) => !t.smallFirst).map((t) => t.small)),
   });
   const [first, middle, last] = [at(windows.first), at(windows.middle), at(windows.last)];
-  const flat = last.large / first.large;
   const pages = turns.length + 1;
-  record({
+  recordWalk([first, middle, last], {
     section: "oai",
-    name: `ListIdentifiers walk, ms a page: last ${WINDOW} pages / pages 2-${WINDOW + 1} (${label})`,
-    value: flat,
-    unit: "x",
-    baseline: { name: "the small walk's pages beside them", value: last.small / first.small, unit: "x" },
-    // The machine's own drift during the walk shows in the baseline beside it: flat is judged against that.
-    ratio: flat / (last.small / first.small),
-    target: "flat: last / first within 1.25 of the baseline's",
-    pass: flat / (last.small / first.small) <= 1.25,
+    flat: `ListIdentifiers walk, ms a page: last ${WINDOW} pages / pages 2-${WINDOW + 1} (${label})`,
+    baseline: "the small walk's pages beside them",
     notes:
       `${pages} pages; ms a page first / middle / last: ${first.large.toFixed(2)} / ${middle.large.toFixed(2)} / ` +
       `${last.large.toFixed(2)} (baseline beside them ${first.small.toFixed(2)} / ${middle.small.toFixed(2)} / ` +
       `${last.small.toFixed(2)}); walk ${walkSeconds.toFixed(1)} s with the baseline's turns; ${setup}; ${loadAverage()}`,
-  });
-  const ratios = [first, middle, last].map((w) => w.large / w.small);
-  record({
-    section: "oai",
-    name: `ListIdentifiers, a page against the baseline's page at the same turn: first, middle, last (${label})`,
-    value: median(ratios),
-    unit: "x",
-    ratio: median(ratios),
-    runs: ratios,
-    target: "a page costs what it does on a small node (<= 1.5)",
-    pass: Math.max(...ratios) <= 1.5,
+    ratios: `ListIdentifiers, a page against the baseline's page at the same turn: first, middle, last (${label})`,
+    step: "a page",
   });
   record({
     section: "oai",
@@ -234,42 +269,25 @@ async function sitemapWalks(large: Corpus, small: Corpus, label: string, setup: 
   const walkSeconds = (performance.now() - started) / 1000;
   // Three full files at each place (one file is one request: too few to tell a trend from the machine's noise).
   const around = (start: number) => turns.slice(Math.max(0, start), Math.max(0, start) + FILES_AT_A_PLACE);
-  const at = (window: typeof turns) => ({
+  const at = (window: typeof turns): Beside => ({
     large: mean(window.map((t) => t.large)),
     small: mean(window.map((t) => t.small)),
   });
-  const places = [
+  const [first, middle, last] = [
     at(around(0)),
     at(around(Math.floor(turns.length / 2 - FILES_AT_A_PLACE / 2))),
     at(around(turns.length - FILES_AT_A_PLACE)),
   ];
-  const [first, middle, last] = places as [(typeof places)[0], (typeof places)[0], (typeof places)[0]];
-  const flat = last.large / first.large;
-  record({
+  recordWalk([first, middle, last], {
     section: "sitemap",
-    name: `sitemap files, ms per 1,000 URLs: last 3 full files / first 3 (${label}, files of ${FILE_URLS.toLocaleString("en-US")})`,
-    value: flat,
-    unit: "x",
-    baseline: { name: "the small sitemap's file beside them", value: last.small / first.small, unit: "x" },
-    // The machine's own drift during the walk shows in the baseline beside it: flat is judged against that.
-    ratio: flat / (last.small / first.small),
-    target: "flat: last / first within 1.25 of the baseline's",
-    pass: flat / (last.small / first.small) <= 1.25,
+    flat: `sitemap files, ms per 1,000 URLs: last 3 full files / first 3 (${label}, files of ${FILE_URLS.toLocaleString("en-US")})`,
+    baseline: "the small sitemap's file beside them",
     notes:
       `${largeFiles.length} files, ${urls} URLs; ms per 1,000 URLs first / middle / last: ${first.large.toFixed(1)} / ` +
       `${middle.large.toFixed(1)} / ${last.large.toFixed(1)} (baseline beside them ${first.small.toFixed(1)} / ` +
       `${middle.small.toFixed(1)} / ${last.small.toFixed(1)}); walk ${walkSeconds.toFixed(1)} s with the baseline's turns; ${setup}; ${loadAverage()}`,
-  });
-  const ratios = places.map((t) => t.large / t.small);
-  record({
-    section: "sitemap",
-    name: `sitemap file, a URL against the baseline's at the same turn: first, middle, last (${label})`,
-    value: median(ratios),
-    unit: "x",
-    ratio: median(ratios),
-    runs: ratios,
-    target: "a URL costs what it does on a small node (<= 1.5)",
-    pass: Math.max(...ratios) <= 1.5,
+    ratios: `sitemap file, a URL against the baseline's at the same turn: first, middle, last (${label})`,
+    step: "a URL",
   });
   const [big, little] = [median(indexMs.large), median(indexMs.small)];
   record({
