@@ -6,8 +6,8 @@
  * and range (only when named: `npm run bench -- range`, a 10 GiB object; BENCH_RANGE_GIB=N for N GiB),
  * scale-out (only when named, with --postgres: 1, 2 and 4 serving processes behind HAProxy on S3),
  * resumable (only when named: `npm run bench -- resumable [--upload-gib 20]`) and scale (only when named,
- * PostgreSQL only: tens of millions of log entries and objects; see sections/scale.ts), search-scale (only when
- * named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS, BENCH_SEARCH_SCALE_KEEP=1 to keep
+ * PostgreSQL only: tens of millions of log entries and objects; see sections/ops/scale.ts), search-scale (only
+ * when named, PostgreSQL only: the search page on millions of documents; BENCH_SEARCH_SCALE_DOCS, BENCH_SEARCH_SCALE_KEEP=1 to keep
  * the loaded database for the next run, BENCH_SEARCH_SCALE_READ_ONLY=1 for the memory's reads alone), search-memory
  * (only when named: the search page's CPU from the engine's memory alone, no database; BENCH_SEARCH_MEMORY_DOCS,
  * default 1,000,000), search-rebuild
@@ -27,34 +27,34 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { backgroundLoad } from "./lib/quiet.ts";
 import { allFigures, format } from "./lib/report.ts";
-import { audit } from "./sections/audit.ts";
-import { federation } from "./sections/federation.ts";
-import { harvestMany } from "./sections/harvest-many.ts";
-import { importSection } from "./sections/import.ts";
-import { large } from "./sections/large.ts";
-import { list } from "./sections/list.ts";
-import { logAggregation } from "./sections/log-aggregation.ts";
-import { metrics } from "./sections/metrics.ts";
-import { oai } from "./sections/oai.ts";
-import { packageSection } from "./sections/package.ts";
-import { range } from "./sections/range.ts";
-import { replication } from "./sections/replication.ts";
-import { requestBodies } from "./sections/request-bodies.ts";
-import { resumable } from "./sections/resumable.ts";
-import { s3 } from "./sections/s3.ts";
-import { scale } from "./sections/scale.ts";
-import { scaleOut } from "./sections/scale-out.ts";
-import { search } from "./sections/search.ts";
-import { searchMemory } from "./sections/search-memory.ts";
-import { searchRebuild } from "./sections/search-rebuild.ts";
-import { searchScale } from "./sections/search-scale.ts";
-import { bothWalks, sitemap } from "./sections/sitemap.ts";
-import { smallCreate } from "./sections/small-create.ts";
-import { smallGet } from "./sections/small-get.ts";
-import { soak } from "./sections/soak.ts";
-import { storeMemory } from "./sections/store-memory.ts";
+import { oai } from "./sections/discovery/oai.ts";
+import { bothWalks, sitemap } from "./sections/discovery/sitemap.ts";
+import { usage } from "./sections/discovery/usage.ts";
+import { federation } from "./sections/federation/federation.ts";
+import { harvestMany } from "./sections/federation/harvest-many.ts";
+import { logAggregation } from "./sections/federation/log-aggregation.ts";
+import { replication } from "./sections/federation/replication.ts";
+import { large } from "./sections/objects/large.ts";
+import { list } from "./sections/objects/list.ts";
+import { packageSection } from "./sections/objects/package.ts";
+import { range } from "./sections/objects/range.ts";
+import { requestBodies } from "./sections/objects/request-bodies.ts";
+import { resumable } from "./sections/objects/resumable.ts";
+import { smallCreate } from "./sections/objects/small-create.ts";
+import { smallGet } from "./sections/objects/small-get.ts";
+import { audit } from "./sections/ops/audit.ts";
+import { importSection } from "./sections/ops/import.ts";
+import { metrics } from "./sections/ops/metrics.ts";
+import { s3 } from "./sections/ops/s3.ts";
+import { scale } from "./sections/ops/scale.ts";
+import { scaleOut } from "./sections/ops/scale-out.ts";
+import { soak } from "./sections/ops/soak.ts";
+import { storeMemory } from "./sections/ops/store-memory.ts";
+import { search } from "./sections/search/search.ts";
+import { searchMemory } from "./sections/search/search-memory.ts";
+import { searchRebuild } from "./sections/search/search-rebuild.ts";
+import { searchScale } from "./sections/search/search-scale.ts";
 import type { Section, SectionOptions } from "./sections/types.ts";
-import { usage } from "./sections/usage.ts";
 
 const SECTIONS: Record<string, Section> = {
   large,

@@ -14,7 +14,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import { emlDocument } from "../../bench/lib/eml-corpus.ts";
+import { emlDocument } from "../../bench/lib/corpus/eml-corpus.ts";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { openNodeDatabase } from "../../src/node/open-database.ts";

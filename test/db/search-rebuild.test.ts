@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { emlDocument } from "../../bench/lib/eml-corpus.ts";
+import { emlDocument } from "../../bench/lib/corpus/eml-corpus.ts";
 import { loadFormatRegistry } from "../../src/context/formats.ts";
 import type { Database, StoredObject } from "../../src/db/types.ts";
 import { searchUncached } from "../../src/search/answers/search.ts";

@@ -4,35 +4,36 @@
  * MIGRATIONS lists the node's own; the search index's are its module's (src/search/store/migrations/). The
  * composition root merges the lists by number (`inNumberOrder`) and hands the whole to `migrate`, which refuses
  * a list out of that order: a number is taken once across the folders, and every database applies by number.
- * A new migration: a file NNNN-name.ts in this folder (importing only Kysely and ./migration.ts), and one line at
- * the end of MIGRATIONS.
+ * The files sit in subfolders by role (objects/, cn/, work/, website/, discovery/); a migration's recorded name
+ * is its `name`, never its folder. A new migration: a file NNNN-name.ts in the subfolder of its role (importing
+ * only Kysely and ../migration.ts), and one line at the end of MIGRATIONS.
  */
 import { sql } from "kysely";
-import { objectsEventsMigration } from "./0001-objects-events.ts";
-import { accessRowsMigration } from "./0002-access-rows.ts";
-import { cnMigration } from "./0003-cn.ts";
-import { tasksMigration } from "./0005-tasks.ts";
-import { harvestMigration } from "./0006-harvest.ts";
-import { replicationMigration } from "./0007-replication.ts";
-import { propagationLogsMigration } from "./0008-propagation-logs.ts";
-import { identifiersMigration } from "./0010-identifiers.ts";
-import { importMigration } from "./0011-import.ts";
-import { auditMigration } from "./0012-audit.ts";
-import { eventsByTypeMigration } from "./0013-events-by-type.ts";
-import { rowCountsMigration } from "./0015-row-counts.ts";
-import { eventsCountedByWritersMigration } from "./0017-events-counted-by-writers.ts";
-import { nodePendingSubjectsMigration } from "./0020-node-pending-subjects.ts";
-import { importCopiesMigration } from "./0021-import-copies.ts";
-import { dateMicrosecondsMigration } from "./0022-date-microseconds.ts";
-import { browserSessionsMigration } from "./0023-browser-sessions.ts";
-import { uploadsMigration } from "./0024-uploads.ts";
-import { oaiTombstonesMigration } from "./0025-oai-tombstones.ts";
-import { usageCountsMigration } from "./0026-usage-counts.ts";
-import { reviewLinksMigration } from "./0027-review-links.ts";
-import { digestLookupMigration } from "./0028-digest-lookup.ts";
-import { listedObjectsMigration } from "./0029-listed-objects.ts";
-import { reservationsBySubjectMigration } from "./0030-reservations-by-subject.ts";
+import { cnMigration } from "./cn/0003-cn.ts";
+import { harvestMigration } from "./cn/0006-harvest.ts";
+import { replicationMigration } from "./cn/0007-replication.ts";
+import { propagationLogsMigration } from "./cn/0008-propagation-logs.ts";
+import { nodePendingSubjectsMigration } from "./cn/0020-node-pending-subjects.ts";
+import { reservationsBySubjectMigration } from "./cn/0030-reservations-by-subject.ts";
+import { oaiTombstonesMigration } from "./discovery/0025-oai-tombstones.ts";
+import { usageCountsMigration } from "./discovery/0026-usage-counts.ts";
 import type { Dialect, Migration, MigrationDb } from "./migration.ts";
+import { objectsEventsMigration } from "./objects/0001-objects-events.ts";
+import { accessRowsMigration } from "./objects/0002-access-rows.ts";
+import { identifiersMigration } from "./objects/0010-identifiers.ts";
+import { eventsByTypeMigration } from "./objects/0013-events-by-type.ts";
+import { rowCountsMigration } from "./objects/0015-row-counts.ts";
+import { eventsCountedByWritersMigration } from "./objects/0017-events-counted-by-writers.ts";
+import { dateMicrosecondsMigration } from "./objects/0022-date-microseconds.ts";
+import { digestLookupMigration } from "./objects/0028-digest-lookup.ts";
+import { listedObjectsMigration } from "./objects/0029-listed-objects.ts";
+import { browserSessionsMigration } from "./website/0023-browser-sessions.ts";
+import { uploadsMigration } from "./website/0024-uploads.ts";
+import { reviewLinksMigration } from "./website/0027-review-links.ts";
+import { tasksMigration } from "./work/0005-tasks.ts";
+import { importMigration } from "./work/0011-import.ts";
+import { auditMigration } from "./work/0012-audit.ts";
+import { importCopiesMigration } from "./work/0021-import-copies.ts";
 
 export type { Dialect } from "./migration.ts";
 

@@ -2,8 +2,8 @@
  * The data layer's seams: SQL and the query builder stay in src/db/ and the search index's own store
  * (src/search/store/), which src/db never imports; engine state belongs to an object opened with
  * the node (the search index: ctx.search), not to a module-level map keyed by the database; migrations are frozen
- * snapshots in two folders (the node's, src/db/migrations, and the search index's, src/search/store/migrations),
- * applied as one list in number order under the names existing databases recorded.
+ * snapshots in two folders (the node's, src/db/migrations with its subfolders by role, and the search index's,
+ * src/search/store/migrations), applied as one list in number order under the names existing databases recorded.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -85,14 +85,14 @@ it("no file of src/db imports src/search: the search module sits on the database
   assert.deepEqual(offenders, []);
 });
 
-it("migrations import nothing but Kysely, their own folder and what a migration is", async () => {
+it("migrations import nothing but Kysely, their own folder (and its subfolders) and what a migration is", async () => {
   const offenders: string[] = [];
   for (const dir of [migrationsDir, searchMigrationsDir]) {
     for (const file of await sourceFiles(dir)) {
       for (const from of importsOf(await readFile(file, "utf8"))) {
-        const local = from.startsWith("./") && !from.slice(2).includes("/");
-        const definition =
-          path.resolve(path.dirname(file), from) === path.join(migrationsDir, "migration.ts");
+        const target = path.resolve(path.dirname(file), from);
+        const local = from.startsWith(".") && target.startsWith(dir + path.sep);
+        const definition = target === path.join(migrationsDir, "migration.ts");
         if (from !== "kysely" && !local && !definition)
           offenders.push(`${path.relative(root, file)} imports ${from}`);
       }
@@ -101,15 +101,19 @@ it("migrations import nothing but Kysely, their own folder and what a migration 
   assert.deepEqual(offenders, []);
 });
 
-/** The migration files of a folder, as the names they register under (NNNN-name), in number order. */
+/**
+ * The migration files of a folder and its subfolders (by role), as the names they register under (NNNN-name,
+ * the file's name without its folder), in number order.
+ */
 async function migrationFiles(dir: string): Promise<string[]> {
-  return (await readdir(dir))
+  return (await readdir(dir, { recursive: true }))
+    .map((name) => path.basename(name))
     .filter((name) => /^\d{4}-.+\.ts$/.test(name))
     .map((name) => name.replace(/\.ts$/, ""))
     .sort();
 }
 
-it("every migration file is registered in its folder's list, under its file name", async () => {
+it("every migration file is registered in its folder's list, under its file name (not its subfolder)", async () => {
   assert.deepEqual(
     MIGRATIONS.map((m) => m.name),
     await migrationFiles(migrationsDir),
