@@ -11,7 +11,6 @@
  * data file cannot run script on the page's origin and read the token from its address.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error, InvalidRequest } from "../../errors/exceptions.ts";
 import {
@@ -89,16 +88,7 @@ function linkJson(link: ReviewLinkView) {
 
 function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
   const base = `${ctx.config.basePath}/review/`;
-  const api = {
-    config: { apiMethod: "reviewLinks.read" },
-    // Fastify's own request lines (debug level) name the URL: without the token's secret.
-    logSerializers: {
-      req: (request: FastifyRequest["raw"]) => ({
-        method: request.method,
-        url: withoutReviewSecret(request.url ?? ""),
-      }),
-    },
-  };
+  const api = { config: { apiMethod: "reviewLinks.read" } };
   // HEAD answers as GET would, without a body, without reading bytes or building a bag, and logs no read.
   app.route({
     method: ["GET", "HEAD"],
