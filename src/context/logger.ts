@@ -13,8 +13,9 @@ export type { NodeLog };
 /**
  * A pino logger at `level`, writing to `destination`: a stream (tests read its JSON lines) or a file descriptor
  * (1: stdout), in `format`: "json" (pino's lines as they are) or "text" (each line rewritten as readable text,
- * src/context/text-log.ts). No line holds a reviewer link's secret, whoever logged it (Fastify's own request
- * lines for a path no route serves included): each is cut out as the line is written.
+ * src/context/text-log.ts). No line holds a reviewer link's secret, whoever logged it (the access log, Fastify's
+ * own request lines, any path, routed or not): each is cut out here as the line is written, the one place logs are
+ * guarded, since every line of the node and of its HTTP app is written through this logger.
  */
 export function createNodeLogger(
   level: string,

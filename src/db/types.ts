@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { BrowserSessionStore } from "../auth/browser-session-store.ts";
 import type { ReviewLinkStore } from "../auth/review-link-store.ts";
 import type { HexDigest } from "../types/content-hash.ts";
-import type { StoredObject } from "../types/stored-object.ts";
+import type { ObjectVersion, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
 import type { LogEntry, ObjectInfo, Slice } from "../types/xml-documents/lists-xml.ts";
 import type { HarvestProgressStore } from "./cn/harvest-progress.ts";
@@ -129,14 +129,18 @@ export interface ObjectRepository {
   /** Bytes of the objects held as replicas, leaving out `exceptPid`. */
   replicaBytes(exceptPid: string): Promise<number>;
   /**
-   * Up to `limit` PIDs after `after` in PID order: objects with a replication policy (`withPolicy`) or with a
-   * replica entry (`withReplicas`).
+   * Up to `limit` PIDs after `after` in PID order: every object's (`all`), or those with a replication policy
+   * (`withPolicy`) or with a replica entry (`withReplicas`).
    */
   pidsAfter(
-    which: "withPolicy" | "withReplicas",
+    which: "all" | "withPolicy" | "withReplicas",
     after: string | undefined,
     limit: number,
   ): Promise<string[]>;
+  /** How many objects have a PID after `after` (undefined: all of them). */
+  countAfter(after: string | undefined): Promise<number>;
+  /** The current version of each of these objects that exists, by PID (a removed one is absent). */
+  versionsOf(pids: readonly string[]): Promise<Map<string, ObjectVersion>>;
   /** Ordered by (dateSysMetadataModified, identifier); keyset paging underneath, also for start/count. */
   list(filter: ObjectListFilter, start: number, count: number): Promise<Page<ObjectInfo>>;
 }

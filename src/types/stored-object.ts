@@ -28,3 +28,9 @@ export interface StoredObject {
   /** True when this node holds the object as a replica (not the authoritative copy). */
   isReplica: boolean;
 }
+
+/** Which copy of an object's system metadata is current: its serialVersion and dateSysMetadataModified (ms). */
+export interface ObjectVersion {
+  serialVersion: number;
+  dateModified: number;
+}

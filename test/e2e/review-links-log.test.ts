@@ -1,7 +1,8 @@
 /**
  * The node's log at its most talkative (trace: Fastify's own request lines and the access log) names a reviewer
  * link by its id, never its secret: for its reads, and for methods and paths no route serves (the not-found
- * answer does not echo the secret either).
+ * answer does not echo the secret either; another method than GET or HEAD on a link's paths is 405, naming no
+ * token).
  */
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
@@ -62,8 +63,26 @@ it("logs the link's reads with its id and without its secret", async () => {
     const response = await fetch(at, { method, body: method === "GET" ? undefined : "x=1" });
     const body = await response.text();
     if (method !== "GET" && method !== "OPTIONS") assert.ok(response.status >= 400, `${method} ${at}`);
+    // The browser paths under {base}/review/ allow GET and HEAD: any other method there is 405, naming no token.
+    if (method !== "GET" && method !== "OPTIONS" && at.startsWith(`${base}/review/`)) {
+      assert.equal(response.status, 405, `${method} ${at}`);
+      assert.equal(response.headers.get("allow"), "GET, HEAD", `${method} ${at}`);
+      assert.ok(!body.includes(id), `${method} ${at} answers without the link's id: ${body}`);
+    }
     assert.ok(!body.includes(secret), `${method} ${at} answers without the secret: ${body}`);
     assert.ok(!JSON.stringify([...response.headers]).includes(secret), `${method} ${at}: headers`);
+  }
+  // Answered before any body is read: a body of a type no route parses, and a large one, change nothing.
+  for (const type of ["application/x-never-parsed", "application/json"]) {
+    const response = await fetch(`${url}/object/${encodeURIComponent(pid)}`, {
+      method: "PUT",
+      headers: { "content-type": type },
+      body: Buffer.alloc(4 << 20, 120),
+    });
+    assert.equal(response.status, 405, type);
+    assert.equal(response.headers.get("allow"), "GET, HEAD");
+    assert.equal(response.headers.get("referrer-policy"), "no-referrer");
+    assert.ok(!(await response.text()).includes(id));
   }
   await new Promise((resolve) => setTimeout(resolve, 200));
   const all = lines.join("");

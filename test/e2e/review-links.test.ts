@@ -245,6 +245,25 @@ for (const dialect of testDialects()) {
       assert.equal(reads(map), 1, "the package GET");
     });
 
+    it("answers any other method on its paths with 405 (Allow: GET, HEAD), naming no token, valid or not", async () => {
+      const link = await newLink({});
+      const [id] = link.token.split(".") as [string];
+      const unknown = { url: `${root()}/review/${id}.${"A".repeat(43)}` };
+      for (const at of [link, unknown])
+        for (const rest of ["", `/object/${encodeURIComponent(data)}`, "/package", "/other"])
+          for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+            const response = await read(at, rest, { method, body: "x=1" });
+            const body = await response.text();
+            assert.equal(response.status, 405, `${method} ${rest}`);
+            assert.equal(response.headers.get("allow"), "GET, HEAD");
+            assert.equal(response.headers.get("referrer-policy"), "no-referrer");
+            assert.equal(response.headers.get("cache-control"), "no-store");
+            assert.ok(!body.includes(id) && !JSON.stringify([...response.headers]).includes(id), body);
+          }
+      // The link still opens: a refused method is no read and ends nothing.
+      assert.equal((await read(link)).status, 200);
+    });
+
     it("opens nothing else: other versions, other private objects, another package, another's member", async () => {
       const link = await newLink({});
       for (const pid of [newerMetadata, otherPrivate, otherData, otherMap, foreign, map]) {

@@ -11,6 +11,7 @@ import type { ObjectsTable, Tables } from "../schema.ts";
 import type { ObjectRepository, StoredObject } from "../types.ts";
 import { coalescedReads } from "./coalesced-reads.ts";
 import { digestMatch } from "./digest-match.ts";
+import { countAfter, versionsOf } from "./index-walk.ts";
 import type { RowCache } from "./row-cache.ts";
 import { accessRows, fromRow, toRow } from "./rows.ts";
 import { claimPid, claimPids, joinSeries, leaveSeries, releasePid } from "./series.ts";
@@ -294,6 +295,10 @@ export function objectRepository(scope: ObjectScope): ObjectRepository {
         .execute();
       return rows.map((r) => r.pid);
     },
+
+    countAfter: (after) => countAfter(db, after),
+
+    versionsOf: (pids) => versionsOf(db, pids),
 
     list: (filter, start, count) => listObjects(db, pager, filter, start, count),
   };

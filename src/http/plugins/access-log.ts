@@ -3,10 +3,9 @@
  * the route's API method, the caller's address and subject), when the node logs at info or below. The URL is
  * logged as the client sent it, percent-encoding and all; the text format quotes any value with spaces or control
  * characters (src/context/text-log.ts), so a request cannot forge a line. The secret of a reviewer link in a URL
- * is not logged (its id is: the link is still named).
+ * is cut out by the node's logger as the line is written (src/context/logger.ts), as from every other line.
  */
 import type { FastifyInstance } from "fastify";
-import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import { apiMethodOf } from "../api-method.ts";
 
 const LOGS_INFO = new Set(["info", "debug", "trace"]);
@@ -17,7 +16,7 @@ export function registerAccessLog(app: FastifyInstance): void {
     request.log.info(
       {
         method: request.method,
-        url: withoutReviewSecret(request.url),
+        url: request.url,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         api: apiMethodOf(request) || undefined,

@@ -5,13 +5,13 @@
  *   revoke one. Rights holders and administrators only; JSON answers, DataONE exceptions on failure.
  * - `GET {basePath}/review/{token}`: the dataset's landing page; `.../object/{pid}`: one of its objects;
  *   `.../package`: the package as a BagIt zip (HEAD on each: the same headers, no body, no read logged).
- *   Nothing else answers to the token: it is not a bearer token.
+ *   Nothing else answers to the token: it is not a bearer token. Another method there is 405 (Allow: GET, HEAD;
+ *   OPTIONS is the node's, src/http/plugins/cors.ts).
  * Every review answer says `Referrer-Policy: no-referrer` (the token is in the URL), `Cache-Control: no-store`
  * and `X-Robots-Tag: noindex`; objects are always attachments under a sandboxing Content-Security-Policy, so a
  * data file cannot run script on the page's origin and read the token from its address.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { withoutReviewSecret } from "../../auth/review-tokens.ts";
 import type { NodeContext } from "../../context/node-context.ts";
 import { D1Error, InvalidRequest } from "../../errors/exceptions.ts";
 import {
@@ -30,12 +30,15 @@ import {
 } from "../../services/mn/review/reads.ts";
 import { parseDateTime } from "../../types/xml.ts";
 import type { ViewLinks } from "../../views/model.ts";
+import { finishUnreadBody } from "../body-drain.ts";
 import { callInfo } from "../call.ts";
 import { contentDisposition } from "../headers.ts";
 import { pathAfter, refuseImpossibleIdentifier } from "../path-id.ts";
 import { CONTENT_SECURITY_POLICY } from "./view.ts";
 
 const SANDBOX = "sandbox; default-src 'none'";
+/** What a reviewer link answers to. */
+const READ_METHODS = ["GET", "HEAD"];
 
 export function registerReviewRoutes(app: FastifyInstance, ctx: NodeContext): void {
   registerLinkManagement(app, ctx);
@@ -89,21 +92,27 @@ function linkJson(link: ReviewLinkView) {
 
 function registerReviewReads(app: FastifyInstance, ctx: NodeContext): void {
   const base = `${ctx.config.basePath}/review/`;
-  const api = {
-    config: { apiMethod: "reviewLinks.read" },
-    // Fastify's own request lines (debug level) name the URL: without the token's secret.
-    logSerializers: {
-      req: (request: FastifyRequest["raw"]) => ({
-        method: request.method,
-        url: withoutReviewSecret(request.url ?? ""),
-      }),
+  // Browser paths: any other method is 405 with what they allow, answered before a body is read, naming no token.
+  app.route({
+    method: app.supportedMethods.filter((method) => !READ_METHODS.includes(method) && method !== "OPTIONS"),
+    url: `${base}*`,
+    onRequest: async (request, reply) => {
+      finishUnreadBody(request, reply);
+      reviewHeaders(reply);
+      return reply
+        .code(405)
+        .header("Allow", READ_METHODS.join(", "))
+        .type("text/plain; charset=utf-8")
+        .send("A reviewer link answers GET and HEAD only.\n");
     },
-  };
+    // Never reached: the hook has answered.
+    handler: async () => undefined,
+  });
   // HEAD answers as GET would, without a body, without reading bytes or building a bag, and logs no read.
   app.route({
-    method: ["GET", "HEAD"],
+    method: READ_METHODS,
     url: `${base}*`,
-    ...api,
+    config: { apiMethod: "reviewLinks.read" },
     handler: async (request, reply) => {
       const head = request.method === "HEAD";
       reviewHeaders(reply);

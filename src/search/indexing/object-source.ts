@@ -4,13 +4,22 @@
  * hands them over), and indexing cannot reach the node's other tables, queues or writes through them.
  */
 import type { SqliteSharing } from "../../db/engine/sqlite-sharing.ts";
-import type { StoredObject } from "../../types/stored-object.ts";
+import type { ObjectVersion, StoredObject } from "../../types/stored-object.ts";
 import type { SearchDb } from "../store/index-store.ts";
 
-/** The objects as stored (system metadata, access, content key), by PID; absent once removed. */
+/**
+ * The objects as stored (system metadata, access, content key), by PID; absent once removed. Bulk indexing walks
+ * them by PID through the last three (keyset pages, in the database's PID order).
+ */
 export interface ObjectRecords {
   get(pid: string): Promise<StoredObject | undefined>;
   getMany(pids: readonly string[]): Promise<Map<string, StoredObject>>;
+  /** Up to `limit` PIDs after `after` (undefined: from the first), in PID order. */
+  pidsAfter(which: "all", after: string | undefined, limit: number): Promise<string[]>;
+  /** How many objects have a PID after `after` (undefined: all of them). */
+  countAfter(after: string | undefined): Promise<number>;
+  /** The current version of each of these objects that exists, by PID (a removed one is absent). */
+  versionsOf(pids: readonly string[]): Promise<Map<string, ObjectVersion>>;
 }
 
 /**

@@ -20,6 +20,7 @@ import { pendingTermsMover } from "../rebuild/pending-terms-mover.ts";
 import type { RebuildEnd } from "../store/rebuild-state.ts";
 import { guarded, IN_BULK } from "./hooks.ts";
 import { type IndexContext, indexObject, indexTables, unindex } from "./indexer.ts";
+import { countObjectPids, goneObjectPages, objectPidPages } from "./pid-walk.ts";
 
 /** Documents per transaction. */
 export const INDEX_BATCH = 200;
@@ -93,7 +94,6 @@ export async function reindexObjects(
     started = createExtractPool(options.threads ?? extractThreads(writes !== undefined), writes);
     return started;
   };
-  let after = state?.after;
   // Pages handed to the threads and not yet written: as many as there are threads, so that a thread has its
   // next page queued when it finishes one (the pages go round the threads in turn).
   const ahead = Math.max(threads, 1);
@@ -113,12 +113,12 @@ export async function reindexObjects(
     mover?.written(page.pids.length);
     options.onProgress?.(progress);
   };
+  const pidPages = objectPidPages(ctx, state?.after, size, missingOnly);
   try {
     while (!options.signal?.aborted) {
-      const pids = await search.objectPids(after, size, missingOnly);
-      if (pids.length === 0) break;
-      after = pids.at(-1) ?? after;
-      pages.push(await preparePage(ctx, pool(), pids));
+      const next = await pidPages.next();
+      if (next.done) break;
+      pages.push(await preparePage(ctx, pool(), next.value));
       const oldest = pages.length > ahead ? pages.shift() : undefined;
       if (oldest) await write(oldest);
       await new Promise((resolve) => setImmediate(resolve));
@@ -126,7 +126,7 @@ export async function reindexObjects(
     for (let page = pages.shift(); page; page = pages.shift()) await write(page);
     await mover?.settled();
     if (state && !options.signal?.aborted) {
-      await removeStale(ctx, size, progress);
+      await removeStale(ctx, progress);
       // SQLite: the writing thread builds the dropped indexes (minutes at a million documents), the node's
       // thread answering meanwhile.
       if (!(await started?.finishRebuild(options.onEnd))) await search.finishRebuild(options.onEnd);
@@ -151,7 +151,7 @@ export async function countObjectsToIndex(
   missingOnly: boolean,
 ): Promise<{ total: number; resumedAfter?: string }> {
   const after = missingOnly ? undefined : (await indexTables(ctx).rebuildState())?.after;
-  const total = await indexTables(ctx).countObjects(missingOnly, after);
+  const total = await countObjectPids(ctx, after, missingOnly);
   return after === undefined ? { total } : { total, resumedAfter: after };
 }
 
@@ -216,30 +216,29 @@ export function startIndexCatchUp(ctx: IndexContext): IndexCatchUp {
 /** Index again, as they now are, the objects changed or removed since they were read; resolves to failures. */
 async function rewriteChanged(ctx: IndexContext, objects: StoredObject[]): Promise<number> {
   if (objects.length === 0) return 0;
-  const now = await indexTables(ctx).objectVersions(objects.map((object) => object.sysmeta.identifier));
+  const now = await ctx.db.objects.versionsOf(objects.map((object) => object.sysmeta.identifier));
   let failed = 0;
   for (const { sysmeta } of objects) {
     const pid = sysmeta.identifier;
-    if (now.get(pid) === `${sysmeta.serialVersion}/${sysmeta.dateSysMetadataModified?.getTime()}`) continue;
+    const version = now.get(pid);
+    const unchanged =
+      version !== undefined &&
+      version.serialVersion === sysmeta.serialVersion &&
+      version.dateModified === sysmeta.dateSysMetadataModified?.getTime();
+    if (unchanged) continue;
     if (!(await guarded(ctx, pid, () => indexObject(ctx, pid), IN_BULK))) failed++;
   }
   return failed;
 }
 
 /** Remove documents (and resource-map relations) whose object no longer exists. */
-async function removeStale(ctx: IndexContext, size: number, progress: ReindexProgress): Promise<void> {
-  const pages = {
-    documents: (after: string) => indexTables(ctx).staleAfter("documents", after, size),
-    maps: (after: string) => indexTables(ctx).staleAfter("maps", after, size),
-  };
-  for (const [kind, page] of Object.entries(pages)) {
-    let after = "";
-    for (let rows = await page(after); rows.length > 0; rows = await page(after)) {
-      for (const { id } of rows) {
-        if (!(await guarded(ctx, id, () => unindex(ctx, id), IN_BULK))) progress.failed++;
+async function removeStale(ctx: IndexContext, progress: ReindexProgress): Promise<void> {
+  for (const kind of ["documents", "maps"] as const) {
+    for await (const pids of goneObjectPages(ctx, kind)) {
+      for (const pid of pids) {
+        if (!(await guarded(ctx, pid, () => unindex(ctx, pid), IN_BULK))) progress.failed++;
         else if (kind === "documents") progress.removed++;
       }
-      after = rows.at(-1)?.id ?? after;
     }
   }
 }

@@ -18,10 +18,10 @@ import {
   writeDocuments,
   writeRows,
 } from "./index-store.ts";
+import { documentedAmong, indexedPidsAfter } from "./indexed-pids.ts";
 import { conditionKey, matchingAmong, matchingPidChunks, valuesOf } from "./memory-reads.ts";
 import { movePendingTerms } from "./pending-terms.ts";
 import { beginRebuild, finishRebuild, rebuildProgressed, rebuildState } from "./rebuild-state.ts";
-import { countObjects, objectPids, objectVersions, staleAfter } from "./reindex-queries.ts";
 import { packageFields, packageFieldsOfMany, replaceRelations, subjectsOfMap } from "./relations.ts";
 import { countMatching, documentCount, groupsOf, holdsAtLeast, pageOfPids } from "./result-queries.ts";
 
@@ -75,10 +75,8 @@ export interface SearchRepository {
   packageFields: Bound<typeof packageFields>;
   packageFieldsOfMany: Bound<typeof packageFieldsOfMany>;
   subjectsOfMap: Bound<typeof subjectsOfMap>;
-  countObjects: Bound<typeof countObjects>;
-  objectPids: Bound<typeof objectPids>;
-  objectVersions: Bound<typeof objectVersions>;
-  staleAfter: Bound<typeof staleAfter>;
+  documentedAmong: Bound<typeof documentedAmong>;
+  indexedPidsAfter: Bound<typeof indexedPidsAfter>;
   rebuildState: Bound<typeof rebuildState>;
   beginRebuild: Bound<typeof beginRebuild>;
   rebuildProgressed: Bound<typeof rebuildProgressed>;
@@ -116,10 +114,8 @@ export function searchRepository(db: SearchDb): SearchRepository {
     packageFields: (...args) => packageFields(db, ...args),
     packageFieldsOfMany: (...args) => packageFieldsOfMany(db, ...args),
     subjectsOfMap: (...args) => subjectsOfMap(db, ...args),
-    countObjects: (...args) => countObjects(db, ...args),
-    objectPids: (...args) => objectPids(db, ...args),
-    objectVersions: (...args) => objectVersions(db, ...args),
-    staleAfter: (...args) => staleAfter(db, ...args),
+    documentedAmong: (...args) => documentedAmong(db, ...args),
+    indexedPidsAfter: (...args) => indexedPidsAfter(db, ...args),
     rebuildState: (...args) => rebuildState(db, ...args),
     beginRebuild: (...args) => beginRebuild(db, ...args),
     rebuildProgressed: (...args) => rebuildProgressed(db, ...args),

@@ -1,7 +1,8 @@
 /**
  * The data layer's seams: SQL and the query builder stay in src/db/ and the search index's own store
- * (src/search/store/), which src/db never imports; engine state belongs to an object opened with
- * the node (the search index: ctx.search), not to a module-level map keyed by the database; migrations are frozen
+ * (src/search/store/), which src/db never imports and whose SQL names only the index's own tables (the node's
+ * objects reach search through its object source); engine state belongs to an object opened with the node (the
+ * search index: ctx.search), not to a module-level map keyed by the database; migrations are frozen
  * snapshots in two folders (the node's, src/db/migrations with its subfolders by role, and the search index's,
  * src/search/store/migrations), applied as one list in number order under the names existing databases recorded.
  */
@@ -46,6 +47,11 @@ const RECORDED = [
   "0023-browser-sessions",
   "0024-uploads",
   "0025-oai-tombstones",
+  "0026-usage-counts",
+  "0027-review-links",
+  "0028-digest-lookup",
+  "0029-listed-objects",
+  "0030-reservations-by-subject",
 ];
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -180,4 +186,38 @@ it("outside its store, src/search sees the node's database only through IndexCon
     [],
     "read objects through IndexedDatabase / ObjectBytes; SQL in src/search/store",
   );
+});
+
+/** The node's tables (src/db/schema.ts `Tables`), leaving out the search index's own (`search_*`). */
+async function nodeTables(): Promise<string[]> {
+  const schema = await readFile(path.join(src, "db", "schema.ts"), "utf8");
+  const body = /export interface Tables \{([^}]*)\}/.exec(schema)?.[1] ?? "";
+  return [...body.matchAll(/^\s*(\w+):/gm)]
+    .map((m) => m[1] as string)
+    .filter((name) => !name.startsWith("search_"));
+}
+
+it("no SQL of src/search names the node's tables: bulk indexing reads objects through its object source", async () => {
+  const tables = await nodeTables();
+  assert.ok(tables.includes("objects") && tables.includes("access_rules"), "the node's tables are read");
+  const names = tables.join("|");
+  const naming = [
+    // The query builder: a table, or a column qualified by its table.
+    new RegExp(
+      `\\b(?:selectFrom|innerJoin|leftJoin|rightJoin|fullJoin|deleteFrom|updateTable|insertInto|with)\\(\\s*"(?:${names})"`,
+      "g",
+    ),
+    new RegExp(`"(?:${names})\\.\\w+"`, "g"),
+    // SQL text.
+    new RegExp(`\\b(?:from|join|into|update|table)\\s+(?:${names})\\b`, "gi"),
+  ];
+  const found: string[] = [];
+  for (const file of await sourceFiles(path.join(src, "search"))) {
+    const code = (await readFile(file, "utf8")).replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    for (const pattern of naming)
+      for (const match of code.matchAll(pattern))
+        found.push(`${path.relative(root, file).split(path.sep).join("/")}: ${match[0]}`);
+  }
+  // checksum:<hex> is answered by one SQL condition over the digests the node keeps (store/conditions.ts).
+  assert.deepEqual(found, ["src/search/store/conditions.ts: from objects"]);
 });
