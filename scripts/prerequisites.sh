@@ -42,11 +42,11 @@ apt_install() {
 missing=() packages=()
 command -v xmllint >/dev/null || { missing+=(xmllint) && packages+=(libxml2-utils); }
 [[ -x $CHROMIUM ]] || { missing+=("Chromium ($CHROMIUM)") && packages+=(chromium); }
-# The power-cut test's filesystem (test/helpers/power-cut-fs.py, FUSE through Debian's python3-fusepy).
+# The power-cut test's filesystem (test/helpers/faults/power-cut-fs.py, FUSE through Debian's python3-fusepy).
 [[ -f /usr/lib/python3/dist-packages/fusepy.py ]] || { missing+=(python3-fusepy) && packages+=(python3-fusepy); }
-# The OAI-PMH harvester of the harvest test (test/e2e/oai-harvest.test.ts): oai_pmh from libhttp-oai-perl.
+# The OAI-PMH harvester of the harvest test (test/e2e/discovery/oai-harvest.test.ts): oai_pmh from libhttp-oai-perl.
 command -v oai_pmh >/dev/null || { missing+=(oai_pmh) && packages+=(libhttp-oai-perl); }
-# Structured data as search engines read it from landing pages (test/helpers/extruct.ts).
+# Structured data as search engines read it from landing pages (test/helpers/validation/extruct.ts).
 [[ -f /usr/lib/python3/dist-packages/extruct/__init__.py ]] || { missing+=(python3-extruct) && packages+=(python3-extruct); }
 # The balancer of the scale-out deployment test (deploy/haproxy.cfg).
 command -v haproxy >/dev/null || { missing+=(haproxy) && packages+=(haproxy); }

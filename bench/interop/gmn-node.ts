@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Issued } from "../../test/helpers/pki.ts";
+import type { Issued } from "../../test/helpers/data/pki.ts";
 
 const PYTHON = "/usr/bin/python3";
 const FRONT = fileURLToPath(new URL("./gmn-tls-server.py", import.meta.url));

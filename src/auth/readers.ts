@@ -7,7 +7,7 @@
  * Every encoding of "readable by these subjects" is derived from `grantsOf` and `readersOf`: the access function
  * (`access.ts`), the access rows the object list and event log filters probe in SQL (`src/db/objects/rows.ts`), the list
  * caches' predicate (`src/db/lists/filters.ts` objectIncludes) and the search index's access fields and is_public
- * column (`src/search/schema/sysmeta-fields.ts`, searched by `src/search/store/conditions.ts`). test/db/readable-by.test.ts
+ * column (`src/search/schema/sysmeta-fields.ts`, searched by `src/search/store/conditions.ts`). test/db/objects/readable-by.test.ts
  * checks that they all agree.
  *
  * Pure: imports types alone, so the rule can be used (and unit-tested) without the node around it.

@@ -143,7 +143,7 @@ export interface CnGroupsTable {
   group_json: string;
 }
 
-/** Search index: one row per indexed object (src/search/index-store.ts). */
+/** Search index: one row per indexed object (src/search/store/index-store.ts). */
 export interface SearchDocsTable {
   pid: string;
   /** JSON: the stored fields as Solr returns them. */

@@ -12,12 +12,12 @@ import { auditStoredObjects } from "../../src/ops/audit.ts";
 import { repairFromReplicas } from "../../src/ops/repair.ts";
 import { FIXITY_AUDIT, runFixityAudit } from "../../src/ops/scheduled-audit.ts";
 import { scheduleReplication } from "../../src/services/cn/replica-outcomes.ts";
-import { runCli } from "../helpers/cli.ts";
-import { create, okXml } from "../helpers/client.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { create, okXml } from "../helpers/clients/client.ts";
+import { uniquePid } from "../helpers/data/sysmeta.ts";
+import { runCli } from "../helpers/nodes/cli.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { removeStoredBytes, settle, synchronizeToCn } from "../helpers/nodes/replication.ts";
 
 const POLICY = `<replicationPolicy replicationAllowed="true" numberReplicas="1"></replicationPolicy>`;
 

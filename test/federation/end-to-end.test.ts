@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RunningNode } from "../../src/node/start.ts";
-import { call, enc, form, okXml } from "../helpers/client.ts";
-import { eventually } from "../helpers/eventually.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
+import { call, enc, form, okXml } from "../helpers/clients/client.ts";
+import { editSysmeta, elementText, sysmetaXml, uniquePid } from "../helpers/data/sysmeta.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { eventually } from "../helpers/time/eventually.ts";
 
 const READER = "CN=Late Reader,O=d1node,C=US,DC=cilogon,DC=org";
 const OWNER = "CN=Data Owner,O=d1node,C=US,DC=cilogon,DC=org";

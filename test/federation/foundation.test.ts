@@ -7,10 +7,10 @@ import { after, before, describe, it } from "node:test";
 import { D1Error } from "../../src/errors/exceptions.ts";
 import { clientFor } from "../../src/federation/client.ts";
 import type { RunningNode } from "../../src/node/start.ts";
-import { create, okXml } from "../helpers/client.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { create, okXml } from "../helpers/clients/client.ts";
+import { uniquePid } from "../helpers/data/sysmeta.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
 
 const text = async (stream: NodeJS.ReadableStream) => {
   const chunks: Buffer[] = [];

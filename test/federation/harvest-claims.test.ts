@@ -14,10 +14,10 @@ import type { Database } from "../../src/db/types.ts";
 import { NotFound } from "../../src/errors/exceptions.ts";
 import { synchronizeObject } from "../../src/federation/harvest/object.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
-import { memberSource } from "../helpers/member-source.ts";
-import { storedSysmeta, submittedSysmeta, uniquePid } from "../helpers/sysmeta.ts";
+import { storedSysmeta, submittedSysmeta, uniquePid } from "../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
+import { memberSource } from "../helpers/peers/member-source.ts";
 
 const MN1 = "urn:node:CLAIMMN1";
 const MN2 = "urn:node:CLAIMMN2";

@@ -12,10 +12,10 @@ import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { type SourceNode, synchronizeObject } from "../../src/federation/harvest/object.ts";
 import { findByPidOrSid } from "../../src/services/shared/resolve.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
-import { memberSource } from "../helpers/member-source.ts";
-import { storedObject, uniquePid } from "../helpers/sysmeta.ts";
+import { storedObject, uniquePid } from "../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
+import { memberSource } from "../helpers/peers/member-source.ts";
 
 const ROUNDS = 10;
 const NODES = 16;

@@ -17,12 +17,12 @@ import { capabilities } from "../../src/services/mn/core.ts";
 import { PermanentTaskError } from "../../src/tasks/worker.ts";
 import { serializeNode } from "../../src/types/index.ts";
 import type { Schedule } from "../../src/types/node.ts";
-import { type Caller, call, create, enc, okXml, update } from "../helpers/client.ts";
-import { TestClock } from "../helpers/clock.ts";
-import { eventually } from "../helpers/eventually.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
+import { type Caller, call, create, enc, okXml, update } from "../helpers/clients/client.ts";
+import { uniquePid } from "../helpers/data/sysmeta.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { TestClock } from "../helpers/time/clock.ts";
+import { eventually } from "../helpers/time/eventually.ts";
 
 const NEVER: Schedule = { sec: "0", min: "0", hour: "0", mday: "1", mon: "1", wday: "?", year: "2199" };
 const EML = "eml://ecoinformatics.org/eml-2.1.1";

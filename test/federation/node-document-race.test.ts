@@ -12,8 +12,8 @@ import { recordPing } from "../../src/federation/health/ping.ts";
 import { updateNodeCapabilities } from "../../src/services/cn/register.ts";
 import { parseNode, serializeNode } from "../../src/types/index.ts";
 import type { Node } from "../../src/types/node.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
 
 const NODE_ID = "urn:node:RACEMN";
 

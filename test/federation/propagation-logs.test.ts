@@ -15,12 +15,12 @@ import { ingest } from "../../src/objects/ingest.ts";
 import { indexNewObject } from "../../src/search/indexing/hooks.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import { parseLog } from "../../src/types/index.ts";
-import { type Caller, call, create, enc, form, okXml } from "../helpers/client.ts";
-import { pollUntil } from "../helpers/eventually.ts";
-import { startTestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { elementText, sysmetaXml, uniquePid } from "../helpers/sysmeta.ts";
-import { validateXml } from "../helpers/xmllint.ts";
+import { type Caller, call, create, enc, form, okXml } from "../helpers/clients/client.ts";
+import { elementText, sysmetaXml, uniquePid } from "../helpers/data/sysmeta.ts";
+import { startTestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { pollUntil } from "../helpers/time/eventually.ts";
+import { validateXml } from "../helpers/validation/xmllint.ts";
 
 const OWNER = "CN=Owner,O=d1node,C=US,DC=cilogon,DC=org";
 const FRIEND = "CN=Friend,O=d1node,C=US,DC=cilogon,DC=org";

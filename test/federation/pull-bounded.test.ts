@@ -11,10 +11,10 @@ import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { D1Error } from "../../src/errors/exceptions.ts";
 import { pullReplica } from "../../src/federation/replication/pull.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
-import { EVIL, type HostilePeer, startHostilePeer } from "../helpers/hostile-peer.ts";
-import { submittedSysmeta, uniquePid } from "../helpers/sysmeta.ts";
+import { submittedSysmeta, uniquePid } from "../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
+import { EVIL, type HostilePeer, startHostilePeer } from "../helpers/peers/hostile-peer.ts";
 
 forEachDialect((_name, open) => {
   describe("a replica pull from a source sending too many bytes", () => {

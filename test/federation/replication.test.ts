@@ -18,13 +18,18 @@ import { changeReplicaList } from "../../src/services/cn/replication.ts";
 import { PULL_REPLICA } from "../../src/tasks/kinds.ts";
 import { runDueTasks } from "../../src/tasks/worker.ts";
 import type { Replica } from "../../src/types/sysmeta.ts";
-import { call, checkedError, create, enc, okXml, update } from "../helpers/client.ts";
-import { pollUntil } from "../helpers/eventually.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { corruptStoredBytes, removeStoredBytes, settle, synchronizeToCn } from "../helpers/replication.ts";
-import { uniquePid } from "../helpers/sysmeta.ts";
-import { makeDueNow } from "../helpers/task-queue.ts";
+import { call, checkedError, create, enc, okXml, update } from "../helpers/clients/client.ts";
+import { uniquePid } from "../helpers/data/sysmeta.ts";
+import { makeDueNow } from "../helpers/db/task-queue.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import {
+  corruptStoredBytes,
+  removeStoredBytes,
+  settle,
+  synchronizeToCn,
+} from "../helpers/nodes/replication.ts";
+import { pollUntil } from "../helpers/time/eventually.ts";
 
 const id = (n: number) => `urn:node:LOCALMN${n}`;
 

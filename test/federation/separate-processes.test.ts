@@ -14,12 +14,12 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { serializeSystemMetadata } from "../../src/types/index.ts";
-import { eventually } from "../helpers/eventually.ts";
-import { testDialects } from "../helpers/node.ts";
-import { createTestPki, type Issued, type TestPki, USERS } from "../helpers/pki.ts";
-import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
-import { type NodeProcess, spawnNode } from "../helpers/process-node.ts";
-import { closeTlsAgents, tlsCall } from "../helpers/tls-client.ts";
+import { closeTlsAgents, tlsCall } from "../helpers/clients/tls-client.ts";
+import { createTestPki, type Issued, type TestPki, USERS } from "../helpers/data/pki.ts";
+import { createTestPostgresDatabase, type TestPostgres } from "../helpers/db/postgres.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { type NodeProcess, spawnNode } from "../helpers/nodes/process-node.ts";
+import { eventually } from "../helpers/time/eventually.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 const CN_ID = "urn:node:PROCCN";

@@ -12,10 +12,9 @@ import { openNodeDatabase } from "../../src/node/open-database.ts";
 import type { RunningNode } from "../../src/node/start.ts";
 import { HARVEST_TASK } from "../../src/tasks/kinds.ts";
 import type { Schedule } from "../../src/types/node.ts";
-import { eventually as eventuallyWithin } from "../helpers/eventually.ts";
-import { startTestFederation, type TestFederation } from "../helpers/federation.ts";
-import { testDialects } from "../helpers/node.ts";
-import { spawnNode } from "../helpers/process-node.ts";
+import { startTestFederation, type TestFederation } from "../helpers/nodes/federation.ts";
+import { testDialects } from "../helpers/nodes/node.ts";
+import { spawnNode } from "../helpers/nodes/process-node.ts";
 import {
   type CallCount,
   countCalls,
@@ -23,7 +22,8 @@ import {
   spawnWorker,
   type WorkerProcess,
   writeConfigFile,
-} from "../helpers/worker-process.ts";
+} from "../helpers/nodes/worker-process.ts";
+import { eventually as eventuallyWithin } from "../helpers/time/eventually.ts";
 
 /** Harvests of thousands of objects on a shared machine: minutes, not seconds. */
 const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 240_000) =>

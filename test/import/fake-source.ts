@@ -10,7 +10,7 @@ import type { SystemMetadata } from "../../src/types/sysmeta.ts";
 import type { ObjectInfo } from "../../src/types/xml-documents/lists-xml.ts";
 import { serializeObjectList } from "../../src/types/xml-documents/lists-xml.ts";
 import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
-import { listenLocal } from "../helpers/local-server.ts";
+import { listenLocal } from "../helpers/peers/local-server.ts";
 
 export const FAKE_SOURCE_ID = "urn:node:FAKESOURCE";
 

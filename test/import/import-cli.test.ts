@@ -12,12 +12,12 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startTestNode, type TestNode } from "../helpers/node.ts";
-import { createTestPki, type TestPki, USERS } from "../helpers/pki.ts";
+import { createTestPki, type TestPki, USERS } from "../helpers/data/pki.ts";
+import { startTestNode, type TestNode } from "../helpers/nodes/node.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 /** Imports run with their clock ahead: objects loaded just now are past the import's 2 s lag, without a wait. */
-const CLOCK_AHEAD = fileURLToPath(new URL("../helpers/clock-ahead.mjs", import.meta.url));
+const CLOCK_AHEAD = fileURLToPath(new URL("../helpers/time/clock-ahead.mjs", import.meta.url));
 
 interface Run {
   code: number;

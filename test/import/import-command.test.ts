@@ -14,13 +14,13 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parseLog, parseObjectList, parseSystemMetadata } from "../../src/types/index.ts";
-import { type Caller, call, create, enc, update } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
-import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
+import { type Caller, call, create, enc, update } from "../helpers/clients/client.ts";
+import { createTestPostgresDatabase, type TestPostgres } from "../helpers/db/postgres.ts";
+import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/nodes/node.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/d1node.js", import.meta.url));
 /** The import runs with its clock ahead: objects written just now are past its 2 s lag, without a wait. */
-const CLOCK_AHEAD = fileURLToPath(new URL("../helpers/clock-ahead.mjs", import.meta.url));
+const CLOCK_AHEAD = fileURLToPath(new URL("../helpers/time/clock-ahead.mjs", import.meta.url));
 const NODE_ID = "urn:node:TESTMN";
 const LOADED = 1000;
 

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { serializeSystemMetadata } from "../../src/types/xml-documents/sysmeta-xml.ts";
-import { type Caller, call } from "../helpers/client.ts";
-import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/node.ts";
-import { createTestPostgresDatabase, type TestPostgres } from "../helpers/postgres.ts";
+import { type Caller, call } from "../helpers/clients/client.ts";
+import { createTestPostgresDatabase, type TestPostgres } from "../helpers/db/postgres.ts";
+import { ADMIN, startTestNode, type TestNode, testDialects } from "../helpers/nodes/node.ts";
 import { type FakeSource, fakeRecord, startFakeSource } from "./fake-source.ts";
 import { runImport } from "./import-process.ts";
 

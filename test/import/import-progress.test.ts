@@ -15,7 +15,7 @@ import { openSource } from "../../src/import/source.ts";
 import { IMPORT_FOLLOWS_NOTHING } from "../../src/import/write.ts";
 import { createContentLocks } from "../../src/objects/content-locks.ts";
 import { createFsStore } from "../../src/store/index.ts";
-import { forEachDialect } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
 import { fakeRecord, startFakeSource } from "./fake-source.ts";
 
 const MIB = 1024 * 1024;

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { eventually } from "../helpers/eventually.ts";
+import { eventually } from "../helpers/time/eventually.ts";
 import { type FakeSource, fakeRecord, startFakeSource } from "./fake-source.ts";
 import { type ImportRun, runImport, startImport } from "./import-process.ts";
 

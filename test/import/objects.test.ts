@@ -19,7 +19,7 @@ import { IMPORT_FOLLOWS_NOTHING } from "../../src/import/write.ts";
 import { createKeyedMutex } from "../../src/objects/keyed-mutex.ts";
 import { createFsStore, type ObjectStore } from "../../src/store/index.ts";
 import type { SystemMetadata } from "../../src/types/sysmeta.ts";
-import { forEachDialect } from "../helpers/databases.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
 
 const SOURCE = "urn:node:SOURCE";
 

@@ -16,9 +16,9 @@ import { searchUncached } from "../../src/search/answers/search.ts";
 import { bytesToHold, HELD_DOCUMENT_BYTES, HELD_UNKNOWN_BYTES } from "../../src/search/indexing/indexer.ts";
 import { SolrParams } from "../../src/search/query/params.ts";
 import { parseSearchRequest } from "../../src/search/query/parse-request.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
-import { storedObject } from "../helpers/sysmeta.ts";
+import { storedObject } from "../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
 import { withFaults } from "./faulty-store.ts";
 import { chunked } from "./object-store-suite.ts";
 

@@ -12,7 +12,7 @@ import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } 
 import { D1Error } from "../../src/errors/exceptions.ts";
 import { createS3Store } from "../../src/store/s3/s3-store.ts";
 import type { ObjectStore } from "../../src/store/types.ts";
-import { countUnder, createTestBucket, type TestBucket } from "../helpers/s3.ts";
+import { countUnder, createTestBucket, type TestBucket } from "../helpers/peers/s3.ts";
 
 const MiB = 1 << 20;
 const PREFIX = "node/";

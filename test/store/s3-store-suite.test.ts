@@ -6,7 +6,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { resolveConfig } from "../../src/config/config.ts";
 import { parseS3Url } from "../../src/config/s3-location.ts";
 import { createS3Store } from "../../src/store/s3/s3-store.ts";
-import { countUnder, createTestBucket, S3_ENDPOINT } from "../helpers/s3.ts";
+import { countUnder, createTestBucket, S3_ENDPOINT } from "../helpers/peers/s3.ts";
 import { runObjectStoreSuite } from "./object-store-suite.ts";
 
 runObjectStoreSuite("S3 (RADOS Gateway)", async () => {

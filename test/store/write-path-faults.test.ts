@@ -9,9 +9,9 @@ import { it } from "node:test";
 import type { NodeContext } from "../../src/context/node-context.ts";
 import type { Database } from "../../src/db/types.ts";
 import { ingest, recoverStore, removeObject } from "../../src/objects/ingest.ts";
-import { forEachDialect } from "../helpers/databases.ts";
-import { contextOver } from "../helpers/federation-context.ts";
-import { storedObject } from "../helpers/sysmeta.ts";
+import { storedObject } from "../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../helpers/db/databases.ts";
+import { contextOver } from "../helpers/nodes/federation-context.ts";
 import { withFaults } from "./faulty-store.ts";
 import { chunked, readBytes } from "./object-store-suite.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { configFromEnv, resolveConfig } from "../../src/config/config.ts";
-import { createTestPki } from "../helpers/pki.ts";
+import { createTestPki } from "../helpers/data/pki.ts";
 
 describe("config", () => {
   it("derives the base URL and applies layers in order", () => {

@@ -4,7 +4,7 @@
  * no paths at all: they import neither node:path nor the file system, except the files that read a file an
  * operator named or one the node ships at a fixed place.
  * Paths are made by the stores (content keys checked against a SHA-256's shape) and the upload area (ids checked
- * against the node's own shape, test/e2e/upload-ids.test.ts), from the data folder an operator set.
+ * against the node's own shape, test/e2e/uploads/upload-ids.test.ts), from the data folder an operator set.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";

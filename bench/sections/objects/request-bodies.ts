@@ -6,7 +6,7 @@
  * the bodies are refused or capped, never buffered.
  */
 import path from "node:path";
-import { type StreamedPart, streamMultipart } from "../../../test/helpers/multipart-stream.ts";
+import { type StreamedPart, streamMultipart } from "../../../test/helpers/clients/multipart-stream.ts";
 import { backend, startNode, tempDir } from "../../lib/node.ts";
 import { rssOf, sampleRss } from "../../lib/processes.ts";
 import { record } from "../../lib/report.ts";

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { S3_CREDENTIALS, S3_ENDPOINT, type TestBucket } from "../../../test/helpers/s3.ts";
+import { S3_CREDENTIALS, S3_ENDPOINT, type TestBucket } from "../../../test/helpers/peers/s3.ts";
 import { curl } from "../../lib/clients.ts";
 import { sysmetaXml } from "../../lib/multipart.ts";
 import { type BenchNode, backend, startNode } from "../../lib/node.ts";

@@ -15,7 +15,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { createFsStore } from "../../../src/store/fs-store.ts";
 import { createS3Store } from "../../../src/store/s3/s3-store.ts";
 import type { ObjectStore } from "../../../src/store/types.ts";
-import { createTestBucket } from "../../../test/helpers/s3.ts";
+import { createTestBucket } from "../../../test/helpers/peers/s3.ts";
 import { tempDir } from "../../lib/node.ts";
 import { median } from "../../lib/processes.ts";
 import { record } from "../../lib/report.ts";

@@ -10,8 +10,8 @@ import { after, before, describe, it } from "node:test";
 import { expandSubjects } from "../../../src/auth/subjects.ts";
 import { subjectFromDnString } from "../../../src/certificates/dn.ts";
 import { readCertificate } from "../../../src/certificates/parse.ts";
-import { INTEROP_SKIP, interopPython } from "../../helpers/interop.ts";
-import { type Ava, createTestPki, type Issued, type TestPki } from "../../helpers/pki.ts";
+import { INTEROP_SKIP, interopPython } from "../../helpers/clients/interop.ts";
+import { type Ava, createTestPki, type Issued, type TestPki } from "../../helpers/data/pki.ts";
 
 /** RDNs in DER order and the subject DataONE derives from them. */
 const TRICKY: [string, Ava[][], string][] = [

@@ -10,7 +10,7 @@ import { memberNodeRestrictions } from "../../../src/auth/restrictions.ts";
 import { anonymousSession, createSessionResolver, sessionFor } from "../../../src/auth/session.ts";
 import { mintToken } from "../../../src/auth/tokens.ts";
 import { resolveConfig } from "../../../src/config/config.ts";
-import { createTestPki, GROUP, type TestPki, USERS } from "../../helpers/pki.ts";
+import { createTestPki, GROUP, type TestPki, USERS } from "../../helpers/data/pki.ts";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const roles = { adminSubjects: [GROUP], cnSubjects: ["CN=cn"] };

@@ -8,7 +8,7 @@ import { resolveConfig } from "../../../src/config/config.ts";
 import type { NodeContext } from "../../../src/context/node-context.ts";
 import { cnCapabilities } from "../../../src/services/cn/nodes.ts";
 import { serializeNode } from "../../../src/types/index.ts";
-import { validateXml } from "../../helpers/xmllint.ts";
+import { validateXml } from "../../helpers/validation/xmllint.ts";
 
 describe("cn role", () => {
   it("serves at /cn unless a base path is given; the mn role keeps /mn", () => {

@@ -14,7 +14,7 @@ import {
   parseDatacite,
 } from "../../../src/doi/datacite/index.ts";
 import type { SystemMetadata } from "../../../src/types/sysmeta.ts";
-import { DATACITE_DIR, validateDatacite } from "../../helpers/datacite-xsd.ts";
+import { DATACITE_DIR, validateDatacite } from "../../helpers/validation/datacite-xsd.ts";
 
 const fixture = (name: string) => readFile(new URL(`../../fixtures/${name}`, import.meta.url));
 

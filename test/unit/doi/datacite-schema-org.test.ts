@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { type DataciteSource, dataciteXmlFor, parseDatacite } from "../../../src/doi/datacite/index.ts";
 import type { SystemMetadata } from "../../../src/types/sysmeta.ts";
-import { validateDatacite } from "../../helpers/datacite-xsd.ts";
+import { validateDatacite } from "../../helpers/validation/datacite-xsd.ts";
 
 const FORMAT = "science-on-schema.org/Dataset;ld+json";
 

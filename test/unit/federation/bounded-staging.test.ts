@@ -15,8 +15,8 @@ import type { Database } from "../../../src/db/types.ts";
 import { repairFromReplicas } from "../../../src/ops/repair.ts";
 import { createFsStore } from "../../../src/store/index.ts";
 import type { ObjectStore } from "../../../src/store/types.ts";
-import { type HostilePeer, startHostilePeer } from "../../helpers/hostile-peer.ts";
-import { submittedSysmeta } from "../../helpers/sysmeta.ts";
+import { submittedSysmeta } from "../../helpers/data/sysmeta.ts";
+import { type HostilePeer, startHostilePeer } from "../../helpers/peers/hostile-peer.ts";
 
 const SIZE = 1000;
 const bytes = Buffer.alloc(SIZE, "a");

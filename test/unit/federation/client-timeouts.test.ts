@@ -12,7 +12,7 @@ import { resolveConfig } from "../../../src/config/config.ts";
 import type { NodeContext } from "../../../src/context/node-context.ts";
 import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
-import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
+import { type LocalServer, listenLocal } from "../../helpers/peers/local-server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -13,8 +13,8 @@ import { resolveConfig } from "../../../src/config/config.ts";
 import type { NodeContext } from "../../../src/context/node-context.ts";
 import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
-import { eventually } from "../../helpers/eventually.ts";
-import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
+import { type LocalServer, listenLocal } from "../../helpers/peers/local-server.ts";
+import { eventually } from "../../helpers/time/eventually.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CAP = 64 * 1024;

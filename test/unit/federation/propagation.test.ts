@@ -6,7 +6,7 @@ import { nodesHolding } from "../../../src/federation/propagation/holders.ts";
 import { redeliveryDelayMs } from "../../../src/federation/propagation/tasks.ts";
 import type { Node } from "../../../src/types/node.ts";
 import type { Replica, ReplicationStatus } from "../../../src/types/sysmeta.ts";
-import { storedObject } from "../../helpers/sysmeta.ts";
+import { storedObject } from "../../helpers/data/sysmeta.ts";
 
 const replica = (replicaMemberNode: string, replicationStatus: ReplicationStatus): Replica => ({
   replicaMemberNode,

@@ -15,7 +15,7 @@ import { D1Error } from "../../../src/errors/exceptions.ts";
 import { clientFor } from "../../../src/federation/client.ts";
 import { requestText } from "../../../src/federation/text-request.ts";
 import { serializeError } from "../../../src/types/index.ts";
-import { type LocalServer, listenLocal } from "../../helpers/local-server.ts";
+import { type LocalServer, listenLocal } from "../../helpers/peers/local-server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

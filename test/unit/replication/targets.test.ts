@@ -13,7 +13,7 @@ import {
 } from "../../../src/federation/replication/targets.ts";
 import type { Node, NodeReplicationPolicy } from "../../../src/types/node.ts";
 import type { Replica, ReplicationPolicy, SystemMetadata } from "../../../src/types/sysmeta.ts";
-import { storedSysmeta } from "../../helpers/sysmeta.ts";
+import { storedSysmeta } from "../../helpers/data/sysmeta.ts";
 
 const NOW = new Date("2026-11-23T10:00:00Z");
 const HOUR = 3600_000;

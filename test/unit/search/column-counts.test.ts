@@ -13,7 +13,7 @@ import { Column } from "../../../src/search/memory/columns.ts";
 import { countedDocs } from "../../../src/search/memory/doc-list.ts";
 import { DocNumbers } from "../../../src/search/memory/doc-numbers.ts";
 import type { SearchEngineDb } from "../../../src/search/store/index.ts";
-import { seededRandom } from "../../helpers/seeded-random.ts";
+import { seededRandom } from "../../helpers/data/seeded-random.ts";
 
 const FIELD = "keywords";
 

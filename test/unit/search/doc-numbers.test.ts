@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DocNumbers } from "../../../src/search/memory/doc-numbers.ts";
 import { byteOrder } from "../../../src/search/schema/byte-order.ts";
-import { seededRandom } from "../../helpers/seeded-random.ts";
+import { seededRandom } from "../../helpers/data/seeded-random.ts";
 
 const ODD = [
   "",

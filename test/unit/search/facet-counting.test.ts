@@ -7,7 +7,7 @@ import { countedDocs } from "../../../src/search/memory/doc-list.ts";
 import type { FacetFieldRequest } from "../../../src/search/query/request.ts";
 import { byteOrder } from "../../../src/search/schema/byte-order.ts";
 import { fieldSpec } from "../../../src/search/schema/fields.ts";
-import { seededRandom } from "../../helpers/seeded-random.ts";
+import { seededRandom } from "../../helpers/data/seeded-random.ts";
 
 describe("countedDocs", () => {
   it("lists the matching documents, or the others when most match", () => {

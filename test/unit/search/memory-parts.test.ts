@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { IndexChangeLog } from "../../../src/db/index-changes.ts";
 import { Bitset } from "../../../src/search/memory/bitset.ts";
 import { byteOrder } from "../../../src/search/schema/byte-order.ts";
-import { seededRandom } from "../../helpers/seeded-random.ts";
+import { seededRandom } from "../../helpers/data/seeded-random.ts";
 
 describe("Bitset", () => {
   it("adds, deletes, counts, intersects and lists documents in order", () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InvalidRequest, ServiceFailure } from "../../../src/errors/exceptions.ts";
 import { type ErrorDocument, parseError, serializeError } from "../../../src/types/index.ts";
-import { validateXml } from "../../helpers/xmllint.ts";
+import { validateXml } from "../../helpers/validation/xmllint.ts";
 import { sample } from "./fixtures.ts";
 
 const full: ErrorDocument = {

@@ -18,7 +18,7 @@ import {
   serializeOptionList,
   serializeQueryEngineList,
 } from "../../../src/types/index.ts";
-import { validateAll, validateXml } from "../../helpers/xmllint.ts";
+import { validateAll, validateXml } from "../../helpers/validation/xmllint.ts";
 import { sample, trickyIdentifiers } from "./fixtures.ts";
 
 const info = (i: number): ObjectInfo => ({

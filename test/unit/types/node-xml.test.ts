@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InvalidRequest } from "../../../src/errors/exceptions.ts";
 import { type Node, parseNode, serializeNode, serializeNodeList } from "../../../src/types/index.ts";
-import { validateXml } from "../../helpers/xmllint.ts";
+import { validateXml } from "../../helpers/validation/xmllint.ts";
 import { sample } from "./fixtures.ts";
 
 function fullNode(): Node {

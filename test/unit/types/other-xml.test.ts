@@ -25,7 +25,7 @@ import {
   serializeReplicationPolicy,
   serializeSubjectInfo,
 } from "../../../src/types/index.ts";
-import { validateAll } from "../../helpers/xmllint.ts";
+import { validateAll } from "../../helpers/validation/xmllint.ts";
 
 const FORMAT_LIST = fileURLToPath(
   new URL("../../../data/object-formats/objectFormatListV2.xml", import.meta.url),

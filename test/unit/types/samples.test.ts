@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { describe, it } from "node:test";
-import { lintXml, schemaFor, validateXml } from "../../helpers/xmllint.ts";
+import { lintXml, schemaFor, validateXml } from "../../helpers/validation/xmllint.ts";
 import { SCHEMA_SAMPLES, sample } from "./fixtures.ts";
 
 describe("xmllint helper on the schema samples", () => {

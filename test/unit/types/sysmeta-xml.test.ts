@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type D1Error, InvalidSystemMetadata } from "../../../src/errors/exceptions.ts";
 import { parseSystemMetadata, serializeSystemMetadata } from "../../../src/types/index.ts";
-import { validateXml } from "../../helpers/xmllint.ts";
+import { validateXml } from "../../helpers/validation/xmllint.ts";
 import { fullSysmeta, minimalSysmeta, sample, sysmetaDoc, trickyIdentifiers } from "./fixtures.ts";
 
 const V1 = "http://ns.dataone.org/service/types/v1";

@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Upload } from "@tus/utils";
 import { DigestingFileStore } from "../../../src/uploads/digesting-file-store.ts";
-import { memoryUploadRecords } from "../../helpers/memory-upload-records.ts";
+import { memoryUploadRecords } from "../../helpers/db/memory-upload-records.ts";
 
 const hex = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest("hex");
 

@@ -7,7 +7,7 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { it } from "node:test";
 import { answerFailure, StalledBody } from "../../../src/uploads/tus-failures.ts";
-import { validateXml } from "../../helpers/xmllint.ts";
+import { validateXml } from "../../helpers/validation/xmllint.ts";
 
 function exchange(): { req: IncomingMessage; res: ServerResponse } {
   const req = new IncomingMessage(new Socket());
