@@ -16,8 +16,8 @@ import {
   WALK_PAGE,
 } from "../../../src/search/indexing/pid-walk.ts";
 import type { ObjectStore } from "../../../src/store/types.ts";
-import { forEachDialect } from "../../helpers/db/databases.ts";
 import { storedObject } from "../../helpers/data/sysmeta.ts";
+import { forEachDialect } from "../../helpers/db/databases.ts";
 
 /** CSV objects: nothing to extract, the store is never read. */
 const noStore = {} as ObjectStore;
