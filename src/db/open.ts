@@ -214,6 +214,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
             events: logged,
             tasks: queued,
             replicaNodes: replicaNodeRepository(tx),
+            importProgress: importProgressRepository(tx),
           });
         });
         committed = true;

@@ -197,6 +197,8 @@ export interface TransactionRepositories extends Repositories {
   tasks: TaskQueue;
   /** CN: the replication targets' records, changed with the replica list that reports the outcome. */
   replicaNodes: ReplicaNodeRecords;
+  /** `d1node import`: which objects it wrote, recorded with the write (a killed run resumes knowing them). */
+  importProgress: ImportProgressStore;
 }
 
 export interface Database extends Repositories {

@@ -50,17 +50,32 @@ export function finishUnreadBody(request: FastifyRequest, reply: FastifyReply): 
     reply.header("connection", "close");
     return;
   }
-  raw.unpipe();
-  let drained = 0;
   const stop = watchIdleBody(raw, request.server.uploadIdleMs, () => raw.socket.destroy());
-  raw.on("data", (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > MAX_DRAIN) {
-      stop();
-      raw.socket.destroy();
-    }
+  void discardRest(raw).then(stop);
+}
+
+/**
+ * Before an answer that closes the connection once sent (a failed tus request: the upload library ends the
+ * request after it): the rest of the body read and discarded first, so that the close comes after the client's
+ * last byte and cannot reset the answer away. Resolves once the body ended or its connection closed; a body
+ * whose client stalled (the idle watch of its route closes it) resolves at once.
+ */
+export function settleUnreadBody(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed || watched.get(raw)?.stalled) return Promise.resolve();
+  return discardRest(raw);
+}
+
+/** Read what is left of `raw` and drop it, closing the connection past MAX_DRAIN bytes; settles at its end. */
+function discardRest(raw: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    raw.unpipe();
+    let drained = 0;
+    raw.on("data", (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > MAX_DRAIN) raw.socket.destroy();
+    });
+    raw.once("end", () => resolve());
+    raw.once("close", () => resolve());
+    raw.resume();
   });
-  raw.once("end", stop);
-  raw.once("close", stop);
-  raw.resume();
 }

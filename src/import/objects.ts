@@ -102,23 +102,15 @@ async function updateHeld(run: ObjectImport, held: StoredObject, sysmeta: System
   const heldAt = held.sysmeta.dateSysMetadataModified?.getTime() ?? 0;
   if (heldAt !== written.getTime() || heldAt > (sysmeta.dateSysMetadataModified?.getTime() ?? 0))
     return "unchanged";
-  await writeImported(run.ctx, { kind: "sysmeta", sysmeta }).catch((error: unknown) => {
+  await writeImported(run.ctx, run.source.baseUrl, { kind: "sysmeta", sysmeta }).catch((error: unknown) => {
     throw refusal(error, sysmeta);
   });
-  await recordCopy(run, sysmeta);
   run.onWritten(pid, "updated");
   return "updated";
 }
 
 const notGiven = (pid: string, what: string) =>
   new NotAuthorized(`"${pid}" ${what}: this node's record is kept as it is.`, { pid });
-
-const recordCopy = (run: ObjectImport, sysmeta: SystemMetadata) =>
-  run.ctx.db.importProgress.recordCopy(
-    run.source.baseUrl,
-    sysmeta.identifier,
-    sysmeta.dateSysMetadataModified ?? new Date(0),
-  );
 
 /** A new version may join only what this import wrote: the version it obsoletes and its series' head. */
 async function checkJoins(run: ObjectImport, sysmeta: SystemMetadata): Promise<void> {
@@ -176,7 +168,7 @@ async function copyObject(run: ObjectImport, sysmeta: SystemMetadata, ahead = fa
   try {
     const isReplica =
       sysmeta.authoritativeMemberNode !== undefined && sysmeta.authoritativeMemberNode !== run.sourceNodeId;
-    await writeImported(run.ctx, { kind: "object", staged, sysmeta, isReplica });
+    await writeImported(run.ctx, run.source.baseUrl, { kind: "object", staged, sysmeta, isReplica });
   } catch (error) {
     // Copied meanwhile by another lane (a version copied ahead of the one obsoleting it): nothing to add.
     if (error instanceof DuplicateKeyError && (await run.ctx.db.objects.get(pid))) return "unchanged";
@@ -184,7 +176,6 @@ async function copyObject(run: ObjectImport, sysmeta: SystemMetadata, ahead = fa
   } finally {
     await staged.discard();
   }
-  await recordCopy(run, sysmeta);
   run.onWritten(pid, "copied", ahead);
   return "copied";
 }

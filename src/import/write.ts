@@ -8,7 +8,7 @@
 import { InvalidSystemMetadata } from "../errors/exceptions.ts";
 import type { ChangeSubscribers } from "../objects/changes.ts";
 import type { ObjectWriteContext } from "../objects/context.ts";
-import { writeObjects } from "../objects/write.ts";
+import { type ObjectTransaction, writeObjects } from "../objects/write.ts";
 import { digestForAlgorithm, type StagedObject } from "../store/index.ts";
 import type { Digests, StoredObject } from "../types/stored-object.ts";
 import type { SystemMetadata } from "../types/sysmeta.ts";
@@ -22,13 +22,22 @@ export type ImportedWrite =
   /** An object held already, whose system metadata the source changed since. */
   | { kind: "sysmeta"; sysmeta: SystemMetadata };
 
+/** Notes in the write's transaction that the import from `source` wrote this record (`import_copies`). */
+const noteCopy = (tx: ObjectTransaction, source: string, sysmeta: SystemMetadata) =>
+  tx.importProgress.recordCopy(source, sysmeta.identifier, sysmeta.dateSysMetadataModified ?? new Date(0));
+
 /**
- * Writes one imported change. A new object's PID already held is a DuplicateKeyError, a SID that another chain
- * holds a SeriesConflictError (from the database layer); bytes that differ from the sysmeta InvalidSystemMetadata.
+ * Writes one imported change from `source` (its base URL), noted as that source's copy in the same transaction: a
+ * run killed after the write still knows the import wrote it. A new object's PID already held is a
+ * DuplicateKeyError, a SID that another chain holds a SeriesConflictError (from the database layer); bytes that
+ * differ from the sysmeta InvalidSystemMetadata.
  */
-export async function writeImported(ctx: WriteContext, write: ImportedWrite): Promise<void> {
+export async function writeImported(ctx: WriteContext, source: string, write: ImportedWrite): Promise<void> {
   if (write.kind === "sysmeta") {
-    await writeObjects(ctx, "import", (tx) => tx.objects.replaceSysmeta(write.sysmeta));
+    await writeObjects(ctx, "import", async (tx) => {
+      await tx.objects.replaceSysmeta(write.sysmeta);
+      await noteCopy(tx, source, write.sysmeta);
+    });
     return;
   }
   const { staged, sysmeta, isReplica } = write;
@@ -42,6 +51,7 @@ export async function writeImported(ctx: WriteContext, write: ImportedWrite): Pr
       await writeObjects(ctx, "import", async (tx) => {
         await tx.objects.insert(object);
         await tx.blobIntents.remove(key);
+        await noteCopy(tx, source, sysmeta);
       });
     } catch (error) {
       await staged.discard();

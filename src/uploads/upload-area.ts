@@ -30,6 +30,11 @@ export interface UploadCall {
   id: string | undefined;
   /** Where failures are logged (the client is told no more than what failed). */
   log: FailureLog;
+  /**
+   * Called before a failure is answered: the library closes the connection after that answer, so what is left of
+   * the request body is read first (a client still sending would otherwise see a reset, not the answer).
+   */
+  settleBody: () => Promise<void>;
 }
 
 export interface UploadAreaOptions {
@@ -89,7 +94,11 @@ export async function openUploadArea(options: UploadAreaOptions): Promise<Upload
     // The id the route validated (and checked the owner of): the library's own reading of the raw URL takes the
     // last segment of path and query alike, so `/uploads/U/` or `/uploads/V?x=/U` would name another upload.
     getFileIdFromRequest: (req) => calls.get(req)?.id,
-    onResponseError: (req, res, error) => answerFailure(req, res, error, options.nodeId, calls.get(req)?.log),
+    async onResponseError(req, res, error) {
+      const call = calls.get(req);
+      await call?.settleBody();
+      return answerFailure(req, res, error, options.nodeId, call?.log);
+    },
     async onUploadCreate(req, res, upload) {
       const owner = calls.get(req)?.subject;
       if (!owner) throw { status_code: 401, body: "An upload needs an authenticated caller.\n" };

@@ -175,8 +175,41 @@ forEachDialect((_name, open) => {
     await importRecord(run(source), mine);
     await assert.rejects(importRecord(run(source), theirs), { exception: "InvalidSystemMetadata" });
     assert.equal(await db.objects.get("other-chain"), undefined);
+    // A refused write notes no copy: its note is written in its transaction.
+    const noted = await db.importProgress.copiesOf(source.baseUrl, ["own-sid", "other-chain"]);
+    assert.deepEqual([...noted.keys()], ["own-sid"]);
     await importRecord(run(source), replica);
     assert.equal((await db.objects.get("replica"))?.isReplica, true);
     assert.equal((await db.objects.get("own-sid"))?.isReplica, false);
+  });
+
+  it("two lanes on one chain: the first version listed to one and copied ahead by the other is written once, both go on", async () => {
+    // Every copy is noted in its write's transaction: a lane that finds the version written by the other (or a
+    // run killed right after a write) sees it as the import's own, so the next version may follow it.
+    const chains = Array.from({ length: 20 }, (_, i) => `race${i}`);
+    const objects = new Map<string, { sysmeta: SystemMetadata; bytes: string }>();
+    for (const chain of chains) {
+      const sid = `${chain}-sid`;
+      const first = record(`${chain}-1`, `${chain} one`, { seriesId: sid, obsoletedBy: `${chain}-2` });
+      const second = record(`${chain}-2`, `${chain} two`, { seriesId: sid, obsoletes: `${chain}-1` });
+      objects.set(first.identifier, { sysmeta: first, bytes: `${chain} one` });
+      objects.set(second.identifier, { sysmeta: second, bytes: `${chain} two` });
+    }
+    const source = fakeSource(objects);
+    failures.length = 0;
+    await Promise.all(
+      chains.flatMap((chain) => {
+        const first = objects.get(`${chain}-1`)?.sysmeta as SystemMetadata;
+        const info = { ...first, dateSysMetadataModified: first.dateSysMetadataModified as Date };
+        return [
+          importListed(run(source), info),
+          importRecord(run(source), objects.get(`${chain}-2`)?.sysmeta as SystemMetadata),
+        ];
+      }),
+    );
+    assert.deepEqual(failures, []);
+    for (const chain of chains) assert.equal(await db.objects.headOfSeries(`${chain}-sid`), `${chain}-2`);
+    const noted = await db.importProgress.copiesOf(source.baseUrl, [...objects.keys()]);
+    assert.equal(noted.size, objects.size);
   });
 });

@@ -12,7 +12,7 @@ import { InvalidRequest, NotAuthorized } from "../../errors/exceptions.ts";
 import { requireSubmitter } from "../../services/mn/storage.ts";
 import type { UploadArea } from "../../uploads/upload-area.ts";
 import { isUploadId } from "../../uploads/upload-id.ts";
-import { watchIdleBody } from "../body-drain.ts";
+import { settleUnreadBody, watchIdleBody } from "../body-drain.ts";
 import { callInfo } from "../call.ts";
 
 declare module "fastify" {
@@ -41,7 +41,12 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: NodeContext, are
     reply.hijack();
     const stopWatching = watchStalls(request, id, area);
     try {
-      await area.handle(request.raw, reply.raw, { subject: request.session.subject, id, log: request.log });
+      await area.handle(request.raw, reply.raw, {
+        subject: request.session.subject,
+        id,
+        log: request.log,
+        settleBody: () => settleUnreadBody(request.raw),
+      });
     } finally {
       stopWatching();
     }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -59,6 +60,41 @@ function patchWhole(location: string, token: string, length: number) {
   });
 }
 
+/**
+ * A PATCH over a bare socket that writes its whole body, then reads: the answer, and whether a write or the
+ * connection failed (the node closing it with bytes unread resets it).
+ */
+function patchOverSocket(location: string, token: string, length: number) {
+  const url = new URL(location);
+  return new Promise<{ answer: string; failure: string | undefined }>((resolve) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    let answer = "";
+    let failure: string | undefined;
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      failure ??= error.code ?? error.message;
+    });
+    socket.on("close", () => resolve({ answer, failure }));
+    socket.write(
+      [
+        `PATCH ${url.pathname} HTTP/1.1`,
+        `Host: ${url.host}`,
+        "Tus-Resumable: 1.0.0",
+        `Authorization: Bearer ${token}`,
+        "Upload-Offset: 0",
+        "Content-Type: application/offset+octet-stream",
+        `Content-Length: ${length}`,
+        "",
+        "",
+      ].join("\r\n"),
+    );
+    socket.end(Buffer.alloc(length, 7));
+  });
+}
+
 describe("a full disk under the uploads", { skip: skip ?? false }, () => {
   let node: TestNode;
   before(async () => {
@@ -104,5 +140,14 @@ print(r.text)
     });
     assert.match(stdout, /^413\n/, stdout);
     assert.match(stdout, /InsufficientResources/);
+  });
+
+  it("reads the body's every byte before it answers and closes: the sender sees no reset", async () => {
+    const token = await node.token(ALICE);
+    const made = await createUpload(node.baseUrl, token, UPLOAD_BYTES);
+    const { answer, failure } = await patchOverSocket(made.headers.location ?? "", token, UPLOAD_BYTES);
+    assert.equal(failure, undefined, answer);
+    assert.match(answer, /^HTTP\/1\.1 413 /);
+    assert.match(answer, /InsufficientResources/);
   });
 });
