@@ -3,12 +3,7 @@
  * the sign-ins under way (each taken once), and the people who signed in. Shared by every serving process.
  */
 import { type Kysely, type Selectable, sql } from "kysely";
-import type {
-  BrowserSessionRecord,
-  BrowserSessionStore,
-  SignedInPerson,
-  SignInRequestRecord,
-} from "../auth/browser-session-store.ts";
+import type { BrowserSessionStore, SignedInPerson } from "../auth/browser-session-store.ts";
 import type { Tables } from "./schema.ts";
 
 function personOf(row: Selectable<Tables["signed_in_people"]>): SignedInPerson {

@@ -15,6 +15,25 @@ import { extructJsonLd } from "../../helpers/validation/extruct.ts";
 import { shaclFindings } from "../../helpers/validation/shacl.ts";
 
 const EML = "https://eml.ecoinformatics.org/eml-2.2.0";
+
+/** The fields of a landing page's schema.org Dataset these tests read. */
+interface DatasetLd {
+  identifier: { url: string };
+  creator: { "@list": { "@id"?: string }[] };
+  keywords: string[];
+  temporalCoverage: string[];
+  spatialCoverage: { geo: { box: string } }[];
+  license: string;
+  version: string;
+  isBasedOn: { "@id": string };
+  includedInDataCatalog: { "@type": string };
+  distribution: {
+    name: string;
+    contentUrl: string;
+    contentSize: string;
+    "spdx:checksum": { "spdx:checksumValue": string };
+  }[];
+}
 const fixture = (data: string) =>
   Buffer.from(
     readFileSync(new URL("../../fixtures/landing/eml-rich.xml", import.meta.url), "utf8").replace(
@@ -83,20 +102,21 @@ for (const dialect of testDialects()) {
       const response = await page(metadata, "application/ld+json");
       assert.equal(response.status, 200);
       assert.match(response.headers.get("content-type") ?? "", /^application\/ld\+json(;|$)/);
-      const ld = (await response.json()) as Record<string, any>;
+      const ld = (await response.json()) as DatasetLd;
       assert.equal(ld.identifier.url, `https://doi.org/${metadata.slice(4)}`);
       assert.deepEqual(
-        ld.creator["@list"].map((c: { "@id"?: string }) => c["@id"]),
+        ld.creator["@list"].map((c) => c["@id"]),
         ["https://orcid.org/0000-0002-1825-0097", "https://orcid.org/0000-0001-5109-3700", undefined],
       );
       assert.deepEqual(ld.keywords, ["limnology", "water temperature"]);
       assert.deepEqual(ld.temporalCoverage, ["2019-05-01/2021-10-31"]);
-      assert.equal(ld.spatialCoverage[0].geo.box, "43.08 -89.41 43.10 -89.38");
+      assert.equal(ld.spatialCoverage[0]?.geo.box, "43.08 -89.41 43.10 -89.38");
       assert.equal(ld.license, "https://spdx.org/licenses/CC0-1.0");
       assert.equal(ld.version, "2");
       assert.equal(ld.isBasedOn["@id"], `${node.baseUrl}/v2/views/default/${encodeURIComponent(first)}`);
       assert.equal(ld.includedInDataCatalog["@type"], "DataCatalog");
-      const csv = ld.distribution.find((d: { name: string }) => d.name === "temperatures.csv");
+      const csv = ld.distribution.find((d) => d.name === "temperatures.csv");
+      assert.ok(csv, JSON.stringify(ld.distribution));
       assert.equal(csv.contentUrl, `${node.baseUrl}/v2/object/${encodeURIComponent(data)}`);
       assert.equal(csv.contentSize, "10 B");
       assert.match(csv["spdx:checksum"]["spdx:checksumValue"], /^[0-9a-f]{40}$/);
