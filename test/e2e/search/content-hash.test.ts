@@ -30,6 +30,17 @@ interface SolrJson {
 const CONTENTID_QUERY = (hex: string) =>
   `q=checksum:${hex}&fl=identifier,size,formatId,checksum,checksumAlgorithm,replicaMN,dataUrl&rows=10&wt=json`;
 
+/** The document CONTENTID_QUERY finds for `pid`, CSV `bytes` whose system metadata gives their SHA-256. */
+const contentidDoc = (pid: string, bytes: Buffer, dataUrl: string, more: Record<string, unknown> = {}) => ({
+  identifier: pid,
+  size: bytes.length,
+  formatId: "text/csv",
+  checksum: digest("sha256", bytes),
+  checksumAlgorithm: "SHA-256",
+  dataUrl,
+  ...more,
+});
+
 /** The bytes at `url` for `c` (its token, if any), redirects followed; the status, and the bytes when 200. */
 async function download(c: Caller, url: string): Promise<{ status: number; bytes: Buffer }> {
   const response = await fetch(url, c.token ? { headers: { Authorization: `Bearer ${c.token}` } } : {});
@@ -124,14 +135,7 @@ for (const dialect of testDialects()) {
       const answer = await solr(anon, CONTENTID_QUERY(sha));
       // The checksum as the node stored it (a Member Node keeps the hex it computed, in lower case).
       assert.deepEqual(answer.response.docs, [
-        {
-          identifier: shaPid,
-          size: shaBytes.length,
-          formatId: "text/csv",
-          checksum: sha,
-          checksumAlgorithm: "SHA-256",
-          dataUrl: `${node.baseUrl}/v2/object/${encodeURIComponent(shaPid)}`,
-        },
+        contentidDoc(shaPid, shaBytes, `${node.baseUrl}/v2/object/${encodeURIComponent(shaPid)}`),
       ]);
     });
 
@@ -309,15 +313,9 @@ for (const dialect of testDialects()) {
       const sha = digest("sha256", shaBytes);
       const answer = await solr(anon, CONTENTID_QUERY(sha));
       assert.deepEqual(answer.response.docs, [
-        {
-          identifier: shaPid,
-          size: shaBytes.length,
-          formatId: "text/csv",
-          checksum: sha,
-          checksumAlgorithm: "SHA-256",
+        contentidDoc(shaPid, shaBytes, `${node.baseUrl}/v2/resolve/${encodeURIComponent(shaPid)}`, {
           replicaMN: [MN_ID],
-          dataUrl: `${node.baseUrl}/v2/resolve/${encodeURIComponent(shaPid)}`,
-        },
+        }),
       ]);
       const all = await solr(anon, `q=checksum:${sha}&wt=json`);
       assert.equal(all.response.docs[0]?.dataUrl, `${node.baseUrl}/v2/resolve/${encodeURIComponent(shaPid)}`);
